@@ -1,0 +1,147 @@
+// Package store is Agent Hub's bbolt persistence: sessions, messages, turns,
+// settings and the ordered event log. It imports neither ipc nor app; its
+// record types are the product's domain model and are shared upward.
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Message roles, as on the wire (DESIGN.md §3).
+const (
+	RoleUser       = "user"
+	RoleAssistant  = "assistant"
+	RoleToolResult = "toolResult"
+)
+
+// Message statuses. A message is stored once, when it is final (seed 002).
+const (
+	StatusComplete    = "complete"    // finished normally
+	StatusCancelled   = "cancelled"   // ended by a user cancel or turn timeout
+	StatusInterrupted = "interrupted" // rebuilt from the event log after a crash
+	StatusError       = "error"       // ended by a provider or tool error
+)
+
+// Content block types (seed 000).
+const (
+	BlockText     = "text"
+	BlockThinking = "thinking"
+	BlockToolCall = "toolCall"
+	BlockImage    = "image"
+)
+
+// ContentBlock is one element of a message's content: a tagged union flattened
+// into one struct. Type selects which fields are meaningful:
+//   - "text": Text
+//   - "thinking": Thinking, Signature (the provider's opaque signature, may be empty)
+//   - "toolCall": ID, Name, Arguments (a JSON object)
+//   - "image": Source
+type ContentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	Thinking  string          `json:"thinking,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Source    *ImageSource    `json:"source,omitempty"`
+}
+
+// ImageSource is an inline image in a user message.
+type ImageSource struct {
+	Type      string `json:"type"` // "base64"
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+// Usage is the token accounting of one LLM call (or a sum of calls). Each
+// token is counted once: InputTokens excludes cache reads and writes, and
+// OutputTokens includes ReasoningTokens (ReasoningTokens is informational).
+type Usage struct {
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// Add returns the element-wise sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + o.InputTokens,
+		OutputTokens:     u.OutputTokens + o.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
+		CostUSD:          u.CostUSD + o.CostUSD,
+	}
+}
+
+// Message is one stored message of a session. Offset is its position in the
+// session (0-based) and never changes once assigned: compaction marks, it
+// never deletes.
+type Message struct {
+	ID         string         `json:"id"`
+	SessionID  string         `json:"session_id"`
+	Offset     int64          `json:"offset"`
+	TurnID     string         `json:"turn_id,omitempty"`
+	Role       string         `json:"role"`
+	Content    []ContentBlock `json:"content"`
+	Status     string         `json:"status"`
+	StopReason string         `json:"stop_reason,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+	Model      string         `json:"model,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+	IsError    bool           `json:"is_error,omitempty"`
+	CreatedAt  time.Time      `json:"created_at"`
+}
+
+// Session is a conversation with its own workspace, model and history. A worker
+// session (started by the delegate tool) has ParentSessionID set.
+type Session struct {
+	ID              string    `json:"session_id"`
+	Title           string    `json:"title"`
+	WorkspacePath   string    `json:"workspace_path"`
+	ActiveModel     string    `json:"active_model"`
+	ParentSessionID string    `json:"parent_session_id"`
+	CreatedAt       time.Time `json:"created_at"`
+	TurnCount       int64     `json:"turn_count"`
+	CostSoFarUSD    float64   `json:"cost_so_far_usd"`
+	// Usage is the session's summed token usage.
+	Usage Usage `json:"usage"`
+	// CurrentTurnID is the turn in flight, "" when idle.
+	CurrentTurnID string `json:"current_turn_id,omitempty"`
+	// StreamingMessageID is the assistant message being streamed, "" when none.
+	StreamingMessageID string `json:"streaming_message_id,omitempty"`
+	// ContextStartOffset is the compaction marker: the model's context starts
+	// at this message offset (earlier messages are summarised in ContextSummary).
+	ContextStartOffset int64  `json:"context_start_offset"`
+	ContextSummary     string `json:"context_summary,omitempty"`
+	// Depth is 0 for a top-level session, parent's Depth+1 for a worker.
+	Depth int `json:"depth"`
+}
+
+// Turn statuses.
+const (
+	TurnQueued    = "queued"
+	TurnRunning   = "running"
+	TurnCompleted = "completed"
+	TurnFailed    = "failed"
+	TurnCancelled = "cancelled"
+)
+
+// Turn is one user submission and the agent work it causes. Queued turns are
+// persisted so a submission made while another turn runs survives restarts.
+type Turn struct {
+	ID            string    `json:"turn_id"`
+	SessionID     string    `json:"session_id"`
+	UserMessageID string    `json:"user_message_id"`
+	Status        string    `json:"status"`
+	Reason        string    `json:"reason,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	StartedAt     time.Time `json:"started_at,omitzero"`
+	EndedAt       time.Time `json:"ended_at,omitzero"`
+}
