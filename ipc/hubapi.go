@@ -1,0 +1,74 @@
+package ipc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"agenthub/store"
+)
+
+// Errors a HubAPI implementation wraps so transports can map them to
+// protocol codes (HTTP status, seed 003 RPC codes) without knowing the hub.
+var (
+	// ErrSessionNotFound: the session id names no session (HTTP 404, AGENT_NOT_FOUND).
+	ErrSessionNotFound = errors.New("session not found")
+	// ErrTurnNotFound: the turn id names no turn of the session (HTTP 404).
+	ErrTurnNotFound = errors.New("turn not found")
+	// ErrInvalidInput: the request is malformed or out of range (HTTP 400, INVALID_PARAMS).
+	ErrInvalidInput = errors.New("invalid input")
+	// ErrQueueFull: the session's turn queue is at its bound (HTTP 429).
+	ErrQueueFull = errors.New("turn queue full")
+)
+
+// CreateSessionRequest is the body of POST /sessions and the createSession RPC.
+// Empty fields take the hub's defaults (--workspace, --model, a generated title).
+type CreateSessionRequest struct {
+	WorkspacePath string `json:"workspace_path,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Title         string `json:"title,omitempty"`
+}
+
+// SubmitResult is the answer to a turn submission: the turn id at once, and
+// whether it waits behind a running turn.
+type SubmitResult struct {
+	TurnID string `json:"turn_id"`
+	Queued bool   `json:"queued"`
+}
+
+// ModelInfo describes a selectable model ("provider:model").
+type ModelInfo struct {
+	ID            string `json:"id"`
+	Provider      string `json:"provider"`
+	ContextWindow int64  `json:"context_window"`
+	Configured    bool   `json:"configured"` // the provider has credentials or a base URL
+}
+
+// HubAPI is what the transports (Wails IPC, dashboard HTTP/WebSocket, RPC)
+// need from the hub; app/hub implements it. Methods are safe for concurrent
+// use. Errors wrap ErrSessionNotFound, ErrTurnNotFound, ErrInvalidInput or
+// ErrQueueFull where those apply; anything else is an internal error.
+// Message history is read straight from the store (Bus.Store()).
+type HubAPI interface {
+	CreateSession(ctx context.Context, req CreateSessionRequest) (store.Session, error)
+	ListSessions(ctx context.Context) ([]store.Session, error)
+	GetSession(ctx context.Context, sessionID string) (store.Session, error)
+	RenameSession(ctx context.Context, sessionID, title string) (store.Session, error)
+	DeleteSession(ctx context.Context, sessionID string) error
+	// SubmitTurn persists the user message and returns at once; the turn runs
+	// now or after the running one.
+	SubmitTurn(ctx context.Context, sessionID, content string) (SubmitResult, error)
+	// CancelTurn cancels turnID, or the running turn when turnID is "".
+	// Cancelling a turn that is already cancelling or finished is a no-op.
+	CancelTurn(ctx context.Context, sessionID, turnID, reason string) error
+	// CompactSession compacts the session's context now (compaction.* events).
+	CompactSession(ctx context.Context, sessionID string) error
+	// ExportSession renders the session as "markdown" or "json"; it returns
+	// the document and its media type.
+	ExportSession(ctx context.Context, sessionID, format string) ([]byte, string, error)
+	// GetSettings returns the settings with secrets masked.
+	GetSettings(ctx context.Context) (json.RawMessage, error)
+	// UpdateSettings merges a partial settings object and returns the result, masked.
+	UpdateSettings(ctx context.Context, patch json.RawMessage) (json.RawMessage, error)
+	ListModels(ctx context.Context) ([]ModelInfo, error)
+}
