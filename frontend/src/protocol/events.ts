@@ -1,0 +1,341 @@
+// Event envelope, catalog and payloads. Mirrors ipc/event.go, ipc/catalog.go
+// and ipc/payload.go exactly (snake_case as on the wire).
+
+import type { ContentBlock, Session, Usage } from "./records";
+
+/** Bus-family event types (ipc.BusTypes), in catalog order. */
+export const BUS_TYPES = [
+  "turn.started",
+  "route.decided",
+  "llm.call_started",
+  "llm.call_completed",
+  "llm.call_failed",
+  "tool.called",
+  "tool.completed",
+  "tool.failed",
+  "turn.completed",
+  "turn.cancelled",
+  "delegate.started",
+  "delegate.completed",
+  "delegate.failed",
+  "compaction.started",
+  "compaction.completed",
+  "session.created",
+  "session.updated",
+  "bus.handler_warning",
+] as const;
+
+/** Streaming-family event types (ipc.StreamingTypes), in stream order. */
+export const STREAMING_TYPES = [
+  "message.start",
+  "text.delta",
+  "thinking.delta",
+  "tool.use_start",
+  "tool.use_input_delta",
+  "tool.use_end",
+  "tool.output_delta",
+  "message.complete",
+] as const;
+
+/** Every event type this client knows. */
+export const EVENT_TYPES = [...BUS_TYPES, ...STREAMING_TYPES] as const;
+
+/** A known event type string. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Actors (ipc.Actors): who caused an event. */
+export type Actor = "user" | "agent" | "tool" | "system";
+
+/** LLM error classes (llm.call_failed error_class). */
+export type LLMErrorClass =
+  | "auth"
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "network"
+  | "timeout"
+  | "invalid_request"
+  | "context_overflow"
+  | "cancelled"
+  | "not_configured";
+
+/** Tool error classes (tool.failed error_class). */
+export type ToolErrorClass = "cancelled" | "invalid_input" | "denied" | "exec" | "timeout" | "unknown_tool";
+
+/** Delegation failure modes (delegate.failed failure_mode). */
+export type DelegationFailureMode = "cancelled_by_user" | "error" | "depth_exceeded" | "timeout";
+
+/** Payload of turn.started. */
+export interface TurnStarted {
+  user_message_id: string;
+  input: string;
+}
+
+/** Payload of route.decided. */
+export interface RouteDecided {
+  model: string;
+  reason: string;
+  policy: string;
+  policy_version: string;
+}
+
+/** Payload of llm.call_started; attempt is 1 for the first try. */
+export interface LLMCallStarted {
+  call_id: string;
+  model: string;
+  message_id: string;
+  attempt: number;
+}
+
+/** Payload of llm.call_completed; usage is final for the call. */
+export interface LLMCallCompleted {
+  call_id: string;
+  model: string;
+  message_id: string;
+  stop_reason: string;
+  usage: Usage;
+  duration_ms: number;
+}
+
+/** Payload of llm.call_failed; will_retry means another attempt follows. */
+export interface LLMCallFailed {
+  call_id: string;
+  model: string;
+  message_id?: string;
+  error_class: LLMErrorClass | string;
+  message: string;
+  attempt: number;
+  will_retry: boolean;
+  retry_in_ms?: number;
+}
+
+/** Payload of tool.called (seed 004 "call" layer); input is the parsed JSON input. */
+export interface ToolCalled {
+  tool_use_id: string;
+  tool_name: string;
+  input: unknown;
+  message_id: string;
+  status_text: string;
+  summary: string;
+}
+
+/** Payload of tool.completed (seed 004 "result" layer). */
+export interface ToolCompleted {
+  tool_use_id: string;
+  tool_name: string;
+  status_text: string;
+  summary: string;
+  output: string;
+  is_error: boolean;
+  truncated?: boolean;
+  output_bytes: number;
+  output_path?: string;
+  duration_ms: number;
+}
+
+/** Payload of tool.failed. */
+export interface ToolFailed {
+  tool_use_id: string;
+  tool_name: string;
+  error_class: ToolErrorClass | string;
+  message: string;
+  status_text: string;
+  summary: string;
+}
+
+/** Payload of turn.completed. */
+export interface TurnCompleted {
+  status: "completed" | "failed";
+  stop_reason?: string;
+  usage: Usage;
+  error?: string;
+  error_class?: string;
+}
+
+/** Payload of turn.cancelled. */
+export interface TurnCancelled {
+  reason: string;
+  partial_message_id?: string;
+  cancelled_tools?: string[];
+}
+
+/** Payload of delegate.started (seed 004 delegation_call). */
+export interface DelegateStarted {
+  tool_use_id: string;
+  worker_session_id: string;
+  task: string;
+  depth: number;
+  status_text: string;
+  summary: string;
+}
+
+/** Payload of delegate.completed (seed 004 delegation_result). */
+export interface DelegateCompleted {
+  tool_use_id: string;
+  worker_session_id: string;
+  success: boolean;
+  result: string;
+  status_text: string;
+  summary: string;
+}
+
+/** Payload of delegate.failed. */
+export interface DelegateFailed {
+  tool_use_id: string;
+  worker_session_id?: string;
+  failure_mode: DelegationFailureMode | string;
+  message: string;
+  status_text: string;
+  summary: string;
+}
+
+/** Payload of compaction.started. */
+export interface CompactionStarted {
+  trigger: "threshold" | "request" | string;
+  estimated_tokens: number;
+  context_window: number;
+}
+
+/** Payload of compaction.completed (seed 000 stats; note the camelCase token fields). */
+export interface CompactionCompleted {
+  removed: number;
+  kept: number;
+  tokensRemoved: number;
+  tokensKept: number;
+  reason: string;
+  context_start_offset: number;
+}
+
+/** Payload of session.created and session.updated. */
+export interface SessionChanged {
+  session: Session;
+  deleted?: boolean;
+}
+
+/** Payload of bus.handler_warning. */
+export interface HandlerWarning {
+  subscription_name: string;
+  code: string;
+  message: string;
+}
+
+/** Payload of message.start. */
+export interface MessageStart {
+  message_id: string;
+  role: string;
+  model: string;
+}
+
+/** Payload of text.delta: the new chunk only. */
+export interface TextDelta {
+  message_id: string;
+  content_block_index: number;
+  text: string;
+}
+
+/** Payload of thinking.delta; signature is set only on the block's final delta. */
+export interface ThinkingDelta {
+  message_id: string;
+  content_block_index: number;
+  text: string;
+  signature: string | null;
+}
+
+/** Payload of tool.use_start. */
+export interface ToolUseStart {
+  message_id: string;
+  content_block_index: number;
+  tool_use_id: string;
+  tool_name: string;
+}
+
+/** Payload of tool.use_input_delta: a raw JSON fragment. */
+export interface ToolUseInputDelta {
+  message_id: string;
+  content_block_index: number;
+  tool_use_id: string;
+  partial_json: string;
+}
+
+/** Payload of tool.use_end; final_input is authoritative. */
+export interface ToolUseEnd {
+  message_id: string;
+  content_block_index: number;
+  tool_use_id: string;
+  final_input: unknown;
+}
+
+/** Payload of tool.output_delta: live tool output, or a worker's text (stream "worker"). */
+export interface ToolOutputDelta {
+  tool_use_id: string;
+  stream: "stdout" | "stderr" | "worker" | string;
+  text: string;
+}
+
+/** Payload of message.complete; final_content is authoritative. */
+export interface MessageComplete {
+  message_id: string;
+  stop_reason: string;
+  final_content: ContentBlock[];
+  usage: Usage;
+}
+
+/** Maps each event type to its payload type. */
+export interface PayloadMap {
+  "turn.started": TurnStarted;
+  "route.decided": RouteDecided;
+  "llm.call_started": LLMCallStarted;
+  "llm.call_completed": LLMCallCompleted;
+  "llm.call_failed": LLMCallFailed;
+  "tool.called": ToolCalled;
+  "tool.completed": ToolCompleted;
+  "tool.failed": ToolFailed;
+  "turn.completed": TurnCompleted;
+  "turn.cancelled": TurnCancelled;
+  "delegate.started": DelegateStarted;
+  "delegate.completed": DelegateCompleted;
+  "delegate.failed": DelegateFailed;
+  "compaction.started": CompactionStarted;
+  "compaction.completed": CompactionCompleted;
+  "session.created": SessionChanged;
+  "session.updated": SessionChanged;
+  "bus.handler_warning": HandlerWarning;
+  "message.start": MessageStart;
+  "text.delta": TextDelta;
+  "thinking.delta": ThinkingDelta;
+  "tool.use_start": ToolUseStart;
+  "tool.use_input_delta": ToolUseInputDelta;
+  "tool.use_end": ToolUseEnd;
+  "tool.output_delta": ToolOutputDelta;
+  "message.complete": MessageComplete;
+}
+
+/** The envelope shared by every event (ipc.Event); id is a bare ULID. */
+export interface EnvelopeBase<T extends string, P> {
+  id: string;
+  type: T;
+  session_id: string;
+  turn_id: string | null;
+  ts: string;
+  actor: Actor | string;
+  payload: P;
+}
+
+/** A known event: a discriminated union over type. */
+export type KnownEvent = { [K in EventType]: EnvelopeBase<K, PayloadMap[K]> }[EventType];
+
+/** An event whose type this client does not know; skipped by the reducer (seed 001 §9.2). */
+export type UnknownEvent = EnvelopeBase<string, unknown> & { readonly unknown: true };
+
+/** Any event as decoded from the wire. */
+export type AgentEvent = KnownEvent | UnknownEvent;
+
+/** Reports whether s is a known event type. */
+export function isEventType(s: string): s is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(s);
+}
+
+/** Reports whether e is a known event (not an UnknownEvent). */
+export function isKnownEvent(e: AgentEvent): e is KnownEvent {
+  return !("unknown" in e);
+}

@@ -1,0 +1,123 @@
+// Domain records as they appear on the wire. These mirror store/model.go
+// field for field (snake_case JSON names); keys.ts lists the keys at runtime
+// and protocol.test.ts checks them against wire-fixture.json.
+
+/** Message roles (store.RoleUser, RoleAssistant, RoleToolResult). */
+export type Role = "user" | "assistant" | "toolResult";
+
+/**
+ * Message statuses of stored messages (store.Status*), plus "streaming" for
+ * the partial message a snapshot carries while an assistant message is in flight.
+ */
+export type MessageStatus = "complete" | "cancelled" | "interrupted" | "error" | "streaming";
+
+/** Token accounting of one LLM call or a sum of calls (store.Usage). Optional fields are omitempty in Go. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd: number;
+}
+
+/** Inline image of a user message (store.ImageSource). */
+export interface ImageSource {
+  type: "base64";
+  media_type: string;
+  data: string;
+}
+
+/** A text content block. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+/** A thinking content block; signature is the provider's opaque signature (omitted when empty). */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature?: string;
+}
+
+/** A tool call content block of an assistant message; arguments is a JSON object. */
+export interface ToolCallBlock {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** An image content block of a user message. */
+export interface ImageBlock {
+  type: "image";
+  source: ImageSource;
+}
+
+/** One element of a message's content (store.ContentBlock, a flattened tagged union). */
+export type ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock;
+
+/** One stored message (store.Message). Optional fields are omitempty in Go. */
+export interface Message {
+  id: string;
+  session_id: string;
+  offset: number;
+  turn_id?: string;
+  role: Role;
+  content: ContentBlock[];
+  status: MessageStatus;
+  stop_reason?: string;
+  usage?: Usage;
+  model?: string;
+  tool_call_id?: string;
+  tool_name?: string;
+  is_error?: boolean;
+  created_at: string;
+}
+
+/** A session (store.Session). Optional fields are omitempty in Go. */
+export interface Session {
+  session_id: string;
+  title: string;
+  workspace_path: string;
+  active_model: string;
+  parent_session_id: string;
+  created_at: string;
+  turn_count: number;
+  cost_so_far_usd: number;
+  usage: Usage;
+  current_turn_id?: string;
+  streaming_message_id?: string;
+  context_start_offset: number;
+  context_summary?: string;
+  depth: number;
+}
+
+/** Turn statuses (store.Turn*). */
+export type TurnStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+
+/** Attach response of GET /sessions/{id} (DESIGN.md §3). */
+export interface AttachResponse {
+  session_id: string;
+  active_model: string;
+  attach_token: string;
+  ws_url: string;
+}
+
+/** A zero usage record. */
+export function zeroUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+}
+
+/** Returns the element-wise sum of a and b (mirrors store.Usage.Add). */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_tokens: (a.cache_read_tokens ?? 0) + (b.cache_read_tokens ?? 0),
+    cache_write_tokens: (a.cache_write_tokens ?? 0) + (b.cache_write_tokens ?? 0),
+    reasoning_tokens: (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0),
+    cost_usd: a.cost_usd + b.cost_usd,
+  };
+}

@@ -1,0 +1,231 @@
+// Runtime field lists of every wire type. The Spec<T> mapped type makes the
+// compiler reject a list that misses a key of T, names a key T lacks, or gets
+// a key's optionality wrong, so these lists cannot drift from the TS types;
+// protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
+
+import type { EventType, PayloadMap } from "./events";
+import type { ImageSource, Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, Usage } from "./records";
+
+/** The value kinds the decoder can check. */
+export type Kind =
+  | "string"
+  | "number"
+  | "boolean"
+  | "json"
+  | "nullable-string"
+  | "string[]"
+  | "usage"
+  | "session"
+  | "blocks"
+  | "image-source";
+
+/** A field spec: its kind, with a "?" suffix when the key is optional (omitempty in Go). */
+export type FieldSpec = Kind | `${Kind}?`;
+
+type IsOptional<T, K extends keyof T> = object extends Pick<T, K> ? true : false;
+
+/** The spec of T: exactly T's keys, each with "?" iff the key is optional in T. */
+export type Spec<T> = { [K in keyof T]-?: IsOptional<T, K> extends true ? `${Kind}?` : Kind };
+
+/** Spec of store.Usage. */
+export const USAGE_SPEC: Spec<Usage> = {
+  input_tokens: "number",
+  output_tokens: "number",
+  cache_read_tokens: "number?",
+  cache_write_tokens: "number?",
+  reasoning_tokens: "number?",
+  cost_usd: "number",
+};
+
+/** Spec of store.Session. */
+export const SESSION_SPEC: Spec<Session> = {
+  session_id: "string",
+  title: "string",
+  workspace_path: "string",
+  active_model: "string",
+  parent_session_id: "string",
+  created_at: "string",
+  turn_count: "number",
+  cost_so_far_usd: "number",
+  usage: "usage",
+  current_turn_id: "string?",
+  streaming_message_id: "string?",
+  context_start_offset: "number",
+  context_summary: "string?",
+  depth: "number",
+};
+
+/** Spec of store.Message. */
+export const MESSAGE_SPEC: Spec<Message> = {
+  id: "string",
+  session_id: "string",
+  offset: "number",
+  turn_id: "string?",
+  role: "string",
+  content: "blocks",
+  status: "string",
+  stop_reason: "string?",
+  usage: "usage?",
+  model: "string?",
+  tool_call_id: "string?",
+  tool_name: "string?",
+  is_error: "boolean?",
+  created_at: "string",
+};
+
+/** Spec of store.ImageSource. */
+export const IMAGE_SOURCE_SPEC: Spec<ImageSource> = { type: "string", media_type: "string", data: "string" };
+
+/** Specs of each content block variant, keyed by block type. */
+export const BLOCK_SPECS: {
+  text: Spec<TextBlock>;
+  thinking: Spec<ThinkingBlock>;
+  toolCall: Spec<ToolCallBlock>;
+  image: Spec<ImageBlock>;
+} = {
+  text: { type: "string", text: "string" },
+  thinking: { type: "string", thinking: "string", signature: "string?" },
+  toolCall: { type: "string", id: "string", name: "string", arguments: "json" },
+  image: { type: "string", source: "image-source" },
+};
+
+/** Spec of the event envelope (ipc.Event) without its payload. */
+export const ENVELOPE_SPEC = {
+  id: "string",
+  type: "string",
+  session_id: "string",
+  turn_id: "nullable-string",
+  ts: "string",
+  actor: "string",
+  payload: "json",
+} as const satisfies Record<string, FieldSpec>;
+
+/** Payload spec of every known event type. */
+export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
+  "turn.started": { user_message_id: "string", input: "string" },
+  "route.decided": { model: "string", reason: "string", policy: "string", policy_version: "string" },
+  "llm.call_started": { call_id: "string", model: "string", message_id: "string", attempt: "number" },
+  "llm.call_completed": {
+    call_id: "string",
+    model: "string",
+    message_id: "string",
+    stop_reason: "string",
+    usage: "usage",
+    duration_ms: "number",
+  },
+  "llm.call_failed": {
+    call_id: "string",
+    model: "string",
+    message_id: "string?",
+    error_class: "string",
+    message: "string",
+    attempt: "number",
+    will_retry: "boolean",
+    retry_in_ms: "number?",
+  },
+  "tool.called": {
+    tool_use_id: "string",
+    tool_name: "string",
+    input: "json",
+    message_id: "string",
+    status_text: "string",
+    summary: "string",
+  },
+  "tool.completed": {
+    tool_use_id: "string",
+    tool_name: "string",
+    status_text: "string",
+    summary: "string",
+    output: "string",
+    is_error: "boolean",
+    truncated: "boolean?",
+    output_bytes: "number",
+    output_path: "string?",
+    duration_ms: "number",
+  },
+  "tool.failed": {
+    tool_use_id: "string",
+    tool_name: "string",
+    error_class: "string",
+    message: "string",
+    status_text: "string",
+    summary: "string",
+  },
+  "turn.completed": {
+    status: "string",
+    stop_reason: "string?",
+    usage: "usage",
+    error: "string?",
+    error_class: "string?",
+  },
+  "turn.cancelled": { reason: "string", partial_message_id: "string?", cancelled_tools: "string[]?" },
+  "delegate.started": {
+    tool_use_id: "string",
+    worker_session_id: "string",
+    task: "string",
+    depth: "number",
+    status_text: "string",
+    summary: "string",
+  },
+  "delegate.completed": {
+    tool_use_id: "string",
+    worker_session_id: "string",
+    success: "boolean",
+    result: "string",
+    status_text: "string",
+    summary: "string",
+  },
+  "delegate.failed": {
+    tool_use_id: "string",
+    worker_session_id: "string?",
+    failure_mode: "string",
+    message: "string",
+    status_text: "string",
+    summary: "string",
+  },
+  "compaction.started": { trigger: "string", estimated_tokens: "number", context_window: "number" },
+  "compaction.completed": {
+    removed: "number",
+    kept: "number",
+    tokensRemoved: "number",
+    tokensKept: "number",
+    reason: "string",
+    context_start_offset: "number",
+  },
+  "session.created": { session: "session", deleted: "boolean?" },
+  "session.updated": { session: "session", deleted: "boolean?" },
+  "bus.handler_warning": { subscription_name: "string", code: "string", message: "string" },
+  "message.start": { message_id: "string", role: "string", model: "string" },
+  "text.delta": { message_id: "string", content_block_index: "number", text: "string" },
+  "thinking.delta": {
+    message_id: "string",
+    content_block_index: "number",
+    text: "string",
+    signature: "nullable-string",
+  },
+  "tool.use_start": {
+    message_id: "string",
+    content_block_index: "number",
+    tool_use_id: "string",
+    tool_name: "string",
+  },
+  "tool.use_input_delta": {
+    message_id: "string",
+    content_block_index: "number",
+    tool_use_id: "string",
+    partial_json: "string",
+  },
+  "tool.use_end": {
+    message_id: "string",
+    content_block_index: "number",
+    tool_use_id: "string",
+    final_input: "json",
+  },
+  "tool.output_delta": { tool_use_id: "string", stream: "string", text: "string" },
+  "message.complete": { message_id: "string", stop_reason: "string", final_content: "blocks", usage: "usage" },
+};
+
+/** Splits a field spec into its kind and whether the key is optional. */
+export function parseFieldSpec(spec: FieldSpec): { kind: Kind; optional: boolean } {
+  return spec.endsWith("?") ? { kind: spec.slice(0, -1) as Kind, optional: true } : { kind: spec as Kind, optional: false };
+}
