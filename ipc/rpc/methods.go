@@ -1,0 +1,379 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// Method names served by RegisterHub.
+const (
+	MethodGetAgentMessages = "getAgentMessages"
+	MethodListSessions     = "listSessions"
+	MethodGetSession       = "getSession"
+	MethodCreateSession    = "createSession"
+	MethodRenameSession    = "renameSession"
+	MethodDeleteSession    = "deleteSession"
+	MethodSubmitTurn       = "submitTurn"
+	MethodCancelTurn       = "cancelTurn"
+	MethodCompactSession   = "compactSession"
+	MethodExportSession    = "exportSession"
+	MethodGetSettings      = "getSettings"
+	MethodUpdateSettings   = "updateSettings"
+	MethodListModels       = "listModels"
+)
+
+// Paging bounds of getAgentMessages (seed 003 default limit 50).
+const (
+	DefaultMessageLimit = 50
+	MaxMessageLimit     = 500
+)
+
+// MessageStore is the message history read by getAgentMessages; *store.DB
+// (Bus.Store()) implements it.
+type MessageStore interface {
+	Messages(sessionID string, offset, limit int) ([]store.Message, int, error)
+	MessagesBefore(sessionID, beforeID string, limit int) ([]store.Message, bool, error)
+}
+
+// MessagesPage is the getAgentMessages result in offset mode (seed 003).
+type MessagesPage struct {
+	Messages []store.Message `json:"messages"`
+	Total    int             `json:"total"`
+	Offset   int             `json:"offset"`
+	Limit    int             `json:"limit"`
+}
+
+// MessagesBeforePage is the getAgentMessages result in `before` mode, and
+// the body of GET /sessions/{id}/messages.
+type MessagesBeforePage struct {
+	Messages []store.Message `json:"messages"`
+	HasMore  bool            `json:"has_more"`
+}
+
+// ExportResult is the exportSession payload: the document as text.
+type ExportResult struct {
+	Format    string `json:"format"`
+	MediaType string `json:"media_type"`
+	Content   string `json:"content"`
+}
+
+// OK is the payload of methods that return nothing else.
+type OK struct {
+	OK bool `json:"ok"`
+}
+
+// RegisterHub registers every hub method on d: getAgentMessages,
+// listSessions, getSession, createSession, renameSession, deleteSession,
+// submitTurn, cancelTurn, compactSession, exportSession, getSettings,
+// updateSettings, listModels. Session-addressed methods take the session id
+// as `agentId` (seed 003); `sessionId` is accepted as an alias.
+func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
+	h := hubMethods{hub: hub, msgs: msgs}
+	d.Register(MethodGetAgentMessages, h.getAgentMessages)
+	d.Register(MethodListSessions, h.listSessions)
+	d.Register(MethodGetSession, h.getSession)
+	d.Register(MethodCreateSession, h.createSession)
+	d.Register(MethodRenameSession, h.renameSession)
+	d.Register(MethodDeleteSession, h.deleteSession)
+	d.Register(MethodSubmitTurn, h.submitTurn)
+	d.Register(MethodCancelTurn, h.cancelTurn)
+	d.Register(MethodCompactSession, h.compactSession)
+	d.Register(MethodExportSession, h.exportSession)
+	d.Register(MethodGetSettings, h.getSettings)
+	d.Register(MethodUpdateSettings, h.updateSettings)
+	d.Register(MethodListModels, h.listModels)
+}
+
+type hubMethods struct {
+	hub  ipc.HubAPI
+	msgs MessageStore
+}
+
+// sessionParams carries the session id of session-addressed methods.
+type sessionParams struct {
+	AgentID   string `json:"agentId"`
+	SessionID string `json:"sessionId"`
+}
+
+func (p sessionParams) id() (string, error) {
+	id := p.AgentID
+	if id == "" {
+		id = p.SessionID
+	}
+	if strings.TrimSpace(id) == "" {
+		return "", Errorf(CodeInvalidParams, "agentId is required")
+	}
+	return id, nil
+}
+
+// FetchMessagesBefore reads one `before` page of a session's history after
+// checking the session exists; shared by the RPC method and GET
+// /sessions/{id}/messages. limit ≤ 0 means DefaultMessageLimit; limits above
+// MaxMessageLimit are INVALID_PARAMS.
+func FetchMessagesBefore(ctx context.Context, hub ipc.HubAPI, msgs MessageStore, sessionID, before string, limit int) (MessagesBeforePage, error) {
+	limit, err := checkLimit(limit)
+	if err != nil {
+		return MessagesBeforePage{}, err
+	}
+	if _, err := hub.GetSession(ctx, sessionID); err != nil {
+		return MessagesBeforePage{}, err
+	}
+	ms, more, err := msgs.MessagesBefore(sessionID, before, limit)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return MessagesBeforePage{}, Errorf(CodeInvalidParams, "before %q names no message of session %s", before, sessionID)
+		}
+		return MessagesBeforePage{}, fmt.Errorf("read messages of %s: %w", sessionID, err)
+	}
+	if ms == nil {
+		ms = []store.Message{}
+	}
+	return MessagesBeforePage{Messages: ms, HasMore: more}, nil
+}
+
+func checkLimit(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultMessageLimit, nil
+	case limit < 0 || limit > MaxMessageLimit:
+		return 0, Errorf(CodeInvalidParams, "limit must be between 1 and %d, got %d", MaxMessageLimit, limit)
+	}
+	return limit, nil
+}
+
+func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		sessionParams
+		Offset *int    `json:"offset"`
+		Limit  *int    `json:"limit"`
+		Before *string `json:"before"`
+	}
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	limit := 0
+	if p.Limit != nil {
+		if *p.Limit <= 0 {
+			return nil, Errorf(CodeInvalidParams, "limit must be between 1 and %d, got %d", MaxMessageLimit, *p.Limit)
+		}
+		limit = *p.Limit
+	}
+	if p.Before != nil {
+		if p.Offset != nil {
+			return nil, Errorf(CodeInvalidParams, "offset and before are mutually exclusive")
+		}
+		return FetchMessagesBefore(ctx, h.hub, h.msgs, id, *p.Before, limit)
+	}
+	if limit, err = checkLimit(limit); err != nil {
+		return nil, err
+	}
+	offset := 0
+	if p.Offset != nil {
+		if *p.Offset < 0 {
+			return nil, Errorf(CodeInvalidParams, "offset must be ≥ 0, got %d", *p.Offset)
+		}
+		offset = *p.Offset
+	}
+	if _, err := h.hub.GetSession(ctx, id); err != nil {
+		return nil, err
+	}
+	ms, total, err := h.msgs.Messages(id, offset, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s: %w", id, err)
+	}
+	if ms == nil {
+		ms = []store.Message{}
+	}
+	return MessagesPage{Messages: ms, Total: total, Offset: offset, Limit: limit}, nil
+}
+
+func (h hubMethods) listSessions(ctx context.Context, _ json.RawMessage) (any, error) {
+	ss, err := h.hub.ListSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ss == nil {
+		ss = []store.Session{}
+	}
+	return map[string]any{"sessions": ss}, nil
+}
+
+func (h hubMethods) getSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	return h.hub.GetSession(ctx, id)
+}
+
+func (h hubMethods) createSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p ipc.CreateSessionRequest
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	return h.hub.CreateSession(ctx, p)
+}
+
+func (h hubMethods) renameSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		sessionParams
+		Title *string `json:"title"`
+	}
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	if p.Title == nil || strings.TrimSpace(*p.Title) == "" {
+		return nil, Errorf(CodeInvalidParams, "title is required")
+	}
+	return h.hub.RenameSession(ctx, id, *p.Title)
+}
+
+func (h hubMethods) deleteSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.hub.DeleteSession(ctx, id); err != nil {
+		return nil, err
+	}
+	return OK{OK: true}, nil
+}
+
+func (h hubMethods) submitTurn(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		sessionParams
+		Content *string `json:"content"`
+	}
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	if p.Content == nil || strings.TrimSpace(*p.Content) == "" {
+		return nil, Errorf(CodeInvalidParams, "content is required")
+	}
+	return h.hub.SubmitTurn(ctx, id, *p.Content)
+}
+
+func (h hubMethods) cancelTurn(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		sessionParams
+		TurnID string `json:"turnId"`
+		Turn   string `json:"turn_id"`
+		Reason string `json:"reason"`
+	}
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	turn := p.TurnID
+	if turn == "" {
+		turn = p.Turn
+	}
+	reason := p.Reason
+	if reason == "" {
+		reason = "user_cancel"
+	}
+	if err := h.hub.CancelTurn(ctx, id, turn, reason); err != nil {
+		return nil, err
+	}
+	return OK{OK: true}, nil
+}
+
+func (h hubMethods) compactSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.hub.CompactSession(ctx, id); err != nil {
+		return nil, err
+	}
+	return OK{OK: true}, nil
+}
+
+func (h hubMethods) exportSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		sessionParams
+		Format string `json:"format"`
+	}
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	if p.Format == "" {
+		p.Format = "markdown"
+	}
+	if p.Format != "markdown" && p.Format != "json" {
+		return nil, Errorf(CodeInvalidParams, "format must be markdown or json, got %q", p.Format)
+	}
+	doc, mediaType, err := h.hub.ExportSession(ctx, id, p.Format)
+	if err != nil {
+		return nil, err
+	}
+	return ExportResult{Format: p.Format, MediaType: mediaType, Content: string(doc)}, nil
+}
+
+func (h hubMethods) getSettings(ctx context.Context, _ json.RawMessage) (any, error) {
+	return h.hub.GetSettings(ctx)
+}
+
+func (h hubMethods) updateSettings(ctx context.Context, raw json.RawMessage) (any, error) {
+	var patch map[string]json.RawMessage
+	if err := DecodeParams(raw, &patch); err != nil {
+		return nil, err
+	}
+	if patch == nil {
+		return nil, Errorf(CodeInvalidParams, "params must be a settings object")
+	}
+	// A {"settings": {...}} wrapper is accepted as well as the bare object.
+	body := json.RawMessage(raw)
+	if inner, ok := patch["settings"]; ok && len(patch) == 1 {
+		body = inner
+	}
+	return h.hub.UpdateSettings(ctx, body)
+}
+
+func (h hubMethods) listModels(ctx context.Context, _ json.RawMessage) (any, error) {
+	ms, err := h.hub.ListModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ms == nil {
+		ms = []ipc.ModelInfo{}
+	}
+	return map[string]any{"models": ms}, nil
+}
