@@ -1,0 +1,184 @@
+// Package app is Agent Hub's application layer: the configuration parsed
+// from the command line, the data dir and its settings file, the running
+// instance (store, dashboard listener) and the Wails-bound App facade. The
+// hub, agent loop, LLM providers and tools live in its sub-packages.
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"agenthub/ipc/dashboard"
+)
+
+// Name is the product name shown in the window title and the UI.
+const Name = "Agent Hub"
+
+// DefaultListen is the dashboard address used when --listen is not given.
+const DefaultListen = "127.0.0.1:8421"
+
+// Config carries every command-line flag of DESIGN.md §3, with its defaults.
+// The zero value is not useful; start from DefaultConfig or ParseFlags.
+type Config struct {
+	// Version is the build version (set by main via -ldflags); not a flag.
+	Version string
+	// Headless runs the hub and the dashboard port without a window.
+	Headless bool
+	// Listen is the dashboard address (loopback only; port 0 picks a free one).
+	Listen string
+	// ListenSet reports that --listen was given explicitly, which enables the
+	// dashboard in desktop mode regardless of the settings file.
+	ListenSet bool
+	// DataDir holds the bbolt file, settings.json and dashboard.json.
+	// Empty means DefaultDataDir().
+	DataDir string
+	// Workspace is the default working directory for new sessions' tools.
+	Workspace string
+	// Model is the default model as "provider:model"; empty means from settings.
+	Model string
+	// EventRetention is how long bus events stay replayable.
+	EventRetention time.Duration
+	// DeltaRetention is how long streaming events stay replayable after
+	// their message completes.
+	DeltaRetention time.Duration
+	// Heartbeat is the idle ping interval (3 unanswered pings close a client).
+	Heartbeat time.Duration
+	// ClientQueue is the per-client outbound queue bound.
+	ClientQueue int
+	// ReplayLimit is the most events one replay may send.
+	ReplayLimit int
+	// TurnTimeout cancels a turn server-side after this long.
+	TurnTimeout time.Duration
+	// SmokeTestDir, when set (hidden flag --smoke-test or env AGENTHUB_SMOKE),
+	// makes the desktop app save a screenshot there once the page reports
+	// ready, then quit; a page that never reports ready fails the run.
+	SmokeTestDir string
+	// ShowVersion is --version: print the version and exit.
+	ShowVersion bool
+}
+
+// DefaultConfig returns the defaults of DESIGN.md §3. Workspace is the
+// given working directory.
+func DefaultConfig(workdir string) Config {
+	return Config{
+		Version:        "dev",
+		Listen:         DefaultListen,
+		Workspace:      workdir,
+		EventRetention: 168 * time.Hour,
+		DeltaRetention: time.Hour,
+		Heartbeat:      30 * time.Second,
+		ClientQueue:    1000,
+		ReplayLimit:    10000,
+		TurnTimeout:    30 * time.Minute,
+	}
+}
+
+// hiddenFlags are accepted but not listed by --help.
+var hiddenFlags = map[string]bool{"smoke-test": true}
+
+// ParseFlags parses args (without the program name) over DefaultConfig(workdir)
+// and validates the result. getenv supplies AGENTHUB_SMOKE (nil means none).
+// --help writes the usage to stdout and returns flag.ErrHelp; any other bad
+// input writes the problem to stderr and returns an error naming the flag.
+func ParseFlags(args []string, workdir string, getenv func(string) string, stdout, stderr io.Writer) (Config, error) {
+	cfg := DefaultConfig(workdir)
+	fs := flag.NewFlagSet("agenthub", flag.ContinueOnError)
+	var usage strings.Builder
+	out := &usage
+	fs.SetOutput(out)
+	fs.BoolVar(&cfg.Headless, "headless", false, "no window: run the hub and the dashboard port only (default: desktop when a display exists)")
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "dashboard `ADDR` (loopback only; port 0 picks a free one; desktop: off unless enabled in settings or given)")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "`DIR` for the bbolt file, settings.json and dashboard.json (default: "+describeDefaultDataDir()+")")
+	fs.StringVar(&cfg.Workspace, "workspace", cfg.Workspace, "default working `DIR` for new sessions' tools")
+	fs.StringVar(&cfg.Model, "model", "", "default model as `PROVIDER:MODEL`, e.g. anthropic:claude-sonnet-4-6, openai:gpt-4.1, openai:llama3.1 (default: from settings)")
+	fs.DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long bus events stay replayable")
+	fs.DurationVar(&cfg.DeltaRetention, "delta-retention", cfg.DeltaRetention, "how long streaming events stay replayable after their message completes")
+	fs.DurationVar(&cfg.Heartbeat, "heartbeat", cfg.Heartbeat, "idle ping interval (3 unanswered pings close the client)")
+	fs.IntVar(&cfg.ClientQueue, "client-queue", cfg.ClientQueue, "per-client outbound queue bound")
+	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
+	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
+	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
+	fs.StringVar(&cfg.SmokeTestDir, "smoke-test", "", "desktop smoke test: screenshot into `DIR` once the page is ready, then quit")
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Agent Hub — an LLM agent hub with a desktop window and a localhost dashboard.\n\n")
+		fmt.Fprintf(out, "Usage: agenthub [flags]\n\nFlags:\n")
+		fs.VisitAll(func(f *flag.Flag) {
+			if hiddenFlags[f.Name] {
+				return
+			}
+			name, usage := flag.UnquoteUsage(f)
+			line := "  --" + f.Name
+			if name != "" {
+				line += " " + name
+			}
+			fmt.Fprintf(out, "%s\n    \t%s", line, usage)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				fmt.Fprintf(out, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(out)
+		})
+		fmt.Fprintf(out, "\nEnvironment:\n  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic Messages API credentials / endpoint\n")
+		fmt.Fprintf(out, "  OPENAI_API_KEY, OPENAI_BASE_URL        any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, ...)\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			_, _ = io.WriteString(stdout, usage.String())
+		} else {
+			_, _ = io.WriteString(stderr, usage.String())
+		}
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+		fmt.Fprintln(stderr, err)
+		return cfg, err
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "listen" {
+			cfg.ListenSet = true
+		}
+	})
+	if cfg.SmokeTestDir == "" && getenv != nil {
+		cfg.SmokeTestDir = getenv("AGENTHUB_SMOKE")
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// Validate reports the first invalid field, naming its flag.
+func (c Config) Validate() error {
+	var errs []error
+	if err := dashboard.ValidateAddr(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("--listen: %w", err))
+	}
+	if c.Model != "" {
+		if p, m, ok := strings.Cut(c.Model, ":"); !ok || p == "" || m == "" {
+			errs = append(errs, fmt.Errorf("--model %q: want PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6", c.Model))
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--event-retention", c.EventRetention}, {"--delta-retention", c.DeltaRetention}, {"--heartbeat", c.Heartbeat}, {"--turn-timeout", c.TurnTimeout}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s %s: must be positive", d.name, d.v))
+		}
+	}
+	if c.ClientQueue < 1 {
+		errs = append(errs, fmt.Errorf("--client-queue %d: must be at least 1", c.ClientQueue))
+	}
+	if c.ReplayLimit < 1 {
+		errs = append(errs, fmt.Errorf("--replay-limit %d: must be at least 1", c.ReplayLimit))
+	}
+	if c.Workspace == "" {
+		errs = append(errs, errors.New("--workspace: must not be empty"))
+	}
+	return errors.Join(errs...)
+}

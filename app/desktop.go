@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sync"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+)
+
+// windowOptions is the Wails configuration of the main window bound to a.
+func windowOptions(a *App, assets fs.FS) *options.App {
+	return &options.App{
+		Title:     Name,
+		Width:     1100,
+		Height:    720,
+		MinWidth:  640,
+		MinHeight: 420,
+		AssetServer: &assetserver.Options{
+			Assets: assets,
+		},
+		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
+		OnStartup:        a.startup,
+		Bind:             []any{a},
+		Linux: &linux.Options{
+			ProgramName: "agenthub",
+		},
+	}
+}
+
+// GenerateBindings runs Wails in binding-generation mode (a binary built
+// with the "bindings" tag, as `go tool wails generate module` does): it
+// writes frontend/wailsjs and returns without opening anything.
+func GenerateBindings() error {
+	return wails.Run(windowOptions(NewApp(nil), nil))
+}
+
+// RunDesktop opens the instance for desktop mode, serves the dashboard if
+// enabled, and runs the window until it is closed. With cfg.SmokeTestDir
+// set it screenshots the window once the page reports ready and quits,
+// failing if the page does not report ready in time.
+func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, getenv func(string) string, log *slog.Logger) (err error) {
+	inst, err := Open(cfg, OpenOptions{Assets: assets, Getenv: getenv, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := inst.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+
+	if inst.Dashboard != nil {
+		if _, err := inst.Dashboard.WriteInfoFile(inst.Config.DataDir); err != nil {
+			return err
+		}
+		defer func() { _ = inst.Dashboard.RemoveInfoFile(inst.Config.DataDir) }()
+		log.Info("dashboard enabled", "url", inst.Dashboard.URL())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := inst.Dashboard.Serve(ctx); err != nil {
+				log.Error("dashboard stopped", "err", err)
+			}
+		}()
+	}
+
+	a := NewApp(inst)
+	opts := windowOptions(a, assets)
+	var smoke *smokeRun
+	if cfg.SmokeTestDir != "" {
+		smoke = newSmokeRun(cfg.SmokeTestDir, getenv, log)
+		opts.OnStartup = func(wctx context.Context) {
+			a.startup(wctx)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				smoke.run(ctx, a)
+			}()
+		}
+	}
+	if err := wails.Run(opts); err != nil {
+		return fmt.Errorf("window: %w", err)
+	}
+	cancel()
+	if smoke != nil {
+		wg.Wait()
+		if smoke.err != nil {
+			return fmt.Errorf("smoke test: %w", smoke.err)
+		}
+		if !smoke.done {
+			return errors.New("smoke test: the window closed before the page reported ready")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+)
+
+// RunHeadless runs without a window: it opens the instance with the
+// dashboard always on, writes DATA_DIR/dashboard.json (0600), prints
+// "dashboard: URL" to stdout and serves until ctx ends (SIGINT/SIGTERM in
+// main), then removes dashboard.json and closes the store cleanly.
+func RunHeadless(ctx context.Context, cfg Config, assets fs.FS, getenv func(string) string, stdout io.Writer, log *slog.Logger) (err error) {
+	inst, err := Open(cfg, OpenOptions{Headless: true, Assets: assets, Getenv: getenv, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := inst.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	dir := inst.Config.DataDir
+	if _, err := inst.Dashboard.WriteInfoFile(dir); err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := inst.Dashboard.RemoveInfoFile(dir); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}()
+	if _, err := fmt.Fprintf(stdout, "dashboard: %s\n", inst.Dashboard.URL()); err != nil {
+		return fmt.Errorf("print dashboard URL: %w", err)
+	}
+	log.Info("headless hub running", "data_dir", dir, "provider_configured", DetectProvider(inst.Settings, getenv).Configured)
+	return inst.Dashboard.Serve(ctx)
+}

@@ -1,0 +1,190 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"agenthub/ipc/dashboard"
+	"agenthub/store"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// DBFile is the bbolt file's name inside the data dir.
+const DBFile = "agenthub.db"
+
+// LockTimeout bounds the wait for another instance's lock on the bbolt file.
+const LockTimeout = time.Second
+
+// DataDirInUseError is returned by Open when another Agent Hub instance
+// holds the data dir's bbolt file lock beyond LockTimeout.
+type DataDirInUseError struct {
+	// Dir is the data dir in use.
+	Dir string
+	// Timeout is how long Open waited for the lock.
+	Timeout time.Duration
+}
+
+// Error names the data dir and the cause.
+func (e *DataDirInUseError) Error() string {
+	return fmt.Sprintf("data dir %s is in use by another Agent Hub instance (bbolt lock timeout after %s)", e.Dir, e.Timeout)
+}
+
+// Instance is one running Agent Hub on one data dir: its store, settings
+// and (when enabled) dashboard listener. Close releases them.
+type Instance struct {
+	// Config is the parsed configuration, with DataDir resolved.
+	Config Config
+	// Settings were loaded from DataDir/settings.json at Open.
+	Settings Settings
+	// Store is the open bbolt file (exclusively locked).
+	Store *store.DB
+	// Dashboard is the bound listener, or nil when the dashboard is off.
+	Dashboard *dashboard.Server
+	// Headless reports the mode the instance was opened for.
+	Headless bool
+
+	getenv func(string) string
+	log    *slog.Logger
+}
+
+// OpenOptions configures Open.
+type OpenOptions struct {
+	// Headless selects the mode; the dashboard is always on when headless.
+	Headless bool
+	// Assets is the built frontend served by the dashboard (may be nil).
+	Assets fs.FS
+	// Getenv reads provider variables; nil means no environment.
+	Getenv func(string) string
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Open resolves and creates the data dir, loads the settings, opens (and
+// locks) the bbolt file and, when the mode and settings ask for it, binds
+// the dashboard listener (not yet serving: call Dashboard.Serve). A second
+// instance on the same data dir fails within LockTimeout with a
+// *DataDirInUseError naming the data dir.
+func Open(cfg Config, opts OpenOptions) (*Instance, error) {
+	dir, err := ResolveDataDir(cfg.DataDir, goos, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DataDir = dir
+	if err := EnsureDataDir(dir); err != nil {
+		return nil, err
+	}
+	st, err := LoadSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := openStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	inst := &Instance{Config: cfg, Settings: st, Store: db, Headless: opts.Headless, getenv: opts.Getenv, log: log}
+	if addr, on := dashboardAddr(cfg, st, opts.Headless); on {
+		srv, err := dashboard.Listen(dashboard.Options{Addr: addr, Assets: opts.Assets, Logger: log})
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		srv.Handle("GET /api/info", http.HandlerFunc(inst.serveInfo))
+		inst.Dashboard = srv
+	}
+	return inst, nil
+}
+
+// openStore opens DIR/agenthub.db, turning a lock timeout into the
+// user-facing "in use by another instance" error.
+func openStore(dir string) (*store.DB, error) {
+	db, err := store.Open(filepath.Join(dir, DBFile), store.Options{Timeout: LockTimeout})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+// dashboardAddr decides whether the dashboard runs and where: always when
+// headless; on the desktop only when --listen was given or the settings
+// enable it. An explicit --listen beats settings' dashboard_listen.
+func dashboardAddr(cfg Config, st Settings, headless bool) (string, bool) {
+	addr := cfg.Listen
+	if !cfg.ListenSet && st.DashboardListen != "" {
+		addr = st.DashboardListen
+	}
+	return addr, headless || cfg.ListenSet || st.DashboardEnabled
+}
+
+// Info is what the first window shows: identity, data dir, provider status
+// and the dashboard URL.
+type Info struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Mode is "desktop" or "headless".
+	Mode     string         `json:"mode"`
+	DataDir  string         `json:"data_dir"`
+	Provider ProviderStatus `json:"provider"`
+	// Model is the default model ("" when none is chosen yet).
+	Model string `json:"model"`
+	// DashboardURL is the first-load URL with token, "" when the dashboard is off.
+	DashboardURL string `json:"dashboard_url"`
+}
+
+// Info returns the instance's current Info.
+func (in *Instance) Info() Info {
+	mode := "desktop"
+	if in.Headless {
+		mode = "headless"
+	}
+	model := in.Config.Model
+	if model == "" {
+		model = in.Settings.Model
+	}
+	info := Info{
+		Name:     Name,
+		Version:  in.Config.Version,
+		Mode:     mode,
+		DataDir:  in.Config.DataDir,
+		Provider: DetectProvider(in.Settings, in.getenv),
+		Model:    model,
+	}
+	if in.Dashboard != nil {
+		info.DashboardURL = in.Dashboard.URL()
+	}
+	return info
+}
+
+// serveInfo answers GET /api/info on the dashboard with Info as JSON.
+func (in *Instance) serveInfo(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := json.NewEncoder(w).Encode(in.Info()); err != nil {
+		in.log.Warn("dashboard: write /api/info", "err", err)
+	}
+}
+
+// Close closes the dashboard listener if it never served and the store.
+func (in *Instance) Close() error {
+	var errs []error
+	if in.Dashboard != nil {
+		errs = append(errs, in.Dashboard.Close())
+	}
+	if err := in.Store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SettingsFile is the settings file's name inside the data dir.
+const SettingsFile = "settings.json"
+
+// Settings is the persisted user configuration (DATA_DIR/settings.json,
+// mode 0600). Unknown fields in the file are ignored; new fields must be
+// optional so older files keep loading.
+type Settings struct {
+	// Provider is the default provider ("anthropic" or "openai").
+	Provider string `json:"provider,omitempty"`
+	// Model is the default model as "provider:model".
+	Model string `json:"model,omitempty"`
+	// AnthropicAPIKey and AnthropicBaseURL configure the Anthropic provider.
+	AnthropicAPIKey  string `json:"anthropic_api_key,omitempty"`
+	AnthropicBaseURL string `json:"anthropic_base_url,omitempty"`
+	// OpenAIAPIKey and OpenAIBaseURL configure any OpenAI-compatible endpoint.
+	OpenAIAPIKey  string `json:"openai_api_key,omitempty"`
+	OpenAIBaseURL string `json:"openai_base_url,omitempty"`
+	// DashboardEnabled turns the dashboard port on in desktop mode.
+	DashboardEnabled bool `json:"dashboard_enabled,omitempty"`
+	// DashboardListen overrides the dashboard address when --listen is not given.
+	DashboardListen string `json:"dashboard_listen,omitempty"`
+}
+
+// LoadSettings reads DIR/settings.json. A missing file yields zero Settings
+// and no error; unreadable or malformed JSON is an error naming the file.
+func LoadSettings(dir string) (Settings, error) {
+	path := filepath.Join(dir, SettingsFile)
+	var s Settings
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("settings %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Settings{}, fmt.Errorf("settings %s: invalid JSON: %w", path, err)
+	}
+	return s, nil
+}
+
+// SaveSettings writes s to DIR/settings.json with mode 0600, atomically
+// (temporary file then rename), so a crash never leaves a torn file.
+func SaveSettings(dir string, s Settings) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("settings: encode: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, SettingsFile), append(b, '\n'), 0o600)
+}
+
+// writeFileAtomic writes data to a temporary file beside path with the given
+// mode, syncs it and renames it over path.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ProviderStatus says whether an LLM provider is configured and where from.
+type ProviderStatus struct {
+	// Configured is true when at least one provider has credentials or an endpoint.
+	Configured bool `json:"configured"`
+	// Providers lists the configured providers ("anthropic", "openai"), in that order.
+	Providers []string `json:"providers"`
+	// Source says where each provider's configuration came from, e.g.
+	// "anthropic: env ANTHROPIC_API_KEY"; never contains a secret.
+	Sources []string `json:"sources"`
+}
+
+// DetectProvider reports the configured providers: ANTHROPIC_API_KEY, or
+// OPENAI_API_KEY / OPENAI_BASE_URL, in the environment (via getenv), or the
+// corresponding keys / base URLs in settings. Environment wins for Source.
+func DetectProvider(s Settings, getenv func(string) string) ProviderStatus {
+	st := ProviderStatus{Providers: []string{}, Sources: []string{}}
+	add := func(provider, source string) {
+		st.Configured = true
+		st.Providers = append(st.Providers, provider)
+		st.Sources = append(st.Sources, provider+": "+source)
+	}
+	env := func(k string) bool { return getenv != nil && strings.TrimSpace(getenv(k)) != "" }
+	switch {
+	case env("ANTHROPIC_API_KEY"):
+		add("anthropic", "env ANTHROPIC_API_KEY")
+	case strings.TrimSpace(s.AnthropicAPIKey) != "":
+		add("anthropic", "settings anthropic_api_key")
+	}
+	switch {
+	case env("OPENAI_API_KEY"):
+		add("openai", "env OPENAI_API_KEY")
+	case env("OPENAI_BASE_URL"):
+		add("openai", "env OPENAI_BASE_URL")
+	case strings.TrimSpace(s.OpenAIAPIKey) != "":
+		add("openai", "settings openai_api_key")
+	case strings.TrimSpace(s.OpenAIBaseURL) != "":
+		add("openai", "settings openai_base_url")
+	}
+	return st
+}

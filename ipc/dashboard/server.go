@@ -1,0 +1,199 @@
+// Package dashboard is the localhost HTTP listener of Agent Hub's browser
+// dashboard: it binds loopback only, requires the per-launch token on every
+// request, checks the Host header, sets a strict Content-Security-Policy on
+// pages and serves the embedded frontend and GET /healthz. Other transports
+// (the protocol's HTTP and WebSocket endpoints) mount on it with Handle and
+// inherit the same checks.
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Options configures Listen.
+type Options struct {
+	// Addr is the loopback HOST:PORT to bind; port 0 picks a free one.
+	Addr string
+	// Token is the per-launch secret; empty generates 32 random bytes (hex).
+	Token string
+	// Assets is the built frontend (index.html at its root); nil serves no pages.
+	Assets fs.FS
+	// Logger receives request failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is a bound, not yet serving, dashboard listener. Mount handlers
+// with Handle before Serve; Serve runs until its context ends.
+type Server struct {
+	ln     net.Listener
+	token  string
+	port   int
+	host   string // the bound IP as text, bracketed for IPv6
+	log    *slog.Logger
+	mux    *http.ServeMux
+	hosts  map[string]bool // accepted Host header values
+	origin map[string]bool // accepted Origin header values
+
+	mu      sync.Mutex
+	serving bool
+}
+
+// Listen validates opts.Addr (loopback only), binds it and returns the
+// server with GET /healthz and the frontend (GET /) mounted.
+func Listen(opts Options) (*Server, error) {
+	if err := ValidateAddr(opts.Addr); err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	token := opts.Token
+	if token == "" {
+		t, err := NewToken()
+		if err != nil {
+			return nil, err
+		}
+		token = t
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: listen %s: %w", opts.Addr, err)
+	}
+	tcp, ok := ln.Addr().(*net.TCPAddr)
+	if !ok || !tcp.IP.IsLoopback() {
+		_ = ln.Close()
+		return nil, fmt.Errorf("dashboard: %s resolved to non-loopback %s", opts.Addr, ln.Addr())
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{
+		ln:     ln,
+		token:  token,
+		port:   tcp.Port,
+		host:   hostLiteral(tcp.IP),
+		log:    log,
+		mux:    http.NewServeMux(),
+		hosts:  map[string]bool{},
+		origin: map[string]bool{},
+	}
+	p := strconv.Itoa(s.port)
+	for _, h := range []string{"127.0.0.1", "localhost", s.host} {
+		s.hosts[h+":"+p] = true
+		s.origin["http://"+h+":"+p] = true
+	}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	if opts.Assets != nil {
+		s.mux.Handle("GET /", pageHandler(opts.Assets, s.csp()))
+	}
+	return s, nil
+}
+
+// NewToken returns a fresh random token: 32 bytes from crypto/rand, hex.
+func NewToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("dashboard: token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// hostLiteral renders ip for a URL host: bracketed when IPv6.
+func hostLiteral(ip net.IP) string {
+	if ip.To4() != nil {
+		return ip.String()
+	}
+	return "[" + ip.String() + "]"
+}
+
+// Handle mounts h at pattern (net/http ServeMux syntax, e.g.
+// "POST /sessions/{id}/turns") behind the same token, Host and Origin
+// checks as every other route. It panics if called after Serve began, or
+// on a pattern conflict (as ServeMux does): both are programming errors.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serving {
+		panic("dashboard: Handle after Serve")
+	}
+	s.mux.Handle(pattern, h)
+}
+
+// Token returns the per-launch token.
+func (s *Server) Token() string { return s.token }
+
+// Port returns the bound TCP port.
+func (s *Server) Port() int { return s.port }
+
+// Addr returns the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// BaseURL returns "http://HOST:PORT" for the bound loopback address.
+func (s *Server) BaseURL() string { return "http://" + s.host + ":" + strconv.Itoa(s.port) }
+
+// URL returns the first-page-load URL "http://HOST:PORT/?token=TOKEN".
+func (s *Server) URL() string { return s.BaseURL() + "/?token=" + s.token }
+
+// Serve answers requests until ctx ends, then shuts down gracefully (open
+// requests get up to 5 s) and returns nil. Any other failure of the
+// listener is returned. Serve must be called at most once.
+func (s *Server) Serve(ctx context.Context) error {
+	s.mu.Lock()
+	if s.serving {
+		s.mu.Unlock()
+		return errors.New("dashboard: Serve called twice")
+	}
+	s.serving = true
+	s.mu.Unlock()
+
+	srv := &http.Server{
+		Handler:           s.guard(s.mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("dashboard: serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("dashboard: serve: %w", err)
+	}
+	return nil
+}
+
+// Close releases the listener of a server whose Serve was never called.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serving {
+		return nil
+	}
+	s.serving = true // forbid a later Serve
+	return s.ln.Close()
+}
+
+// healthz answers GET /healthz with {"status":"ok"}.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+}

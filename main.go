@@ -1,0 +1,88 @@
+// Command agenthub is Agent Hub: a desktop window (Wails) over an LLM agent
+// hub, or with --headless (or no display) the hub and its localhost
+// dashboard only. See README.md and DESIGN.md §3 for the flags.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"agenthub/app"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+//go:embed all:frontend/dist
+var embedded embed.FS
+
+func main() {
+	os.Exit(run())
+}
+
+// run parses the flags, picks the mode and returns the exit code:
+// 0 success or --help/--version, 1 runtime failure, 2 bad flags.
+func run() int {
+	if bindingsBuild {
+		// Built by `go tool wails generate module`: write frontend/wailsjs only.
+		if err := app.GenerateBindings(); err != nil {
+			fmt.Fprintf(os.Stderr, "agenthub: generate bindings: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agenthub: %v\n", err)
+		return 1
+	}
+	cfg, err := app.ParseFlags(os.Args[1:], wd, os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	cfg.Version = version
+	if cfg.ShowVersion {
+		fmt.Printf("agenthub %s\n", version)
+		return 0
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	assets, err := fs.Sub(embedded, "frontend/dist")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agenthub: embedded frontend: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	headless := cfg.Headless
+	switch {
+	case headless:
+	case !desktopBuild:
+		log.Info("built without the desktop tag: running headless")
+		headless = true
+	case !app.DisplayAvailable(os.Getenv):
+		log.Info("no display available: running headless")
+		headless = true
+	}
+	if headless {
+		err = app.RunHeadless(ctx, cfg, assets, os.Getenv, os.Stdout, log)
+	} else {
+		err = app.RunDesktop(ctx, cfg, assets, os.Getenv, log)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agenthub: %v\n", err)
+		return 1
+	}
+	return 0
+}

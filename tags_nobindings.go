@@ -1,0 +1,6 @@
+//go:build !bindings
+
+package main
+
+// bindingsBuild is false in every normal build.
+const bindingsBuild = false
