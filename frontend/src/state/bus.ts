@@ -1,0 +1,256 @@
+// Reducer cases of the bus family (turns, LLM calls, tools, delegation,
+// compaction, sessions, warnings). Pure functions of (state, event).
+
+import type { EnvelopeBase, PayloadMap } from "../protocol";
+import { addSessionUsage } from "./history";
+import { newDelegation, toolCard } from "./stream";
+import type { DelegationCardState, SessionState, ToolCardState } from "./types";
+
+type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
+
+function putTool(s: SessionState, card: ToolCardState): SessionState {
+  return { ...s, tools: { ...s.tools, [card.toolUseId]: card } };
+}
+
+function putDelegation(s: SessionState, d: DelegationCardState): SessionState {
+  return { ...s, delegations: { ...s.delegations, [d.toolUseId]: d } };
+}
+
+/** Applies turn.started: the turn runs, leaves the queue, and its user message appears. */
+export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionState {
+  const p = e.payload;
+  const next: SessionState = {
+    ...s,
+    turn: { currentTurnId: e.turn_id, running: true, queued: s.turn.queued.filter((q) => q.turnId !== e.turn_id) },
+    lastError: null,
+  };
+  if (!p.user_message_id || next.messages[p.user_message_id]) return next;
+  return {
+    ...next,
+    order: [...next.order, p.user_message_id],
+    messages: {
+      ...next.messages,
+      [p.user_message_id]: {
+        id: p.user_message_id,
+        role: "user",
+        content: [{ type: "text", text: p.input }],
+        status: "complete",
+        stopReason: null,
+        usage: null,
+        model: null,
+        turnId: e.turn_id,
+        offset: null,
+        createdAt: e.ts,
+        annotation: null,
+      },
+    },
+  };
+}
+
+/** Applies llm.call_completed: per-message usage, the session total and the context size. */
+export function onLLMCallCompleted(s: SessionState, e: Ev<"llm.call_completed">): SessionState {
+  const u = e.payload.usage;
+  let next = addSessionUsage(s, u);
+  const m = next.messages[e.payload.message_id];
+  if (m) next = { ...next, messages: { ...next.messages, [m.id]: { ...m, usage: u, model: m.model ?? e.payload.model } } };
+  const ctx = u.input_tokens + (u.cache_read_tokens ?? 0) + (u.cache_write_tokens ?? 0) + u.output_tokens;
+  return { ...next, contextTokens: ctx };
+}
+
+/** Applies llm.call_failed: a visible error unless it is the cancellation itself. */
+export function onLLMCallFailed(s: SessionState, e: Ev<"llm.call_failed">): SessionState {
+  const p = e.payload;
+  if (p.error_class === "cancelled") return s;
+  return {
+    ...s,
+    lastError: { source: "llm", errorClass: p.error_class, message: p.message, eventId: e.id, willRetry: p.will_retry },
+  };
+}
+
+/** Applies tool.called: the tool is dispatched with its parsed input. */
+export function onToolCalled(s: SessionState, e: Ev<"tool.called">): SessionState {
+  const p = e.payload;
+  const card = toolCard(s, p.tool_use_id, p.tool_name, e.turn_id);
+  if (card.status === "done" || card.status === "error" || card.status === "cancelled") return s;
+  return putTool(s, {
+    ...card,
+    toolName: p.tool_name,
+    messageId: card.messageId ?? p.message_id,
+    input: p.input,
+    status: "running",
+    statusText: p.status_text,
+    summary: p.summary,
+  });
+}
+
+/** Applies tool.completed. */
+export function onToolCompleted(s: SessionState, e: Ev<"tool.completed">): SessionState {
+  const p = e.payload;
+  const card = toolCard(s, p.tool_use_id, p.tool_name, e.turn_id);
+  return putTool(s, {
+    ...card,
+    toolName: p.tool_name,
+    status: p.is_error ? "error" : "done",
+    statusText: p.status_text,
+    summary: p.summary,
+    output: p.output,
+    truncated: p.truncated === true,
+    outputBytes: p.output_bytes,
+    outputPath: p.output_path ?? null,
+    durationMs: p.duration_ms,
+  });
+}
+
+/** Applies tool.failed: cancelled tools render struck through, others as errors. */
+export function onToolFailed(s: SessionState, e: Ev<"tool.failed">): SessionState {
+  const p = e.payload;
+  const card = toolCard(s, p.tool_use_id, p.tool_name, e.turn_id);
+  return putTool(s, {
+    ...card,
+    toolName: p.tool_name,
+    status: p.error_class === "cancelled" ? "cancelled" : "error",
+    statusText: p.status_text,
+    summary: p.summary,
+    errorClass: p.error_class,
+    errorMessage: p.message,
+  });
+}
+
+function endTurn(s: SessionState, turnId: string | null): SessionState {
+  if (s.turn.currentTurnId !== null && turnId !== null && s.turn.currentTurnId !== turnId) return s;
+  return { ...s, turn: { ...s.turn, currentTurnId: null, running: false } };
+}
+
+/** Applies turn.completed; a failed turn leaves a visible error. */
+export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): SessionState {
+  const p = e.payload;
+  const next = endTurn(s, e.turn_id);
+  if (p.status !== "failed") return next;
+  const err = next.lastError ?? {
+    source: "turn" as const,
+    errorClass: p.error_class ?? "error",
+    message: p.error ?? "turn failed",
+    eventId: e.id,
+    willRetry: false,
+  };
+  return { ...next, lastError: { ...err, willRetry: false } };
+}
+
+/**
+ * Applies turn.cancelled: the partial message is annotated "(cancelled)",
+ * and every tool and delegation of the turn still in flight is cancelled.
+ */
+export function onTurnCancelled(s: SessionState, e: Ev<"turn.cancelled">): SessionState {
+  const p = e.payload;
+  let next = endTurn(s, e.turn_id);
+  const pm = p.partial_message_id ? next.messages[p.partial_message_id] : undefined;
+  if (pm?.status === "streaming") {
+    next = {
+      ...next,
+      messages: { ...next.messages, [pm.id]: { ...pm, status: "cancelled", annotation: "(cancelled)" } },
+      streamingIds: next.streamingIds.filter((x) => x !== pm.id),
+    };
+  }
+  const named = new Set(p.cancelled_tools ?? []);
+  const tools = { ...next.tools };
+  for (const [id, t] of Object.entries(tools)) {
+    const inFlight = t.status === "running" || t.status === "streaming-input";
+    const ofTurn = e.turn_id === null || t.turnId === null || t.turnId === e.turn_id;
+    if (inFlight && (named.has(id) || ofTurn)) tools[id] = { ...t, status: "cancelled" };
+  }
+  const delegations = { ...next.delegations };
+  for (const [id, d] of Object.entries(delegations)) {
+    if (d.status === "running" && (tools[id]?.status === "cancelled" || named.has(id))) delegations[id] = { ...d, status: "cancelled" };
+  }
+  return { ...next, tools, delegations };
+}
+
+/** Applies delegate.started. */
+export function onDelegateStarted(s: SessionState, e: Ev<"delegate.started">): SessionState {
+  const p = e.payload;
+  const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
+  return putDelegation(s, {
+    ...d,
+    workerSessionId: p.worker_session_id,
+    task: p.task,
+    depth: p.depth,
+    statusText: p.status_text,
+    summary: p.summary,
+  });
+}
+
+/** Applies delegate.completed. */
+export function onDelegateCompleted(s: SessionState, e: Ev<"delegate.completed">): SessionState {
+  const p = e.payload;
+  const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
+  return putDelegation(s, {
+    ...d,
+    workerSessionId: p.worker_session_id,
+    status: p.success ? "done" : "failed",
+    success: p.success,
+    result: p.result,
+    statusText: p.status_text,
+    summary: p.summary,
+  });
+}
+
+/** Applies delegate.failed; cancelled_by_user shows as cancelled. */
+export function onDelegateFailed(s: SessionState, e: Ev<"delegate.failed">): SessionState {
+  const p = e.payload;
+  const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
+  return putDelegation(s, {
+    ...d,
+    workerSessionId: p.worker_session_id ?? d.workerSessionId,
+    status: p.failure_mode === "cancelled_by_user" ? "cancelled" : "failed",
+    success: false,
+    failureMode: p.failure_mode,
+    failureMessage: p.message,
+    statusText: p.status_text,
+    summary: p.summary,
+  });
+}
+
+/** Applies compaction.started. */
+export function onCompactionStarted(s: SessionState, e: Ev<"compaction.started">): SessionState {
+  const p = e.payload;
+  return {
+    ...s,
+    compaction: { ...s.compaction, inProgress: true, trigger: p.trigger, estimatedTokens: p.estimated_tokens, contextWindow: p.context_window },
+    contextWindow: p.context_window,
+  };
+}
+
+/** Applies compaction.completed: stats, and the session's new context start. */
+export function onCompactionCompleted(s: SessionState, e: Ev<"compaction.completed">): SessionState {
+  const p = e.payload;
+  return {
+    ...s,
+    session: s.session ? { ...s.session, context_start_offset: p.context_start_offset } : s.session,
+    compaction: {
+      ...s.compaction,
+      inProgress: false,
+      last: {
+        removed: p.removed,
+        kept: p.kept,
+        tokensRemoved: p.tokensRemoved,
+        tokensKept: p.tokensKept,
+        reason: p.reason,
+        contextStartOffset: p.context_start_offset,
+      },
+    },
+    contextTokens: p.tokensKept,
+  };
+}
+
+/** Applies session.created / session.updated for this session: the record is authoritative. */
+export function onSessionChanged(s: SessionState, e: Ev<"session.created"> | Ev<"session.updated">): SessionState {
+  const p = e.payload;
+  if (p.session.session_id !== s.sessionId) return s;
+  return {
+    ...s,
+    session: p.session,
+    deleted: p.deleted === true,
+    sessionUsage: p.session.usage ?? s.sessionUsage,
+    activeModel: p.session.active_model || s.activeModel,
+  };
+}

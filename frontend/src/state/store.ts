@@ -1,0 +1,38 @@
+// Zustand store wrapping the pure reducer, and the glue that feeds it from a Transport.
+
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Transport } from "../transport/types";
+import { initialChatState, reduce } from "./reducer";
+import type { Action, ChatState } from "./types";
+
+/** Store contents: the reducer's state plus dispatch. */
+export interface ChatStore extends ChatState {
+  /** Applies an action through the pure reducer. */
+  dispatch(a: Action): void;
+}
+
+/** Creates a vanilla Zustand store over the reducer (use with zustand's useStore in React). */
+export function createChatStore(initial: ChatState = initialChatState()): StoreApi<ChatStore> {
+  return createStore<ChatStore>()((set) => ({
+    ...initial,
+    dispatch: (a) =>
+      set((st) => {
+        const next = reduce(st, a);
+        return next === st ? st : { sessions: next.sessions };
+      }),
+  }));
+}
+
+/**
+ * Streams a session from the transport into the store, resuming from the
+ * store's cursor. Returns a function that stops the stream (closes the transport).
+ */
+export function attachSession(store: StoreApi<ChatStore>, transport: Transport, sessionId: string): () => void {
+  const cursor = store.getState().sessions[sessionId]?.lastEventId ?? null;
+  const { dispatch } = store.getState();
+  transport.connect(sessionId, cursor, {
+    frame: (frame) => dispatch({ type: "frame", sessionId, frame }),
+    state: (state) => dispatch({ type: "connection", sessionId, state }),
+  });
+  return () => transport.close();
+}

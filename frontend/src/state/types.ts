@@ -1,0 +1,168 @@
+// Client state shapes. Everything here is plain immutable data produced by
+// the pure reducer (reducer.ts); components read it through selectors.
+
+import type { ContentBlock, HistoryMessage, MessageStatus, Role, ServerFrame, Session, Usage } from "../protocol";
+import type { ConnectionState } from "../transport/types";
+
+export type { ConnectionState };
+
+/** Lifecycle of one tool call card. */
+export type ToolStatus = "streaming-input" | "running" | "done" | "error" | "cancelled";
+
+/** Seed 000 toolStatus of a toolResult message. */
+export type ToolResultStatus = "running" | "success" | "error" | "interrupted";
+
+/** Annotation appended to a message that did not finish normally. */
+export type Annotation = "(cancelled)" | "(interrupted)";
+
+/** One rendered message. Tool result fields are set only for role "toolResult". */
+export interface ChatMessage {
+  id: string;
+  role: Role;
+  content: ContentBlock[];
+  status: MessageStatus;
+  stopReason: string | null;
+  usage: Usage | null;
+  model: string | null;
+  turnId: string | null;
+  offset: number | null;
+  createdAt: string | null;
+  annotation: Annotation | null;
+  toolCallId?: string;
+  toolName?: string;
+  toolArgs?: Record<string, unknown>;
+  toolStatus?: ToolResultStatus;
+  isError?: boolean;
+}
+
+/** One tool call (keyed by tool_use_id). */
+export interface ToolCardState {
+  toolUseId: string;
+  toolName: string;
+  messageId: string | null;
+  turnId: string | null;
+  status: ToolStatus;
+  /** Accumulated partial JSON while the model streams the input. */
+  rawInput: string;
+  /** Parsed final input (tool.use_end / tool.called / stored toolCall arguments); null until known. */
+  input: unknown;
+  statusText: string;
+  /** Markdown detail (seed 004). */
+  summary: string;
+  /** Live output (tool.output_delta stdout/stderr), capped to its last LIVE_OUTPUT_CAP characters. */
+  liveOutput: string;
+  /** Characters of live output dropped from the front by the cap. */
+  liveOutputDropped: number;
+  /** Final output as the model saw it (tool.completed or the stored toolResult), null until done. */
+  output: string | null;
+  truncated: boolean;
+  outputBytes: number | null;
+  outputPath: string | null;
+  durationMs: number | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+}
+
+/** Lifecycle of a delegation card. */
+export type DelegationStatus = "running" | "done" | "failed" | "cancelled";
+
+/** One delegate tool call and its worker session. */
+export interface DelegationCardState {
+  toolUseId: string;
+  workerSessionId: string | null;
+  task: string;
+  depth: number;
+  status: DelegationStatus;
+  /** The worker's streamed text (tool.output_delta stream "worker"), capped like tool output. */
+  workerOutput: string;
+  workerOutputDropped: number;
+  result: string | null;
+  success: boolean | null;
+  failureMode: string | null;
+  failureMessage: string | null;
+  statusText: string;
+  summary: string;
+}
+
+/** Stats of the last completed compaction (seed 000). */
+export interface CompactionStats {
+  removed: number;
+  kept: number;
+  tokensRemoved: number;
+  tokensKept: number;
+  reason: string;
+  contextStartOffset: number;
+}
+
+/** Compaction progress and the last result. */
+export interface CompactionState {
+  inProgress: boolean;
+  trigger: string | null;
+  estimatedTokens: number | null;
+  contextWindow: number | null;
+  last: CompactionStats | null;
+}
+
+/** A submission waiting for the running turn to end. */
+export interface QueuedTurn {
+  turnId: string;
+  content: string;
+}
+
+/** The turn in flight and those queued behind it. */
+export interface TurnState {
+  currentTurnId: string | null;
+  running: boolean;
+  queued: QueuedTurn[];
+}
+
+/** The last error worth showing (a failed LLM call, failed turn, or protocol error). */
+export interface ErrorInfo {
+  source: "llm" | "turn" | "subscribe" | "frame";
+  errorClass: string;
+  message: string;
+  eventId: string | null;
+  willRetry: boolean;
+}
+
+/** The state of one session as this client knows it. */
+export interface SessionState {
+  sessionId: string;
+  session: Session | null;
+  deleted: boolean;
+  /** Message ids in display order (oldest first). */
+  order: string[];
+  messages: Record<string, ChatMessage>;
+  /** Ids of messages still streaming. */
+  streamingIds: string[];
+  tools: Record<string, ToolCardState>;
+  delegations: Record<string, DelegationCardState>;
+  compaction: CompactionState;
+  turn: TurnState;
+  /** Summed usage of the session (from the session record, plus calls completed since). */
+  sessionUsage: Usage;
+  /** Tokens in the model's context after the last call (input + cache + output), null until known. */
+  contextTokens: number | null;
+  contextWindow: number | null;
+  activeModel: string | null;
+  lastError: ErrorInfo | null;
+  lastWarning: string | null;
+  /** The cursor: the highest event id applied (ULIDs order lexicographically). */
+  lastEventId: string | null;
+  connection: ConnectionState;
+  /** Whether older history may exist before the first message. */
+  hasMoreHistory: boolean;
+}
+
+/** Root client state: every session the client has opened. */
+export interface ChatState {
+  sessions: Record<string, SessionState>;
+}
+
+/** Reducer inputs. */
+export type Action =
+  | { type: "frame"; sessionId: string; frame: ServerFrame }
+  | { type: "history"; sessionId: string; messages: HistoryMessage[]; hasMore: boolean }
+  | { type: "connection"; sessionId: string; state: ConnectionState }
+  | { type: "turnSubmitted"; sessionId: string; turnId: string; content: string }
+  | { type: "clearError"; sessionId: string };

@@ -1,0 +1,3 @@
+// Transports: the interface and the dashboard WebSocket implementation.
+export * from "./types";
+export * from "./ws";
