@@ -46,10 +46,11 @@ var (
 	bucketSessEv   = []byte("sessev")   // sessionID → ULID → nil
 	bucketGroups   = []byte("groups")   // streaming group key → ULID of the closing event
 
-	keyEpoch = []byte("epoch")
-	keyFloor = []byte("epoch_floor")
-	keyClean = []byte("clean")
-	keyLast  = []byte("last_event_id")
+	keyEpoch  = []byte("epoch")
+	keyFloor  = []byte("epoch_floor")
+	keyClean  = []byte("clean")
+	keyLast   = []byte("last_event_id")
+	keyPruned = []byte("pruned_through")
 )
 
 // Open opens (creating if needed) the bbolt file at path. If another process

@@ -244,6 +244,17 @@ func (t *Tx) Event(id ulid.ULID) (EventRecord, error) {
 	return decodeRecord(id[:], v)
 }
 
+// PrunedThrough returns the newest id retention has deleted (zero if none).
+// A cursor older than it may be followed by a gap and must be treated as
+// expired.
+func (t *Tx) PrunedThrough() ulid.ULID {
+	var id ulid.ULID
+	if v := t.tx.Bucket(bucketMeta).Get(keyPruned); len(v) == 16 {
+		copy(id[:], v)
+	}
+	return id
+}
+
 // LastEventID is DB.LastEventID inside a read transaction.
 func (t *Tx) LastEventID() ulid.ULID { return lastEventID(t.tx) }
 
@@ -345,6 +356,17 @@ func (db *DB) pruneChunk(from ulid.ULID, scanCut, eventCut, deltaCut uint64) (n 
 			}
 		}
 		n = len(victims)
+		if n > 0 {
+			// Remember the newest pruned id: a cursor older than it may have a
+			// gap after it, so it is expired (see Tx.PrunedThrough).
+			meta := tx.Bucket(bucketMeta)
+			top := victims[n-1].k
+			if old := meta.Get(keyPruned); bytes.Compare(old, top) < 0 {
+				if err := meta.Put(keyPruned, top); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
 	})
 	return n, next, done, err

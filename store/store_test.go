@@ -241,6 +241,12 @@ func TestEventsAfterMergeAndPrune(t *testing.T) {
 	if last, _ := db.LastEventID(); last != evs[29].ID {
 		t.Fatal("LastEventID moved")
 	}
+	_ = db.View(func(tx *Tx) error {
+		if tx.PrunedThrough() != evs[24].ID {
+			t.Errorf("PrunedThrough = %s, want %s", tx.PrunedThrough(), evs[24].ID)
+		}
+		return nil
+	})
 	if err := db.Check(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,158 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"agenthub/store"
+)
+
+// broker is the set of live subscriptions. Only the writer publishes.
+type broker struct {
+	mu   sync.Mutex
+	subs map[*Subscription]struct{}
+}
+
+func (br *broker) add(s *Subscription) {
+	br.mu.Lock()
+	br.subs[s] = struct{}{}
+	br.mu.Unlock()
+}
+
+func (br *broker) remove(s *Subscription) {
+	br.mu.Lock()
+	delete(br.subs, s)
+	br.mu.Unlock()
+}
+
+func (br *broker) all() []*Subscription {
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	out := make([]*Subscription, 0, len(br.subs))
+	for s := range br.subs {
+		out = append(out, s)
+	}
+	return out
+}
+
+// publish runs after commit: it updates the session tree from the batch's
+// ops, enqueues each event on every matching subscription without blocking,
+// and closes (client_too_slow) any subscription whose queue is full. For each
+// such closure the writer emits a bus.handler_warning itself, in a later
+// batch, so nothing here waits on the writer.
+func (b *Bus) publish(items []built) {
+	for _, it := range items {
+		for _, op := range it.ops {
+			if s, ok := store.OpSession(op); ok {
+				b.tree.set(s.ID, s.ParentSessionID)
+			}
+		}
+	}
+	b.broker.mu.Lock()
+	var slow []*Subscription
+	for _, it := range items {
+		for i := range it.records {
+			r := &it.records[i]
+			var f OutFrame
+			for s := range b.broker.subs {
+				if !s.matches(r.SessionID, r.Type, r.Actor) {
+					continue
+				}
+				if f.Data == nil {
+					f = OutFrame{EventID: r.ID.String(), Data: eventFrame(r.Data)}
+				}
+				select {
+				case s.live <- f:
+				default:
+					delete(b.broker.subs, s)
+					slow = append(slow, s)
+				}
+			}
+		}
+	}
+	b.broker.mu.Unlock()
+	for _, s := range slow {
+		msg := fmt.Sprintf("Outbound queue of %d events overflowed; reconnect with replay.", cap(s.live))
+		s.fail(&SubscribeError{Code: CodeClientTooSlow, Message: msg})
+		p, err := prepare(Draft{
+			Type: TypeBusHandlerWarning, SessionID: s.sessionID, Actor: ActorSystem,
+			Payload: HandlerWarning{SubscriptionName: s.name, Code: CodeClientTooSlow, Message: msg},
+		})
+		if err != nil { // cannot happen: every field is valid
+			b.log.Error("ipc: build handler warning", "err", err)
+			continue
+		}
+		b.internal = append(b.internal, &request{drafts: []prepared{p}})
+		b.log.Warn("ipc: subscriber too slow, closed", "subscription", s.name, "session", s.sessionID)
+	}
+}
+
+// sessionTree caches session → parent for include_worker_sessions.
+type sessionTree struct {
+	db     *store.DB
+	mu     sync.RWMutex
+	parent map[string]string
+}
+
+func (t *sessionTree) init(db *store.DB) {
+	t.db = db
+	t.parent = map[string]string{}
+}
+
+func (t *sessionTree) set(id, parent string) {
+	t.mu.Lock()
+	t.parent[id] = parent
+	t.mu.Unlock()
+}
+
+func (t *sessionTree) parentOf(id string) string {
+	t.mu.RLock()
+	p, ok := t.parent[id]
+	t.mu.RUnlock()
+	if ok {
+		return p
+	}
+	s, err := t.db.Session(id)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "" // transient read error: do not cache
+	}
+	t.set(id, s.ParentSessionID)
+	return s.ParentSessionID
+}
+
+// descends reports whether id is root or a (transitive) worker of root.
+func (t *sessionTree) descends(id, root string) bool {
+	for depth := 0; id != "" && depth < 64; depth++ {
+		if id == root {
+			return true
+		}
+		id = t.parentOf(id)
+	}
+	return false
+}
+
+// descendants returns root and every session below it, as stored in tx.
+func descendants(tx *store.Tx, root string) ([]string, error) {
+	ss, err := tx.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	children := map[string][]string{}
+	for _, s := range ss {
+		if s.ParentSessionID != "" {
+			children[s.ParentSessionID] = append(children[s.ParentSessionID], s.ID)
+		}
+	}
+	out := []string{root}
+	seen := map[string]bool{root: true}
+	for i := 0; i < len(out); i++ {
+		for _, c := range children[out[i]] {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,307 @@
+package ipc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Options configures a Bus. Zero values take the defaults in brackets.
+type Options struct {
+	ClientQueue      int           // per-subscriber live queue bound [1000]
+	ReplayLimit      int           // max events one replay may send [10000]
+	Heartbeat        time.Duration // idle ping interval for transports [30s]
+	SnapshotMessages int           // messages in a snapshot [50]
+	Logger           *slog.Logger  // [slog.Default()]
+	// EventRetention / DeltaRetention are --event-retention [168h] and
+	// --delta-retention [1h]; PruneInterval is how often the Bus prunes [1m];
+	// negative disables pruning.
+	EventRetention time.Duration
+	DeltaRetention time.Duration
+	PruneInterval  time.Duration
+	// RoutingPolicyVersion, if set, supplies the snapshot's
+	// session.routing_policy_version (null otherwise).
+	RoutingPolicyVersion func() string
+	// Now is the writer's clock [time.Now]; tests use it to step the clock.
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.ClientQueue <= 0 {
+		o.ClientQueue = 1000
+	}
+	if o.ReplayLimit <= 0 {
+		o.ReplayLimit = 10000
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 30 * time.Second
+	}
+	if o.SnapshotMessages <= 0 {
+		o.SnapshotMessages = 50
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.EventRetention <= 0 {
+		o.EventRetention = 168 * time.Hour
+	}
+	if o.DeltaRetention <= 0 {
+		o.DeltaRetention = time.Hour
+	}
+	if o.PruneInterval == 0 {
+		o.PruneInterval = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// ErrClosed is returned by Emit, Commit and Subscribe after Close.
+var ErrClosed = errors.New("ipc: bus closed")
+
+// maxBatch bounds one group commit (the "bounded window").
+const maxBatch = 8192
+
+// Bus is the single ordered log writer plus the broker: every event goes
+// through it, gets its id here (strictly increasing), is committed to bbolt
+// in a group with everything else pending, and only then is published to
+// matching subscribers.
+type Bus struct {
+	db   *store.DB
+	opts Options
+	log  *slog.Logger
+
+	mu     sync.RWMutex // guards closed against sends on in
+	closed bool
+	in     chan *request
+
+	internal []*request // writer-only: events the writer emits itself
+	last     ulid.ULID  // writer-only: newest id assigned
+
+	broker broker
+	tree   sessionTree
+
+	stopPrune  chan struct{}
+	writerDone chan struct{}
+	wg         sync.WaitGroup // writer, pruner, subscription pumps
+}
+
+type request struct {
+	drafts []prepared
+	done   chan result // nil for Emit
+}
+
+type result struct {
+	events []Event
+	err    error
+}
+
+// prepared is a validated draft with everything but id and ts encoded.
+type prepared struct {
+	typ, sessionID, actor string
+	turnID                *string
+	mid                   []byte // `"type":…,"session_id":…,"turn_id":…`
+	tail                  []byte // `"actor":…,"payload":…}`
+	payload               json.RawMessage
+	streaming             bool
+	group, closes         string
+	ops                   []store.Op
+}
+
+// NewBus starts the log writer (seeded with the newest id on disk) and the
+// retention pruner. Close stops them. The caller keeps ownership of db and
+// closes it after Bus.Close.
+func NewBus(db *store.DB, opts Options) (*Bus, error) {
+	opts.defaults()
+	last, err := db.LastEventID()
+	if err != nil {
+		return nil, fmt.Errorf("ipc: read newest event id: %w", err)
+	}
+	b := &Bus{
+		db: db, opts: opts, log: opts.Logger,
+		in:         make(chan *request, 4096),
+		last:       last,
+		stopPrune:  make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	b.broker.subs = map[*Subscription]struct{}{}
+	b.tree.init(db)
+	b.wg.Add(1)
+	go b.run()
+	if opts.PruneInterval > 0 {
+		b.wg.Add(1)
+		go b.pruneLoop()
+	}
+	return b, nil
+}
+
+// Store returns the store the bus writes to (for reads: history, sessions).
+func (b *Bus) Store() *store.DB { return b.db }
+
+// Options returns the effective options (defaults filled in).
+func (b *Bus) Options() Options { return b.opts }
+
+// Emit validates d and enqueues it for the writer, returning at once (it
+// blocks only while the writer's input is full). Drafts emitted by one
+// goroutine keep their order. A commit failure of an emitted draft is
+// logged, not returned; use Commit when the caller must know.
+func (b *Bus) Emit(d Draft) error {
+	p, err := prepare(d)
+	if err != nil {
+		return err
+	}
+	return b.send(&request{drafts: []prepared{p}})
+}
+
+// Commit validates ds and returns once they are durable (one transaction,
+// consecutive ids) and published, with their envelopes. If ctx ends first
+// Commit returns ctx.Err() and the drafts may still be committed.
+func (b *Bus) Commit(ctx context.Context, ds ...Draft) ([]Event, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	req := &request{drafts: make([]prepared, len(ds)), done: make(chan result, 1)}
+	for i, d := range ds {
+		p, err := prepare(d)
+		if err != nil {
+			return nil, fmt.Errorf("draft %d: %w", i, err)
+		}
+		req.drafts[i] = p
+	}
+	if err := b.send(req); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-req.done:
+		return r.events, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (b *Bus) send(r *request) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return ErrClosed
+	}
+	b.in <- r
+	return nil
+}
+
+// Close stops accepting drafts, waits for the writer to commit everything
+// already enqueued, stops the pruner and ends every subscription. It does not
+// close the store. Calling Close twice is harmless.
+func (b *Bus) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	close(b.in)
+	b.mu.Unlock()
+	<-b.writerDone
+	close(b.stopPrune)
+	for _, s := range b.broker.all() {
+		s.Close()
+	}
+	b.wg.Wait()
+	return nil
+}
+
+// prepare validates a draft and pre-encodes everything but id and ts.
+func prepare(d Draft) (prepared, error) {
+	switch {
+	case d.Type == "":
+		return prepared{}, errors.New("ipc: draft has no type")
+	case d.SessionID == "":
+		return prepared{}, fmt.Errorf("ipc: %s draft has no session id", d.Type)
+	case !slices.Contains(Actors, d.Actor):
+		return prepared{}, fmt.Errorf("ipc: %s draft has invalid actor %q", d.Type, d.Actor)
+	}
+	var payload []byte
+	switch v := d.Payload.(type) {
+	case nil:
+		payload = []byte("{}")
+	case json.RawMessage:
+		if !json.Valid(v) {
+			return prepared{}, fmt.Errorf("ipc: %s draft: payload is not valid JSON", d.Type)
+		}
+		payload = v
+	default:
+		var err error
+		if payload, err = json.Marshal(v); err != nil {
+			return prepared{}, fmt.Errorf("ipc: %s draft: marshal payload: %w", d.Type, err)
+		}
+	}
+	p := prepared{typ: d.Type, sessionID: d.SessionID, actor: d.Actor, payload: payload, ops: d.Ops}
+	tier, _ := TierOf(d.Type)
+	p.streaming = tier == TierStreaming
+	if d.TurnID != "" {
+		t := d.TurnID
+		p.turnID = &t
+	}
+	p.group, p.closes = groupOf(d.Type, payload)
+	p.mid = appendJSONString(nil, "type", d.Type)
+	p.mid = append(p.mid, ',')
+	p.mid = appendJSONString(p.mid, "session_id", d.SessionID)
+	p.mid = append(p.mid, `,"turn_id":`...)
+	if p.turnID == nil {
+		p.mid = append(p.mid, "null"...)
+	} else {
+		p.mid = appendQuoted(p.mid, *p.turnID)
+	}
+	p.tail = appendJSONString(nil, "actor", d.Actor)
+	p.tail = append(p.tail, `,"payload":`...)
+	p.tail = append(p.tail, payload...)
+	p.tail = append(p.tail, '}')
+	return p, nil
+}
+
+func appendQuoted(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // JSON string escaping (not Go's strconv quoting)
+	return append(b, q...)
+}
+
+func appendJSONString(b []byte, key, val string) []byte {
+	b = append(b, '"')
+	b = append(b, key...)
+	b = append(b, `":`...)
+	return appendQuoted(b, val)
+}
+
+// groupOf returns the streaming group an event belongs to and the group it
+// closes (see store.EventRecord).
+func groupOf(typ string, payload []byte) (group, closes string) {
+	switch typ {
+	case TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart,
+		TypeToolUseInputDelta, TypeToolUseEnd, TypeMessageComplete,
+		TypeToolOutputDelta, TypeToolCompleted, TypeToolFailed:
+	default:
+		return "", ""
+	}
+	var ids struct {
+		MessageID string `json:"message_id"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	_ = json.Unmarshal(payload, &ids) // missing ids simply mean no group
+	switch typ {
+	case TypeToolOutputDelta:
+		return ids.ToolUseID, ""
+	case TypeToolCompleted, TypeToolFailed:
+		return "", ids.ToolUseID
+	case TypeMessageComplete:
+		return ids.MessageID, ids.MessageID
+	}
+	return ids.MessageID, ""
+}

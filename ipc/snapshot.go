@@ -1,0 +1,194 @@
+package ipc
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// StatusStreaming is the status of the in-flight partial assistant message a
+// snapshot appends (never stored).
+const StatusStreaming = "streaming"
+
+// maxPartialScan bounds the backward walk that rebuilds an in-flight message.
+const maxPartialScan = 200_000
+
+// snapshot builds the snapshot frame as of head, inside the subscriber's read
+// transaction:
+//
+//	{"type":"snapshot","session":{…store.Session…, "id", "current_turn_id",
+//	 "current_turn_status":"in_flight"|null, "routing_policy_version"},
+//	 "messages":[the newest SnapshotMessages messages, oldest→newest, plus the
+//	 in-flight partial assistant message (status "streaming", rebuilt from the
+//	 streaming events in the log) appended when one is in flight],
+//	 "snapshot_at_event_id": id|null, "epoch": "…"}
+func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte, error) {
+	msgs, _, err := tx.MessagesBefore(sess.ID, "", b.opts.SnapshotMessages)
+	if err != nil {
+		return nil, err
+	}
+	if sess.CurrentTurnID != "" || sess.StreamingMessageID != "" {
+		partial, ok, err := rebuildPartial(tx, sess)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			msgs = append(msgs, partial)
+		}
+	}
+	if msgs == nil {
+		msgs = []store.Message{}
+	}
+	sj, err := json.Marshal(sess)
+	if err != nil {
+		return nil, fmt.Errorf("encode session: %w", err)
+	}
+	sj = sj[:len(sj)-1] // reopen the object to add the snapshot fields
+	sj = append(sj, `,"id":`...)
+	sj = appendQuoted(sj, sess.ID)
+	if sess.CurrentTurnID == "" {
+		sj = append(sj, `,"current_turn_id":null,"current_turn_status":null`...)
+	} else {
+		sj = append(sj, `,"current_turn_status":"in_flight"`...)
+	}
+	sj = append(sj, `,"routing_policy_version":`...)
+	if b.opts.RoutingPolicyVersion != nil {
+		sj = appendQuoted(sj, b.opts.RoutingPolicyVersion())
+	} else {
+		sj = append(sj, "null"...)
+	}
+	sj = append(sj, '}')
+	var at *string
+	if head != (ulid.ULID{}) {
+		h := head.String()
+		at = &h
+	}
+	return json.Marshal(struct {
+		Type              string          `json:"type"`
+		Session           json.RawMessage `json:"session"`
+		Messages          []store.Message `json:"messages"`
+		SnapshotAtEventID *string         `json:"snapshot_at_event_id"`
+		Epoch             string          `json:"epoch"`
+	}{"snapshot", sj, msgs, at, b.db.Epoch()})
+}
+
+// rebuildPartial finds the assistant message being streamed in sess (the
+// session's StreamingMessageID, else the newest message.start not followed
+// by its message.complete within the current turn) and rebuilds its content
+// from the streaming events.
+func rebuildPartial(tx *store.Tx, sess store.Session) (store.Message, bool, error) {
+	target := sess.StreamingMessageID
+	var recs []store.EventRecord
+	found, scanned := false, 0
+	err := tx.EventsBefore(sess.ID, ulid.ULID{}, func(r store.EventRecord) error {
+		if scanned++; scanned > maxPartialScan {
+			return store.ErrStop
+		}
+		switch r.Type {
+		case TypeMessageComplete:
+			if target == "" || r.Group == target {
+				return store.ErrStop // the newest message is complete
+			}
+		case TypeMessageStart:
+			if target == "" || r.Group == target {
+				target = r.Group
+				recs = append(recs, r)
+				found = true
+				return store.ErrStop
+			}
+		case TypeTurnStarted, TypeTurnCompleted, TypeTurnCancelled:
+			if target == "" {
+				return store.ErrStop // no message started in this turn
+			}
+		}
+		if r.Streaming && r.Group != "" {
+			recs = append(recs, r)
+		}
+		return nil
+	})
+	if err != nil || !found {
+		return store.Message{}, false, err
+	}
+	slices.Reverse(recs)
+	m := store.Message{ID: target, SessionID: sess.ID, Offset: int64(tx.MessageCount(sess.ID)),
+		Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
+	partialJSON := map[int]string{}
+	block := func(i int, typ string) *store.ContentBlock {
+		if i < 0 || i > 10_000 {
+			i = len(m.Content)
+		}
+		for len(m.Content) <= i {
+			m.Content = append(m.Content, store.ContentBlock{Type: typ})
+		}
+		return &m.Content[i]
+	}
+	for _, r := range recs {
+		if r.Group != target {
+			continue
+		}
+		var env struct {
+			TurnID  *string         `json:"turn_id"`
+			TS      Timestamp       `json:"ts"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := json.Unmarshal(r.Data, &env); err != nil {
+			return store.Message{}, false, fmt.Errorf("decode event %s: %w", r.ID, err)
+		}
+		switch r.Type {
+		case TypeMessageStart:
+			var p MessageStart
+			_ = json.Unmarshal(env.Payload, &p)
+			m.Model, m.CreatedAt = p.Model, env.TS.Time
+			if env.TurnID != nil {
+				m.TurnID = *env.TurnID
+			}
+		case TypeTextDelta:
+			var p TextDelta
+			if json.Unmarshal(env.Payload, &p) == nil {
+				bl := block(p.ContentBlockIndex, store.BlockText)
+				bl.Text += p.Text
+			}
+		case TypeThinkingDelta:
+			var p ThinkingDelta
+			if json.Unmarshal(env.Payload, &p) == nil {
+				bl := block(p.ContentBlockIndex, store.BlockThinking)
+				bl.Thinking += p.Text
+				if p.Signature != nil {
+					bl.Signature = *p.Signature
+				}
+			}
+		case TypeToolUseStart:
+			var p ToolUseStart
+			if json.Unmarshal(env.Payload, &p) == nil {
+				bl := block(p.ContentBlockIndex, store.BlockToolCall)
+				bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
+			}
+		case TypeToolUseInputDelta:
+			var p ToolUseInputDelta
+			if json.Unmarshal(env.Payload, &p) == nil {
+				partialJSON[p.ContentBlockIndex] += p.PartialJSON
+			}
+		case TypeToolUseEnd:
+			var p ToolUseEnd
+			if json.Unmarshal(env.Payload, &p) == nil {
+				bl := block(p.ContentBlockIndex, store.BlockToolCall)
+				bl.Arguments = p.FinalInput
+				delete(partialJSON, p.ContentBlockIndex)
+			}
+		}
+	}
+	for i, pj := range partialJSON {
+		if i < len(m.Content) && json.Valid([]byte(pj)) {
+			m.Content[i].Arguments = json.RawMessage(pj)
+		}
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now().UTC()
+	}
+	return m, true, nil
+}

@@ -1,0 +1,269 @@
+package ipc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// SubscribeRequest is a subscribe frame plus the session it targets (from the
+// connection's URL) and a name for warnings and logs.
+type SubscribeRequest struct {
+	SessionID string
+	Filter    json.RawMessage // object, "preset:chat"/"preset:full", or empty for everything
+	Since     *string         // cursor: replay events after it
+	Snapshot  bool
+	Name      string // e.g. "dashboard 127.0.0.1:53122"; shown in bus.handler_warning
+}
+
+// Subscription is one client's ordered frame stream: optional snapshot, the
+// replayed events, then live events, with no gap and no duplicate at the
+// seam. Live events are buffered (at most ClientQueue) from the moment of
+// Subscribe; replayed events are read from bbolt and handed over at the
+// consumer's pace, outside that queue.
+type Subscription struct {
+	bus       *Bus
+	name      string
+	sessionID string
+	filter    Filter
+	ack       SubscribeAckFrame
+	initial   []OutFrame // snapshot + replay
+	seam      string     // live events with id <= seam are already covered
+
+	live chan OutFrame
+	out  chan OutFrame
+	done chan struct{}
+	ctx  context.Context
+
+	stopOnce sync.Once
+	stop     chan struct{}
+	errMu    sync.Mutex
+	err      error
+	failed   chan struct{}
+	failOnce sync.Once
+}
+
+// Ack returns the subscribe_ack frame to send first (it is not in Frames).
+func (s *Subscription) Ack() SubscribeAckFrame { return s.ack }
+
+// Frames returns the ordered frames: the snapshot (if requested), replayed
+// events, then live events. It is closed when the subscription ends.
+func (s *Subscription) Frames() <-chan OutFrame { return s.out }
+
+// Done is closed when the subscription has ended (Close, ctx, bus Close, or
+// overflow).
+func (s *Subscription) Done() <-chan struct{} { return s.done }
+
+// Err returns why the subscription ended: a *SubscribeError with Code
+// client_too_slow after a queue overflow (the transport closes 1008 with
+// Frame() as reason), ErrClosed/ctx error otherwise, nil while running.
+func (s *Subscription) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// Close ends the subscription and releases its queue. Idempotent.
+func (s *Subscription) Close() {
+	s.stopOnce.Do(func() { close(s.stop) })
+}
+
+func (s *Subscription) setErr(err error) {
+	s.errMu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.errMu.Unlock()
+}
+
+// fail is called by the writer (under the broker lock's aftermath) when the
+// live queue overflowed.
+func (s *Subscription) fail(err error) {
+	s.setErr(err)
+	s.failOnce.Do(func() { close(s.failed) })
+}
+
+// matches reports whether a live event belongs in this stream.
+func (s *Subscription) matches(sessionID, typ, actor string) bool {
+	if !s.filter.Match(typ, actor) {
+		return false
+	}
+	if sessionID == s.sessionID {
+		return true
+	}
+	return s.filter.IncludeWorkerSessions && s.bus.tree.descends(sessionID, s.sessionID)
+}
+
+var errReplayTooLarge = errors.New("replay too large")
+
+// Subscribe validates req, registers the live queue, then in one read
+// transaction checks the session and cursor and reads the snapshot and/or
+// the replay. Errors are *SubscribeError: invalid_filter (naming the
+// offending string), session_not_found (absent or deleted), cursor_expired
+// (malformed, unknown, pruned or from an earlier epoch), replay_too_large
+// (more than ReplayLimit matching events after the cursor). With Snapshot
+// set, the snapshot replaces replay (Since is echoed but not replayed). The
+// subscription lives until Close, ctx ends, the bus closes or it overflows.
+func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscription, error) {
+	filter, err := ParseFilter(req.Filter)
+	if err != nil {
+		return nil, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
+	}
+	var cursor ulid.ULID
+	if req.Since != nil && !req.Snapshot {
+		if cursor, err = ulid.ParseStrict(*req.Since); err != nil {
+			return nil, &SubscribeError{Code: CodeCursorExpired, Message: fmt.Sprintf("cursor %q is not a valid event id; resubscribe with snapshot: true", truncate(*req.Since))}
+		}
+	}
+	s := &Subscription{
+		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx,
+		live: make(chan OutFrame, b.opts.ClientQueue), out: make(chan OutFrame),
+		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
+	}
+	if s.name == "" {
+		s.name = "subscriber"
+	}
+	b.mu.RLock()
+	closed := b.closed
+	if !closed {
+		b.wg.Add(1)     // the pump's; released below if Subscribe fails
+		b.broker.add(s) // buffering of live events starts here
+	}
+	b.mu.RUnlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	replayed := 0
+	err = b.db.View(func(tx *store.Tx) error {
+		sess, err := tx.Session(req.SessionID)
+		if errors.Is(err, store.ErrNotFound) {
+			return &SubscribeError{Code: CodeSessionNotFound, Message: fmt.Sprintf("session %q not found", truncate(req.SessionID))}
+		} else if err != nil {
+			return err
+		}
+		head := tx.LastEventID()
+		if head != (ulid.ULID{}) {
+			s.seam = head.String()
+		}
+		if req.Snapshot {
+			snap, err := b.snapshot(tx, sess, head)
+			if err != nil {
+				return err
+			}
+			s.initial = append(s.initial, OutFrame{Data: snap})
+			return nil
+		}
+		if req.Since == nil {
+			return nil
+		}
+		if err := b.checkCursor(tx, cursor); err != nil {
+			return err
+		}
+		sessions := []string{req.SessionID}
+		if filter.IncludeWorkerSessions {
+			if sessions, err = descendants(tx, req.SessionID); err != nil {
+				return err
+			}
+		}
+		err = tx.EventsAfter(sessions, cursor, func(r store.EventRecord) error {
+			if !filter.Match(r.Type, r.Actor) {
+				return nil
+			}
+			if replayed == b.opts.ReplayLimit {
+				return errReplayTooLarge
+			}
+			replayed++
+			s.initial = append(s.initial, OutFrame{EventID: r.ID.String(), Data: eventFrame(r.Data)})
+			return nil
+		})
+		if errors.Is(err, errReplayTooLarge) {
+			return &SubscribeError{Code: CodeReplayTooLarge, Message: fmt.Sprintf("Gap exceeds replay limit of %d events. Reconnect with snapshot: true.", b.opts.ReplayLimit)}
+		}
+		return err
+	})
+	if err != nil {
+		b.broker.remove(s)
+		b.wg.Done()
+		var se *SubscribeError
+		if errors.As(err, &se) {
+			return nil, se
+		}
+		return nil, fmt.Errorf("ipc: subscribe to %s: %w", req.SessionID, err)
+	}
+	s.ack = SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: filter, Since: req.Since,
+		Snapshot: req.Snapshot, ReplayEventCount: replayed, Epoch: b.db.Epoch()}
+	go s.pump()
+	return s, nil
+}
+
+// checkCursor: the cursor must be in the log, newer than the epoch floor
+// and not older than anything retention deleted.
+func (b *Bus) checkCursor(tx *store.Tx, c ulid.ULID) error {
+	expired := func(why string) error {
+		return &SubscribeError{Code: CodeCursorExpired, Message: fmt.Sprintf("cursor %s %s; resubscribe with snapshot: true", c, why)}
+	}
+	if _, err := tx.Event(c); errors.Is(err, store.ErrNotFound) {
+		return expired("is not in the event log (unknown or pruned by retention)")
+	} else if err != nil {
+		return err
+	}
+	if c.Compare(b.db.EpochFloor()) <= 0 {
+		return expired("is from before the current epoch (the hub restarted after a crash)")
+	}
+	if c.Compare(tx.PrunedThrough()) < 0 {
+		return expired("is older than events already pruned by retention")
+	}
+	return nil
+}
+
+// pump hands frames to the consumer: initial frames, then live frames newer
+// than the seam.
+func (s *Subscription) pump() {
+	defer s.bus.wg.Done()
+	defer close(s.done)
+	defer close(s.out)
+	defer s.bus.broker.remove(s)
+	send := func(f OutFrame) bool {
+		select {
+		case s.out <- f:
+			return true
+		case <-s.stop:
+			s.setErr(ErrClosed)
+		case <-s.failed:
+		case <-s.ctx.Done():
+			s.setErr(s.ctx.Err())
+		}
+		return false
+	}
+	for _, f := range s.initial {
+		if !send(f) {
+			return
+		}
+	}
+	s.initial = nil
+	for {
+		select {
+		case f := <-s.live:
+			if f.EventID <= s.seam {
+				continue // already in the snapshot or replay
+			}
+			if !send(f) {
+				return
+			}
+		case <-s.stop:
+			s.setErr(ErrClosed)
+			return
+		case <-s.failed:
+			return
+		case <-s.ctx.Done():
+			s.setErr(s.ctx.Err())
+			return
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package ipc
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"time"
+
+	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// run is the single log writer: it takes everything pending (up to
+// maxBatch), assigns ids, commits one transaction, then publishes.
+func (b *Bus) run() {
+	defer b.wg.Done()
+	defer close(b.writerDone)
+	closed := false
+	for {
+		batch := b.internal
+		b.internal = nil
+		if len(batch) == 0 {
+			if closed {
+				return
+			}
+			r, ok := <-b.in
+			if !ok {
+				return
+			}
+			batch = append(batch, r)
+		}
+		n := 0
+		for _, r := range batch {
+			n += len(r.drafts)
+		}
+	drain:
+		for !closed && n < maxBatch {
+			select {
+			case r, ok := <-b.in:
+				if !ok {
+					closed = true
+					break drain
+				}
+				batch = append(batch, r)
+				n += len(r.drafts)
+			default:
+				break drain
+			}
+		}
+		b.commitBatch(batch)
+	}
+}
+
+// built is one request's events ready to commit.
+type built struct {
+	req     *request
+	records []store.EventRecord
+	events  []Event
+	ops     []store.Op
+}
+
+func (b *Bus) commitBatch(batch []*request) {
+	items := make([]built, len(batch))
+	var records []store.EventRecord
+	var ops []store.Op
+	for i, r := range batch {
+		items[i] = b.build(r)
+		records = append(records, items[i].records...)
+		ops = append(ops, items[i].ops...)
+	}
+	err := b.db.Commit(records, ops)
+	if err == nil {
+		b.publish(items)
+		for _, it := range items {
+			finish(it, nil)
+		}
+		return
+	}
+	if len(items) == 1 {
+		b.fail(items[0], err)
+		return
+	}
+	// One bad request must not sink the others: commit them one by one.
+	for _, it := range items {
+		if err := b.db.Commit(it.records, it.ops); err != nil {
+			b.fail(it, err)
+			continue
+		}
+		b.publish([]built{it})
+		finish(it, nil)
+	}
+}
+
+func (b *Bus) fail(it built, err error) {
+	if it.req.done == nil {
+		b.log.Error("ipc: emitted event not committed", "type", it.records[0].Type, "session", it.records[0].SessionID, "err", err)
+	}
+	finish(it, err)
+}
+
+func finish(it built, err error) {
+	if it.req.done == nil {
+		return
+	}
+	if err != nil {
+		it.req.done <- result{err: err}
+		return
+	}
+	it.req.done <- result{events: it.events}
+}
+
+// build assigns ids and timestamps and encodes the envelopes.
+func (b *Bus) build(r *request) built {
+	it := built{req: r, records: make([]store.EventRecord, len(r.drafts)), events: make([]Event, len(r.drafts))}
+	for i, p := range r.drafts {
+		id := b.nextID(b.opts.Now())
+		ts := time.UnixMilli(int64(id.Time())).UTC()
+		data := make([]byte, 0, 80+len(p.mid)+len(p.tail))
+		data = append(data, `{"id":"`...)
+		data = append(data, id.String()...)
+		data = append(data, `",`...)
+		data = append(data, p.mid...)
+		data = append(data, `,"ts":"`...)
+		data = ts.AppendFormat(data, TimeFormat)
+		data = append(data, `",`...)
+		data = append(data, p.tail...)
+		it.records[i] = store.EventRecord{
+			ID: id, SessionID: p.sessionID, Type: p.typ, Streaming: p.streaming, Data: data,
+			Actor: p.actor, Group: p.group, Closes: p.closes,
+		}
+		it.events[i] = Event{ID: id, Type: p.typ, SessionID: p.sessionID, TurnID: p.turnID,
+			TS: Timestamp{ts}, Actor: p.actor, Payload: p.payload}
+		it.ops = append(it.ops, p.ops...)
+	}
+	return it
+}
+
+// nextID returns an id strictly greater than every id before it: its time is
+// max(now, last) and within one millisecond the 80-bit entropy is
+// incremented (a fresh random value starts each new millisecond).
+func (b *Bus) nextID(now time.Time) ulid.ULID {
+	ms := ulid.Timestamp(now)
+	lastMS := b.last.Time()
+	var id ulid.ULID
+	if ms <= lastMS && b.last != (ulid.ULID{}) {
+		id = b.last
+		if !incEntropy(&id) { // 2^80 ids in one ms: move to the next ms
+			_ = id.SetTime(lastMS + 1)
+			randomEntropy(&id)
+		}
+	} else {
+		_ = id.SetTime(max(ms, lastMS))
+		randomEntropy(&id)
+	}
+	b.last = id
+	return id
+}
+
+func randomEntropy(id *ulid.ULID) {
+	// Keep the top bit clear so increments within a millisecond rarely overflow.
+	binary.BigEndian.PutUint16(id[6:8], uint16(rand.Uint32())&0x7fff)
+	binary.BigEndian.PutUint64(id[8:16], rand.Uint64())
+}
+
+// incEntropy adds one to the entropy bytes; false on overflow.
+func incEntropy(id *ulid.ULID) bool {
+	for i := 15; i >= 6; i-- {
+		id[i]++
+		if id[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pruneLoop applies retention every PruneInterval until Close.
+func (b *Bus) pruneLoop() {
+	defer b.wg.Done()
+	t := time.NewTicker(b.opts.PruneInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stopPrune:
+			return
+		case <-t.C:
+			n, err := b.db.Prune(b.opts.Now(), b.opts.EventRetention, b.opts.DeltaRetention)
+			if err != nil {
+				b.log.Error("ipc: retention prune failed", "err", err)
+			} else if n > 0 {
+				b.log.Debug("ipc: pruned events", "count", n)
+			}
+		}
+	}
+}
