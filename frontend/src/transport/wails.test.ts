@@ -1,0 +1,223 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ServerFrame } from "../protocol";
+import { RpcError, type ConnectionState } from "./types";
+import { WAILS_EVENT, WailsTransport, type WailsBatch, type WailsBridgeLike, type WailsRuntimeLike } from "./wails";
+
+// The fakes stand in for the Wails runtime edge: EventsOn/its off function
+// and the bound Go methods (their real counterparts are tested in Go).
+
+class FakeRuntime implements WailsRuntimeLike {
+  listeners = new Map<string, Set<(...d: unknown[]) => void>>();
+  offCalls = 0;
+  EventsOn(name: string, cb: (...d: unknown[]) => void): () => void {
+    let set = this.listeners.get(name);
+    if (!set) this.listeners.set(name, (set = new Set()));
+    set.add(cb);
+    return () => {
+      this.offCalls++;
+      set.delete(cb);
+    };
+  }
+  emit(batch: WailsBatch | string): void {
+    for (const cb of this.listeners.get(WAILS_EVENT) ?? []) cb(batch);
+  }
+  count(): number {
+    return this.listeners.get(WAILS_EVENT)?.size ?? 0;
+  }
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(v: T): void;
+}
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+class FakeBridge implements WailsBridgeLike {
+  hellos: string[] = [];
+  subscribes: { sessionId: string; filter: string; since: string | null; snapshot: boolean; result: Deferred<unknown> }[] = [];
+  unsubscribed: string[] = [];
+  cancels: string[][] = [];
+  requests: string[] = [];
+  respond: (frame: { requestId: string; method: string }) => unknown = (f) => ({ type: "response", requestId: f.requestId, ok: true, payload: { echo: f.method } });
+  Hello(pageId: string): Promise<void> {
+    this.hellos.push(pageId);
+    return Promise.resolve();
+  }
+  Subscribe(sessionId: string, filter: string, since: string | null, snapshot: boolean): Promise<unknown> {
+    const result = deferred<unknown>();
+    this.subscribes.push({ sessionId, filter, since, snapshot, result });
+    return result.promise;
+  }
+  Unsubscribe(id: string): Promise<void> {
+    this.unsubscribed.push(id);
+    return Promise.resolve();
+  }
+  Cancel(sessionId: string, turnId: string, reason: string): Promise<void> {
+    this.cancels.push([sessionId, turnId, reason]);
+    return Promise.resolve();
+  }
+  Ping(nonce: string): Promise<unknown> {
+    return Promise.resolve({ type: "pong", nonce });
+  }
+  Request(frame: string): Promise<unknown> {
+    this.requests.push(frame);
+    const f = JSON.parse(frame) as { requestId: string; method: string };
+    const r = this.respond(f);
+    return r === undefined ? new Promise(() => undefined) : Promise.resolve(r);
+  }
+  SubmitTurn(): Promise<{ turn_id: string; queued: boolean }> {
+    return Promise.resolve({ turn_id: "t1", queued: false });
+  }
+}
+
+const ack = (id: string, since: string | null = null) => ({
+  type: "subscribe_ack",
+  resolved_filter: { event_types: ["text.delta"], actors: null, include_worker_sessions: false },
+  since,
+  snapshot: since === null,
+  replay_event_count: 0,
+  subscription_id: id,
+});
+
+const ev = (id: string, text = "x") => ({
+  type: "event",
+  event: { id, type: "text.delta", session_id: "s1", turn_id: "t1", ts: "2026-01-01T00:00:00.000Z", actor: "agent", payload: { message_id: "m1", content_block_index: 0, text } },
+});
+
+const batch = (sub: string, frames: unknown[], extra: Partial<WailsBatch> = {}): WailsBatch => ({
+  subscription_id: sub,
+  first_event_id: null,
+  last_event_id: null,
+  frames,
+  ...extra,
+});
+
+const flush = () => new Promise<void>((r) => setTimeout(r, 0));
+
+describe("WailsTransport", () => {
+  let rt: FakeRuntime;
+  let br: FakeBridge;
+  let frames: ServerFrame[];
+  let states: ConnectionState[];
+  const handlers = { frame: (f: ServerFrame) => frames.push(f), state: (s: ConnectionState) => states.push(s) };
+  const make = (pageId = "page-1") => new WailsTransport({ runtime: rt, bridge: br, pageId, resubscribeDelayMs: 1, log: () => undefined });
+
+  beforeEach(() => {
+    rt = new FakeRuntime();
+    br = new FakeBridge();
+    frames = [];
+    states = [];
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("says Hello once per page, subscribes with a snapshot and delivers batches in order", async () => {
+    const t = make("page-A");
+    t.connect("s1", null, handlers);
+    await flush();
+    expect(br.hellos).toEqual(["page-A"]);
+    expect(br.subscribes[0]).toMatchObject({ sessionId: "s1", filter: "preset:chat", since: null, snapshot: true });
+    br.subscribes[0]!.result.resolve(ack("w1"));
+    await flush();
+    rt.emit(batch("w1", [ev("01A"), ev("01B")], { first_event_id: "01A", last_event_id: "01B" }));
+    rt.emit(JSON.stringify(batch("w1", [ev("01C")])));
+    rt.emit(batch("other", [ev("01Z")]));
+    expect(frames.map((f) => (f.type === "event" ? f.event.id : f.type))).toEqual(["subscribe_ack", "01A", "01B", "01C"]);
+    expect(t.currentCursor).toBe("01C");
+    // A second transport on the same page does not say Hello again (it would drop the first one's subscriptions).
+    make("page-A").connect("s2", null, { frame: () => undefined, state: () => undefined });
+    await flush();
+    expect(br.hellos).toEqual(["page-A"]);
+  });
+
+  it("buffers batches that arrive before Subscribe resolves", async () => {
+    const t = make("page-B");
+    t.connect("s1", "01A", handlers);
+    await flush();
+    expect(br.subscribes[0]).toMatchObject({ since: "01A", snapshot: false });
+    rt.emit(batch("w7", [ev("01B")]));
+    rt.emit(batch("w-stale", [ev("01X")]));
+    br.subscribes[0]!.result.resolve(ack("w7", "01A"));
+    await flush();
+    expect(frames.map((f) => (f.type === "event" ? f.event.id : f.type))).toEqual(["subscribe_ack", "01B"]);
+    expect(states).toEqual(["connecting", "connected"]);
+  });
+
+  it("reassembles chunked frames", async () => {
+    const t = make("page-C");
+    t.connect("s1", null, handlers);
+    await flush();
+    br.subscribes[0]!.result.resolve(ack("w1"));
+    await flush();
+    const text = JSON.stringify(ev("01Q", "<b>big</b> ".repeat(100)));
+    const parts = [text.slice(0, 100), text.slice(100, 500), text.slice(500)];
+    parts.forEach((data, index) => rt.emit(batch("w1", [], { chunk: { index, count: parts.length, data } })));
+    const last = frames[frames.length - 1];
+    expect(last?.type === "event" && last.event.id).toBe("01Q");
+    expect(t.currentCursor).toBe("01Q");
+  });
+
+  it("resubscribes from its cursor when the server closes the subscription", async () => {
+    const t = make("page-D");
+    t.connect("s1", null, handlers);
+    await flush();
+    br.subscribes[0]!.result.resolve(ack("w1"));
+    await flush();
+    rt.emit(batch("w1", [ev("01A")]));
+    rt.emit(batch("w1", [{ type: "error", code: "client_too_slow", message: "queue overflow" }], { closed: true }));
+    expect(frames.some((f) => f.type === "error" && f.code === "client_too_slow")).toBe(true);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(br.subscribes[1]).toMatchObject({ since: "01A", snapshot: false });
+    expect(states).toContain("reconnecting");
+    // Late batches of the closed subscription are ignored.
+    rt.emit(batch("w1", [ev("01B")]));
+    br.subscribes[1]!.result.resolve(ack("w2", "01A"));
+    await flush();
+    rt.emit(batch("w2", [ev("01B")]));
+    expect(frames.filter((f) => f.type === "event").map((f) => (f.type === "event" ? f.event.id : ""))).toEqual(["01A", "01B"]);
+  });
+
+  it("resynchronises with a snapshot on cursor_expired and stops on session_not_found", async () => {
+    const t = make("page-E");
+    t.connect("s1", "01OLD", handlers);
+    await flush();
+    br.subscribes[0]!.result.resolve({ type: "subscribe_error", code: "cursor_expired", message: "pruned" });
+    await flush();
+    expect(br.subscribes[1]).toMatchObject({ since: null, snapshot: true });
+    expect(states).toContain("resynchronising");
+    br.subscribes[1]!.result.resolve({ type: "subscribe_error", code: "session_not_found", message: "gone" });
+    await flush();
+    expect(frames.at(-1)).toMatchObject({ type: "subscribe_error", code: "session_not_found" });
+    expect(states.at(-1)).toBe("disconnected");
+    expect(rt.count()).toBe(0);
+    expect(t.send({ type: "cancel", turn_id: "t1" })).toBe(false);
+  });
+
+  it("maps requests, errors, timeouts and close onto the bridge", async () => {
+    const t = make("page-F");
+    t.connect("s1", null, handlers);
+    await flush();
+    br.subscribes[0]!.result.resolve(ack("w1"));
+    await flush();
+    await expect(t.request("listSessions")).resolves.toEqual({ echo: "listSessions" });
+    br.respond = (f) => ({ type: "response", requestId: f.requestId, ok: false, error: { code: "AGENT_NOT_FOUND", message: "no such session" } });
+    await expect(t.request("getAgentMessages", { agentId: "nope" })).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });
+    expect(JSON.parse(br.requests[1]!)).toMatchObject({ type: "request", method: "getAgentMessages", params: { agentId: "nope" } });
+    br.respond = () => undefined; // never answers
+    await expect(t.request("slow", undefined, 5)).rejects.toMatchObject({ code: "TIMEOUT" });
+    const pending = t.request("slow");
+    expect(t.send({ type: "cancel", turn_id: "t9", reason: "user_cancel" })).toBe(true);
+    expect(br.cancels).toEqual([["s1", "t9", "user_cancel"]]);
+    t.close();
+    await expect(pending).rejects.toBeInstanceOf(RpcError);
+    await expect(pending).rejects.toMatchObject({ code: "DISCONNECTED" });
+    expect(br.unsubscribed).toEqual(["w1"]);
+    expect(rt.offCalls).toBe(1);
+    expect(rt.count()).toBe(0);
+    expect(states.at(-1)).toBe("disconnected");
+    await expect(t.request("x")).rejects.toMatchObject({ code: "NOT_CONNECTED" });
+  });
+});
