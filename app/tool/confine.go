@@ -1,0 +1,167 @@
+package tool
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxLinkDepth bounds how many dangling symlinks Resolve follows by hand.
+const maxLinkDepth = 40
+
+// Resolve is the workspace confinement check. It maps path (relative to
+// workspace, or absolute) to the real path it designates with every symlink
+// resolved, and refuses with a ClassDenied *Error anything outside workspace:
+// ".." escapes, absolute paths elsewhere, symlinks (file or directory) whose
+// target is outside. A path that does not exist yet is checked through its
+// nearest existing ancestor, so creating a file under a symlinked directory
+// that escapes is refused too; dangling symlinks are followed by hand. An
+// empty path means the workspace itself. Invalid paths (NUL bytes, a file
+// used as a directory) get ClassInvalidInput.
+//
+// The check is made at call time; a concurrent process that swaps a
+// directory for a symlink afterwards is outside its threat model.
+func Resolve(workspace, path string) (string, error) {
+	if workspace == "" {
+		return "", errorf(ClassExec, "no workspace configured")
+	}
+	if strings.ContainsRune(path, 0) {
+		return "", errorf(ClassInvalidInput, "path contains a NUL byte")
+	}
+	wsAbs, err := filepath.Abs(workspace)
+	if err != nil {
+		return "", errorf(ClassExec, "workspace %q: %v", workspace, err)
+	}
+	root, err := filepath.EvalSymlinks(wsAbs)
+	if err != nil {
+		return "", errorf(ClassExec, "workspace %q: %v", workspace, err)
+	}
+	if path == "" {
+		path = "."
+	}
+	var target string
+	if filepath.IsAbs(path) {
+		target = filepath.Clean(path)
+		if !within(wsAbs, target) && !within(root, target) {
+			return "", errorf(ClassDenied, "%q is outside the workspace", path)
+		}
+	} else {
+		target = filepath.Join(wsAbs, path)
+		if !within(wsAbs, target) {
+			return "", errorf(ClassDenied, "%q escapes the workspace", path)
+		}
+	}
+	real, err := resolveExisting(target, 0)
+	if err != nil {
+		return "", err
+	}
+	if !within(root, real) {
+		return "", errorf(ClassDenied, "%q resolves outside the workspace through a symlink", path)
+	}
+	return real, nil
+}
+
+// within reports whether target is base or lies under it (both clean, absolute).
+func within(base, target string) bool {
+	rel, err := filepath.Rel(base, target)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolveExisting resolves every symlink of the longest existing prefix of p
+// and appends the non-existing rest unchanged; dangling symlinks on the way
+// are resolved through their (non-existing) targets.
+func resolveExisting(p string, depth int) (string, error) {
+	if depth > maxLinkDepth {
+		return "", errorf(ClassInvalidInput, "too many levels of symbolic links at %q", p)
+	}
+	var rest []string
+	cur := p
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return joinRest(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", errorf(ClassInvalidInput, "cannot resolve %q: %v", p, unwrapPathErr(err))
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// cur is a dangling symlink: continue from where it points.
+			link, rerr := os.Readlink(cur)
+			if rerr != nil {
+				return "", errorf(ClassInvalidInput, "cannot read symlink %q: %v", cur, rerr)
+			}
+			if !filepath.IsAbs(link) {
+				link = filepath.Join(filepath.Dir(cur), link)
+			}
+			return resolveExisting(joinRest(filepath.Clean(link), rest), depth+1)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return joinRest(cur, rest), nil
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// joinRest appends rest (collected leaf-first) to base.
+func joinRest(base string, rest []string) string {
+	parts := make([]string, 0, len(rest)+1)
+	parts = append(parts, base)
+	for i := len(rest) - 1; i >= 0; i-- {
+		parts = append(parts, rest[i])
+	}
+	return filepath.Join(parts...)
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// displayPath is how status lines name a path: as the model wrote it,
+// cleaned, and relative to the workspace when it was absolute inside it.
+func displayPath(workspace, path string) string {
+	if path == "" {
+		return "."
+	}
+	p := filepath.Clean(path)
+	if filepath.IsAbs(p) && workspace != "" {
+		if ws, err := filepath.Abs(workspace); err == nil && within(ws, p) {
+			if rel, err := filepath.Rel(ws, p); err == nil {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(p)
+}
+
+// realRoot returns the workspace's absolute path with symlinks resolved
+// (or just absolute, if it cannot be resolved).
+func realRoot(workspace string) string {
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return workspace
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// relTo renders a resolved path relative to root (from realRoot), with slashes.
+func relTo(root, real string) string {
+	rel, err := filepath.Rel(root, real)
+	if err != nil {
+		return real
+	}
+	return filepath.ToSlash(rel)
+}

@@ -1,0 +1,113 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// delegateContextPreview bounds the context shown in the call summary.
+const delegateContextPreview = 500
+
+// delegateTool hands a task to a sub-agent through the hub's Delegator.
+type delegateTool struct {
+	d    Delegator
+	opts Options
+}
+
+type delegateInput struct {
+	Task    string `json:"task"`
+	Context string `json:"context,omitempty"`
+}
+
+func (*delegateTool) Name() string { return "delegate" }
+
+func (*delegateTool) Description() string {
+	return "Delegate a self-contained task to a sub-agent that has the same tools and workspace but none of " +
+		"this conversation: put everything it needs in task and context. Returns the sub-agent's final answer."
+}
+
+func (*delegateTool) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "task": {"type": "string", "description": "What the sub-agent must do, stated completely."},
+    "context": {"type": "string", "description": "Background the sub-agent needs: files, findings, constraints."}
+  },
+  "required": ["task"],
+  "additionalProperties": false
+}`)
+}
+
+func (*delegateTool) Describe(input json.RawMessage) (string, string) {
+	var in delegateInput
+	if err := json.Unmarshal(input, &in); err != nil || strings.TrimSpace(in.Task) == "" {
+		return invalidSummary("delegate", input)
+	}
+	var b strings.Builder
+	b.WriteString("**Sub-agent** with the same tools and workspace\n\n**Task:**\n\n")
+	b.WriteString(codeBlock("", in.Task))
+	b.WriteString("\n**Context provided:**\n\n")
+	if strings.TrimSpace(in.Context) == "" {
+		b.WriteString("_none_\n")
+	} else {
+		preview := truncRunes(in.Context, delegateContextPreview)
+		b.WriteString(codeBlock("", preview))
+	}
+	return "Starting sub-agent: " + firstLine(in.Task, statusMaxRunes), b.String()
+}
+
+func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
+	var in delegateInput
+	if err := decodeInput("delegate", input, &in); err != nil {
+		st, sum := invalidSummary("delegate", input)
+		return Result{StatusText: st, Summary: sum}, err
+	}
+	failed := Result{StatusText: "Sub-agent failed"}
+	if strings.TrimSpace(in.Task) == "" {
+		return failed, errorf(ClassInvalidInput, "delegate: task is required")
+	}
+	if t.d == nil {
+		return failed, errorf(ClassExec, "delegate: delegation is not available in this session")
+	}
+	if err := checkCtx(ctx, "delegate"); err != nil {
+		failed.StatusText = "Sub-agent cancelled"
+		return failed, err
+	}
+	result, err := t.d.Delegate(ctx, env, in.Task, in.Context)
+	if err != nil {
+		e := AsError(err)
+		if cerr := ctx.Err(); cerr != nil {
+			e = AsError(cerr)
+			e.Message = "delegate: sub-agent stopped: " + err.Error()
+		}
+		if e.Class == ClassCancelled {
+			failed.StatusText = "Sub-agent cancelled"
+		}
+		failed.Summary = "**Sub-agent failed:** " + e.Message + "\n"
+		return failed, e
+	}
+	res := Result{Output: result, OutputBytes: int64(len(result)), StatusText: "Sub-agent completed"}
+	if len(result) > t.opts.HeadBytes+t.opts.TailBytes {
+		capt, cerr := newCapture(t.opts, env.OutputDir, logName(env.ToolUseID), "worker", nil)
+		if cerr != nil {
+			return failed, errorf(ClassExec, "delegate: %v", cerr)
+		}
+		_, _ = capt.Write([]byte(result))
+		capt.finish()
+		res.Output, res.Truncated = capt.modelText()
+		if capt.ioErr == nil {
+			res.OutputPath = capt.path
+		}
+	}
+	if strings.TrimSpace(result) == "" {
+		res.Output = "(the sub-agent returned no text)\n"
+	}
+	excerpt, cut := excerptHead(result, 200, 16<<10)
+	res.Summary = "**Sub-agent result:**\n\n" + excerpt + "\n"
+	if cut {
+		res.Summary += fmt.Sprintf("\n_(result shortened; %d bytes in full)_\n", len(result))
+	}
+	return res, nil
+}

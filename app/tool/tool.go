@@ -1,0 +1,227 @@
+// Package tool implements Agent Hub's built-in tools (bash, read_file,
+// write_file, edit_file, list_dir, glob, grep, delegate), the workspace
+// confinement check they share, and bash's process-group lifecycle.
+//
+// Tools know nothing of events: each reports seed 004's two human layers
+// (a status line and a markdown summary) through Describe (the "call" layer)
+// and Result (the "result" layer), and streams live output through
+// Env.Output; the agent loop turns these into events. Every tool is
+// stateless and safe for concurrent use.
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Env is the per-call environment a tool runs in.
+type Env struct {
+	// Workspace is the session's working directory; every path a tool touches
+	// must resolve inside it (see Resolve).
+	Workspace string
+	// OutputDir is where tools keep full outputs (bash writes
+	// <ToolUseID>.log there). Empty means full outputs are not kept.
+	OutputDir string
+	// ToolUseID is the provider's id of this tool call; it names output files.
+	ToolUseID string
+	// Output, when non-nil, receives live output in order, throttled, never
+	// dropping bytes: the concatenation of all calls' text is the full
+	// output. stream is "stdout" (bash: stdout and stderr merged in the
+	// order written) or "worker" (delegate: the sub-agent's text). It is
+	// called from one goroutine at a time and never after Run returns.
+	Output func(stream, text string)
+}
+
+// Result is what a completed tool call produced.
+type Result struct {
+	Output      string // model-visible text, capped
+	IsError     bool   // the tool ran but failed (e.g. non-zero exit code)
+	Truncated   bool   // Output omits part of the full output
+	OutputBytes int64  // size of the full output
+	OutputPath  string // file holding the full output, if kept
+	StatusText  string // seed 004 human status line, e.g. "Read app/main.go (120 lines)"
+	Summary     string // seed 004 markdown detail of the result
+}
+
+// Error classes; the same strings as ipc.ToolErr* (tool.failed error_class).
+const (
+	ClassInvalidInput = "invalid_input"
+	ClassDenied       = "denied"
+	ClassExec         = "exec"
+	ClassTimeout      = "timeout"
+	ClassCancelled    = "cancelled"
+	ClassUnknownTool  = "unknown_tool"
+)
+
+// Error is the error every Tool.Run returns: Class is one of the Class*
+// constants and Message is a human/model-readable explanation.
+type Error struct {
+	Class   string
+	Message string
+}
+
+// Error implements error as "class: message".
+func (e *Error) Error() string { return e.Class + ": " + e.Message }
+
+func errorf(class, format string, args ...any) *Error {
+	return &Error{Class: class, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError returns err as a *Error: itself if it is one (or wraps one),
+// ClassCancelled/ClassTimeout for context errors, ClassExec otherwise.
+// It returns nil for a nil err.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &Error{Class: ClassCancelled, Message: err.Error()}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Class: ClassTimeout, Message: err.Error()}
+	}
+	return &Error{Class: ClassExec, Message: err.Error()}
+}
+
+// Tool is one built-in tool as the model sees it.
+type Tool interface {
+	// Name is the tool name the model calls, e.g. "bash".
+	Name() string
+	// Description is the model-facing description.
+	Description() string
+	// Schema is the JSON Schema of the input object.
+	Schema() json.RawMessage
+	// Describe returns the seed 004 "call" layer for input: a one-line status
+	// and a markdown summary of what the call will do. It never fails; bad
+	// input yields a generic description.
+	Describe(input json.RawMessage) (statusText, summary string)
+	// Run executes the call. A non-nil error is a *Error; a cancelled ctx
+	// yields ClassCancelled. A tool that ran but failed (bash exit code 1)
+	// returns a Result with IsError and a nil error. On timeout or cancel a
+	// bash Result still carries the partial output alongside the error.
+	Run(ctx context.Context, env Env, input json.RawMessage) (Result, error)
+}
+
+// Delegator runs a sub-agent for the delegate tool; the hub implements it.
+// Delegate blocks until the worker finishes and returns its final text; it
+// streams the worker's text through env.Output("worker", …) as it arrives
+// and stops promptly when ctx is cancelled.
+type Delegator interface {
+	Delegate(ctx context.Context, env Env, task, taskContext string) (result string, err error)
+}
+
+// Options tunes the built-in tools. Zero fields take the documented defaults.
+type Options struct {
+	// KillGrace is how long bash waits after SIGTERM to the process group
+	// before SIGKILL. Default 2s.
+	KillGrace time.Duration
+	// FlushInterval is the longest live output is held before Env.Output is
+	// called. Default 50ms.
+	FlushInterval time.Duration
+	// FlushBytes is the pending size that triggers an immediate Env.Output
+	// call. Default 8 KiB.
+	FlushBytes int
+	// HeadBytes and TailBytes bound what the model sees of a long output: the
+	// first HeadBytes and the last TailBytes. Defaults 8 KiB and 24 KiB.
+	HeadBytes int
+	TailBytes int
+	// Shell is the shell bash runs as `Shell -c command`. Default /bin/bash.
+	Shell string
+}
+
+// Defaults of Options.
+const (
+	DefaultKillGrace     = 2 * time.Second
+	DefaultFlushInterval = 50 * time.Millisecond
+	DefaultFlushBytes    = 8 << 10
+	DefaultHeadBytes     = 8 << 10
+	DefaultTailBytes     = 24 << 10
+	DefaultShell         = "/bin/bash"
+	DefaultBashTimeout   = 120 * time.Second
+	MaxBashTimeout       = 600 * time.Second
+)
+
+func (o Options) withDefaults() Options {
+	if o.KillGrace <= 0 {
+		o.KillGrace = DefaultKillGrace
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	if o.FlushBytes <= 0 {
+		o.FlushBytes = DefaultFlushBytes
+	}
+	if o.HeadBytes <= 0 {
+		o.HeadBytes = DefaultHeadBytes
+	}
+	if o.TailBytes <= 0 {
+		o.TailBytes = DefaultTailBytes
+	}
+	if o.Shell == "" {
+		o.Shell = DefaultShell
+	}
+	return o
+}
+
+// Builtins returns the eight built-in tools with default Options. d backs the
+// delegate tool; with a nil d, delegate fails with ClassExec.
+func Builtins(d Delegator) []Tool { return BuiltinsWithOptions(d, Options{}) }
+
+// BuiltinsWithOptions is Builtins with explicit Options.
+func BuiltinsWithOptions(d Delegator, opts Options) []Tool {
+	o := opts.withDefaults()
+	return []Tool{
+		&bashTool{opts: o},
+		readFileTool{},
+		writeFileTool{},
+		editFileTool{},
+		listDirTool{},
+		globTool{},
+		grepTool{},
+		&delegateTool{d: d, opts: o},
+	}
+}
+
+// Lookup finds the tool called name in tools.
+func Lookup(tools []Tool, name string) (Tool, bool) {
+	for _, t := range tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// decodeInput strictly decodes a tool's JSON input object into v.
+func decodeInput(tool string, input json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(ClassInvalidInput, "%s: input is not a valid object for the schema: %v", tool, err)
+	}
+	if dec.More() {
+		return errorf(ClassInvalidInput, "%s: trailing data after the input object", tool)
+	}
+	return nil
+}
+
+// checkCtx returns a ClassCancelled/ClassTimeout error once ctx is done.
+func checkCtx(ctx context.Context, tool string) error {
+	if err := ctx.Err(); err != nil {
+		e := AsError(err)
+		e.Message = tool + ": " + e.Message
+		return e
+	}
+	return nil
+}
