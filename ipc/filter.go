@@ -79,7 +79,7 @@ func ParseFilter(raw json.RawMessage) (Filter, error) {
 		IncludeWorkerSessions *bool           `json:"include_worker_sessions"`
 	}
 	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return Filter{}, &FilterError{Offending: truncate(string(raw)), Message: "filter: must be a preset string or an object"}
+		return Filter{}, &FilterError{Offending: truncate(string(raw)), Message: "filter: must be a preset string or an object, got " + truncate(string(raw))}
 	}
 	var f Filter
 	var err error
@@ -119,7 +119,7 @@ func stringList(field string, raw json.RawMessage) ([]string, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, &FilterError{Offending: truncate(string(raw)), Message: fmt.Sprintf("filter: %s must be an array of strings or null", field)}
+		return nil, &FilterError{Offending: truncate(string(raw)), Message: fmt.Sprintf("filter: %s must be an array of strings or null, got %s", field, truncate(string(raw)))}
 	}
 	out := make([]string, 0, len(items))
 	for _, it := range items {

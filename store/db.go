@@ -216,3 +216,13 @@ func lastEventID(tx *bolt.Tx) ulid.ULID {
 	}
 	return id
 }
+
+// CloseUnclean closes the file WITHOUT recording a clean shutdown, exactly
+// as if the process had been killed after its last commit. For crash tests
+// of this and dependent packages.
+func CloseUnclean(db *DB) error {
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", db.path, err)
+	}
+	return nil
+}
