@@ -1,0 +1,16 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { detectBackend } from './app/backend';
+import { stripTokenFromURL } from './app/info';
+import './app/app.css';
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root');
+const backend = detectBackend(window);
+if (backend.kind === 'http') stripTokenFromURL(window.location, window.history);
+createRoot(root).render(
+  <StrictMode>
+    <App backend={backend} />
+  </StrictMode>,
+);

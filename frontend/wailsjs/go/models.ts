@@ -1,0 +1,78 @@
+export namespace app {
+	
+	export class ProviderStatus {
+	    configured: boolean;
+	    providers: string[];
+	    sources: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.configured = source["configured"];
+	        this.providers = source["providers"];
+	        this.sources = source["sources"];
+	    }
+	}
+	export class Info {
+	    name: string;
+	    version: string;
+	    mode: string;
+	    data_dir: string;
+	    provider: ProviderStatus;
+	    model: string;
+	    dashboard_url: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.version = source["version"];
+	        this.mode = source["mode"];
+	        this.data_dir = source["data_dir"];
+	        this.provider = this.convertValues(source["provider"], ProviderStatus);
+	        this.model = source["model"];
+	        this.dashboard_url = source["dashboard_url"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class ReadyReport {
+	    version: string;
+	    data_dir: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReadyReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.data_dir = source["data_dir"];
+	    }
+	}
+
+}
+
