@@ -211,7 +211,7 @@ describe("reconnect, reload, duplicates, unknown events", () => {
   it("duplicate frames are ignored", () => {
     for (const name of names) {
       const t = TRACES[name]!;
-      const doubled = t.frames.flatMap((f) => (f.type === "event" ? [f, f] : [f]));
+      const doubled = t.frames.flatMap((f): ServerFrame[] => (f.type === "event" ? [f, f] : [f]));
       expect(run(t, doubled), name).toEqual(run(t));
       const replayedTwice = [...t.frames, ...t.frames.filter((f) => f.type === "event")];
       expect(run(t, replayedTwice), name).toEqual(run(t));
