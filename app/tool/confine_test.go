@@ -1,0 +1,137 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sandbox makes a workspace and a sibling "outside" directory holding a
+// secret, with symlinks from the workspace that escape to it.
+func sandbox(t *testing.T) (ws, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	ws = filepath.Join(base, "ws")
+	outside = filepath.Join(base, "outside")
+	for _, d := range []string{ws, outside, filepath.Join(ws, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(outside, "secret.txt"), "top secret\n")
+	write(t, filepath.Join(ws, "a.txt"), "hello\n")
+	mustSymlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(ws, "filelink"))  // file escape
+	mustSymlink(t, outside, filepath.Join(ws, "dirlink"))                                // dir escape
+	mustSymlink(t, filepath.Join(outside, "nope.txt"), filepath.Join(ws, "dangling"))    // dangling escape
+	mustSymlink(t, "a.txt", filepath.Join(ws, "inlink"))                                 // inside → inside
+	mustSymlink(t, filepath.Join(ws, "sub", "new.txt"), filepath.Join(ws, "danglingIn")) // dangling, inside
+	return ws, outside
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustSymlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func errClass(err error) string {
+	var te *Error
+	if errors.As(err, &te) {
+		return te.Class
+	}
+	if err == nil {
+		return ""
+	}
+	return "not a *tool.Error: " + err.Error()
+}
+
+func TestResolveConfinement(t *testing.T) {
+	ws, outside := sandbox(t)
+	real, _ := filepath.EvalSymlinks(ws)
+	cases := []struct {
+		path, class, want string
+	}{
+		{"a.txt", "", filepath.Join(real, "a.txt")},
+		{"", "", real},
+		{".", "", real},
+		{"sub/../a.txt", "", filepath.Join(real, "a.txt")},
+		{filepath.Join(ws, "a.txt"), "", filepath.Join(real, "a.txt")}, // absolute inside
+		{"new/dir/file.txt", "", filepath.Join(real, "new/dir/file.txt")},
+		{"inlink", "", filepath.Join(real, "a.txt")},
+		{"danglingIn", "", filepath.Join(real, "sub", "new.txt")},
+		{"..", ClassDenied, ""},
+		{"../outside/secret.txt", ClassDenied, ""},
+		{"sub/../../outside", ClassDenied, ""},
+		{filepath.Join(outside, "secret.txt"), ClassDenied, ""},
+		{"/etc/passwd", ClassDenied, ""},
+		{"filelink", ClassDenied, ""},
+		{"dirlink", ClassDenied, ""},
+		{"dirlink/secret.txt", ClassDenied, ""},
+		{"dirlink/new.txt", ClassDenied, ""},        // new file under an escaping dir
+		{"dirlink/deeper/new.txt", ClassDenied, ""}, // new dirs under it too
+		{"dangling", ClassDenied, ""},               // a dangling link pointing out
+		{"a.txt/x", ClassInvalidInput, ""},          // file used as a directory
+		{"bad\x00name", ClassInvalidInput, ""},
+	}
+	for _, c := range cases {
+		got, err := Resolve(ws, c.path)
+		if errClass(err) != c.class {
+			t.Errorf("Resolve(%q): class %q (err %v), want %q", c.path, errClass(err), err, c.class)
+			continue
+		}
+		if c.class == "" && got != c.want {
+			t.Errorf("Resolve(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+func TestToolsRefuseEscapes(t *testing.T) {
+	ws, outside := sandbox(t)
+	env := Env{Workspace: ws}
+	tools := Builtins(nil)
+	calls := []struct{ tool, input string }{
+		{"read_file", `{"path":"../outside/secret.txt"}`},
+		{"read_file", `{"path":"filelink"}`},
+		{"read_file", `{"path":"dirlink/secret.txt"}`},
+		{"read_file", `{"path":"` + filepath.Join(outside, "secret.txt") + `"}`},
+		{"write_file", `{"path":"dirlink/new.txt","content":"x"}`},
+		{"write_file", `{"path":"dangling","content":"x"}`},
+		{"write_file", `{"path":"../evil.txt","content":"x"}`},
+		{"edit_file", `{"path":"filelink","old":"top","new":"bottom"}`},
+		{"list_dir", `{"path":"dirlink"}`},
+		{"list_dir", `{"path":"/"}`},
+		{"glob", `{"pattern":"../outside/*"}`},
+		{"glob", `{"pattern":"dirlink/*"}`},
+		{"grep", `{"pattern":"secret","path":"dirlink"}`},
+		{"grep", `{"pattern":"secret","path":".."}`},
+	}
+	for _, c := range calls {
+		tl, _ := Lookup(tools, c.tool)
+		_, err := tl.Run(context.Background(), env, json.RawMessage(c.input))
+		if errClass(err) != ClassDenied {
+			t.Errorf("%s %s: got %v, want denied", c.tool, c.input, err)
+		}
+	}
+	// Nothing was created or changed outside.
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 1 {
+		t.Errorf("outside dir has %d entries, want only secret.txt", len(entries))
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(b) != "top secret\n" {
+		t.Errorf("secret changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(ws), "evil.txt")); !os.IsNotExist(err) {
+		t.Errorf("evil.txt was created: %v", err)
+	}
+}
