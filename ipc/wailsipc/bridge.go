@@ -321,8 +321,8 @@ func (b *Bridge) release(subs []*bridgeSub) {
 		if bs == nil {
 			continue
 		}
+		bs.cancel() // first: the pump then knows the end is ours
 		bs.sub.Close()
-		bs.cancel()
 		<-bs.done
 		b.co.dropSub(bs.id)
 	}

@@ -1,0 +1,531 @@
+package wailsipc_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"agenthub/ipc"
+	"agenthub/ipc/rpc/hubtest"
+	"agenthub/ipc/wailsipc"
+	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// guard bounds how long a test waits for something to arrive; it detects
+// failures and is never used to synchronise.
+const guard = 20 * time.Second
+
+// page is the fake webview at the Emitter edge: it decodes every batch as the
+// page's JS would, checks the size bounds, and delivers frames of the
+// subscription it is currently listening to. While down (reloading), emits
+// are lost, as they are in WebKitGTK.
+type page struct {
+	t      *testing.T
+	mu     sync.Mutex
+	down   bool
+	sub    string
+	early  []wailsipc.Batch // batches of unknown subscriptions while subscribing
+	frames []json.RawMessage
+	events []string // event ids delivered, in order
+	closed []string // error codes of closed batches
+	subs   map[string]bool
+	chunks strings.Builder
+	notify chan struct{}
+	emits  int
+	block  chan struct{} // when non-nil, Emit waits on it
+}
+
+func newPage(t *testing.T) *page {
+	return &page{t: t, notify: make(chan struct{}, 1), subs: map[string]bool{}}
+}
+
+// Emit implements wailsipc.Emitter.
+func (p *page) Emit(name string, data ...any) {
+	p.mu.Lock()
+	block := p.block
+	p.mu.Unlock()
+	if block != nil {
+		<-block
+	}
+	if name != wailsipc.EventName || len(data) != 1 {
+		p.t.Errorf("emit %q with %d args", name, len(data))
+		return
+	}
+	raw, ok := data[0].(json.RawMessage)
+	if !ok {
+		p.t.Errorf("emit data is %T", data[0])
+		return
+	}
+	if len(raw) > wailsipc.MaxEmitBytes {
+		p.t.Errorf("emit of %d bytes", len(raw))
+	}
+	var b wailsipc.Batch
+	if err := json.Unmarshal(raw, &b); err != nil {
+		p.t.Errorf("batch not JSON: %v", err)
+		return
+	}
+	if len(b.Frames) > 1 && len(raw) > wailsipc.BatchBytes {
+		p.t.Errorf("multi-frame batch of %d bytes", len(raw))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.emits++
+	p.subs[b.SubscriptionID] = true
+	if p.down {
+		return
+	}
+	switch {
+	case b.SubscriptionID == p.sub:
+		p.apply(b)
+	case p.sub == "":
+		p.early = append(p.early, b)
+	}
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (p *page) apply(b wailsipc.Batch) {
+	if b.Chunk != nil {
+		p.chunks.WriteString(b.Chunk.Data)
+		if b.Chunk.Index == b.Chunk.Count-1 {
+			p.frame(json.RawMessage(p.chunks.String()))
+			p.chunks.Reset()
+		}
+	}
+	var first, last string
+	for _, f := range b.Frames {
+		id := p.frame(f)
+		if id != "" && first == "" {
+			first = id
+		}
+		if id != "" {
+			last = id
+		}
+	}
+	if first != "" && (b.FirstEventID == nil || *b.FirstEventID != first || *b.LastEventID != last) {
+		p.t.Errorf("batch ids %v..%v, frames %s..%s", b.FirstEventID, b.LastEventID, first, last)
+	}
+	if b.Closed {
+		var e struct{ Code string }
+		_ = json.Unmarshal(b.Frames[len(b.Frames)-1], &e)
+		p.closed = append(p.closed, e.Code)
+	}
+}
+
+func (p *page) frame(f json.RawMessage) string {
+	p.frames = append(p.frames, f)
+	var ev struct {
+		Type  string
+		Event struct{ ID string }
+	}
+	if err := json.Unmarshal(f, &ev); err != nil {
+		p.t.Errorf("frame not JSON: %s", f)
+	}
+	if ev.Type == "event" {
+		p.events = append(p.events, ev.Event.ID)
+		return ev.Event.ID
+	}
+	return ""
+}
+
+// subscribe calls Bridge.Subscribe as the page does and starts listening to
+// the returned subscription, applying batches that raced ahead of the reply.
+func (p *page) subscribe(br *wailsipc.Bridge, session, filter string, since *string, snapshot bool) map[string]any {
+	p.t.Helper()
+	p.mu.Lock()
+	p.sub = ""
+	p.early = nil
+	p.mu.Unlock()
+	res, err := br.Subscribe(session, filter, since, snapshot)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(res.(json.RawMessage), &m); err != nil {
+		p.t.Fatal(err)
+	}
+	if m["type"] == "subscribe_ack" {
+		p.mu.Lock()
+		p.sub = m["subscription_id"].(string)
+		for _, b := range p.early {
+			if b.SubscriptionID == p.sub {
+				p.apply(b)
+			}
+		}
+		p.early = nil
+		p.mu.Unlock()
+	}
+	return m
+}
+
+// waitFor blocks until cond holds (checked under the page lock after every emit).
+func (p *page) waitFor(what string, cond func() bool) {
+	p.t.Helper()
+	deadline := time.After(guard)
+	for {
+		p.mu.Lock()
+		ok := cond()
+		p.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-p.notify:
+		case <-deadline:
+			p.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+type env struct {
+	bus *ipc.Bus
+	hub *hubtest.Hub
+	svc *wailsipc.Service
+	br  *wailsipc.Bridge
+	pg  *page
+}
+
+func newEnv(t *testing.T, opts ipc.Options) *env {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.PruneInterval = -1
+	bus, err := ipc.NewBus(db, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hubtest.New(bus)
+	pg := newPage(t)
+	svc, err := wailsipc.NewService(wailsipc.Options{Bus: bus, Hub: h, Emitter: pg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		pg.mu.Lock()
+		if pg.block != nil {
+			close(pg.block)
+			pg.block = nil
+		}
+		pg.mu.Unlock()
+		_ = svc.Close()
+		h.Close()
+		_ = bus.Close()
+		_ = db.Close()
+	})
+	return &env{bus: bus, hub: h, svc: svc, br: svc.Bridge(), pg: pg}
+}
+
+func (e *env) session(t *testing.T) string {
+	t.Helper()
+	s, err := e.hub.CreateSession(context.Background(), ipc.CreateSessionRequest{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
+}
+
+func deltaDraft(sid string, i int) ipc.Draft {
+	return ipc.Draft{Type: ipc.TypeTextDelta, SessionID: sid, TurnID: "t1", Actor: ipc.ActorAgent,
+		Payload: ipc.TextDelta{MessageID: "m1", Text: fmt.Sprintf("word %d ", i)}}
+}
+
+// logIDs returns the ids of the session's events of type typ, in log order.
+func logIDs(t *testing.T, bus *ipc.Bus, sid, typ string) []string {
+	t.Helper()
+	var ids []string
+	err := bus.Store().SessionEvents(sid, ulid.ULID{}, func(r store.EventRecord) error {
+		if r.Type == typ {
+			ids = append(ids, r.ID.String())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func TestBridgeSnapshotThenLiveInOrder(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	if err := e.br.Hello("page-1"); err != nil {
+		t.Fatal(err)
+	}
+	ack := e.pg.subscribe(e.br, sid, "preset:chat", nil, true)
+	if ack["type"] != "subscribe_ack" || ack["subscription_id"] == "" || ack["snapshot"] != true {
+		t.Fatalf("ack %v", ack)
+	}
+	e.pg.waitFor("snapshot", func() bool { return len(e.pg.frames) >= 1 })
+	const n = 500
+	for i := range n - 1 {
+		if err := e.bus.Emit(deltaDraft(sid, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.bus.Commit(context.Background(), deltaDraft(sid, n-1)); err != nil {
+		t.Fatal(err)
+	}
+	want := logIDs(t, e.bus, sid, ipc.TypeTextDelta)
+	e.pg.waitFor("all deltas", func() bool { return len(e.pg.events) >= n })
+	e.pg.mu.Lock()
+	defer e.pg.mu.Unlock()
+	if !strings.Contains(string(e.pg.frames[0]), `"type":"snapshot"`) {
+		t.Fatalf("first frame %s", e.pg.frames[0])
+	}
+	if strings.Join(e.pg.events, ",") != strings.Join(want, ",") {
+		t.Fatalf("page got %d events, log has %d (order or content differs)", len(e.pg.events), len(want))
+	}
+	if e.pg.emits >= n {
+		t.Fatalf("%d events took %d emits: not coalesced", n, e.pg.emits)
+	}
+}
+
+// TestBridgeReloadMidStreamNoLossNoDuplicates reloads the page while events
+// stream: the old page's emits are lost (as in WebKitGTK), DomReady and
+// Hello drop its subscription, and the new page resubscribes with its
+// cursor. Old + new pages together see every event once, in order.
+func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	filter := `{"event_types":["text.delta"]}`
+	if err := e.br.Hello("page-1"); err != nil {
+		t.Fatal(err)
+	}
+	e.pg.subscribe(e.br, sid, filter, nil, false)
+
+	const n = 3000
+	produced := make(chan error, 1)
+	go func() {
+		for i := range n - 1 {
+			if err := e.bus.Emit(deltaDraft(sid, i)); err != nil {
+				produced <- err
+				return
+			}
+		}
+		_, err := e.bus.Commit(context.Background(), deltaDraft(sid, n-1))
+		produced <- err
+	}()
+
+	e.pg.waitFor("some events before the reload", func() bool { return len(e.pg.events) >= 200 })
+	// The page goes away: its listeners are dead, emits are lost from here on.
+	e.pg.mu.Lock()
+	e.pg.down = true
+	oldSub := e.pg.sub
+	seen := append([]string(nil), e.pg.events...)
+	e.pg.events = nil
+	e.pg.mu.Unlock()
+	cursor := seen[len(seen)-1]
+
+	e.svc.DomReady()
+	if err := e.br.Hello("page-2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.svc.Subscriptions(); got != 0 {
+		t.Fatalf("%d subscriptions survive the reload", got)
+	}
+	e.pg.mu.Lock()
+	e.pg.down = false
+	e.pg.subs = map[string]bool{}
+	e.pg.mu.Unlock()
+	e.pg.subscribe(e.br, sid, filter, &cursor, false)
+	e.svc.DomReady() // may fire after the new page's Hello: must keep its subscription
+	if got := e.svc.Subscriptions(); got != 1 {
+		t.Fatalf("%d subscriptions after the new page subscribed", got)
+	}
+
+	if err := <-produced; err != nil {
+		t.Fatal(err)
+	}
+	want := logIDs(t, e.bus, sid, ipc.TypeTextDelta)
+	// Like wails.ts, the page resumes from its cursor if the server closes
+	// the subscription (a burst can overflow the live queue during replay).
+	for {
+		var resume string
+		e.pg.waitFor("the rest after the reload", func() bool {
+			n := len(e.pg.events)
+			if n > 0 && e.pg.events[n-1] == want[len(want)-1] {
+				return true
+			}
+			if len(e.pg.closed) > 0 {
+				e.pg.closed = nil
+				resume = cursor
+				if n > 0 {
+					resume = e.pg.events[n-1]
+				}
+				return true
+			}
+			return false
+		})
+		if resume == "" {
+			break
+		}
+		t.Logf("server closed the subscription; resuming from %s", resume)
+		e.pg.subscribe(e.br, sid, filter, &resume, false)
+	}
+
+	e.pg.mu.Lock()
+	defer e.pg.mu.Unlock()
+	if e.pg.subs[oldSub] {
+		t.Fatal("the old page's subscription was emitted after Hello returned")
+	}
+	all := append(seen, e.pg.events...)
+	if len(all) != len(want) {
+		t.Fatalf("old page %d + new page %d events, log has %d", len(seen), len(e.pg.events), len(want))
+	}
+	for i := range want {
+		if all[i] != want[i] {
+			t.Fatalf("event %d is %s, want %s (loss, duplicate or reorder)", i, all[i], want[i])
+		}
+	}
+}
+
+func TestBridgeDomReadyWithoutHelloDropsEverything(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	_ = e.br.Hello("p1")
+	e.pg.subscribe(e.br, sid, "preset:full", nil, true)
+	e.svc.DomReady() // after p1's Hello: p1 is the live page
+	if e.svc.Subscriptions() != 1 {
+		t.Fatal("DomReady dropped the page that said Hello")
+	}
+	e.svc.DomReady() // a reload by a page that never says Hello
+	if e.svc.Subscriptions() != 0 {
+		t.Fatal("stale subscription survived a reload")
+	}
+}
+
+func TestBridgeSubscribeErrors(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	for _, c := range []struct {
+		session, filter, since, code string
+	}{
+		{"01NOSUCHSESSION0000000000", "", "", ipc.CodeSessionNotFound},
+		{sid, `{"event_types":["made.up.thing"]}`, "", ipc.CodeInvalidFilter},
+		{sid, "preset:nope", "", ipc.CodeInvalidFilter},
+		{sid, "", "not-a-ulid", ipc.CodeCursorExpired},
+	} {
+		var since *string
+		if c.since != "" {
+			since = &c.since
+		}
+		m := e.pg.subscribe(e.br, c.session, c.filter, since, since == nil)
+		if m["type"] != "subscribe_error" || m["code"] != c.code {
+			t.Errorf("%+v: got %v", c, m)
+		}
+	}
+	if e.svc.Subscriptions() != 0 {
+		t.Fatal("failed subscribes left subscriptions behind")
+	}
+}
+
+func TestBridgeCallsAndUnsubscribe(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	_ = e.br.Hello("p1")
+	ack := e.pg.subscribe(e.br, sid, "preset:chat", nil, false)
+
+	res, err := e.br.SubmitTurn(sid, "hello from the page")
+	if err != nil || res.TurnID == "" {
+		t.Fatalf("submit: %+v %v", res, err)
+	}
+	e.pg.waitFor("the scripted reply", func() bool {
+		for _, f := range e.pg.frames {
+			if strings.Contains(string(f), `"turn.completed"`) {
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := e.br.SubmitTurn(sid, " "); err == nil {
+		t.Fatal("empty submission accepted")
+	}
+	if err := e.br.Cancel(sid, res.TurnID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if c := e.hub.Cancels(); len(c) != 1 || c[0] != sid+"/"+res.TurnID+"/user_cancel" {
+		t.Fatalf("cancels %v", c)
+	}
+	if err := e.br.Cancel("missing", "", ""); err == nil {
+		t.Fatal("cancel on a missing session succeeded")
+	}
+	pong, _ := e.br.Ping("n1")
+	if string(pong.(json.RawMessage)) != `{"type":"pong","nonce":"n1"}` {
+		t.Fatalf("pong %s", pong)
+	}
+	r, _ := e.br.Request(`{"type":"request","requestId":"r1","method":"getAgentMessages","params":{"agentId":"` + sid + `"}}`)
+	var resp struct {
+		RequestID string `json:"requestId"`
+		OK        bool
+		Payload   struct{ Total int }
+	}
+	if err := json.Unmarshal(r.(json.RawMessage), &resp); err != nil || !resp.OK || resp.RequestID != "r1" || resp.Payload.Total != 2 {
+		t.Fatalf("request: %s", r)
+	}
+	r, _ = e.br.Request(`{"type":"request","requestId":"r2","method":"nope"}`)
+	if !strings.Contains(string(r.(json.RawMessage)), `"METHOD_NOT_FOUND"`) {
+		t.Fatalf("request: %s", r)
+	}
+
+	if err := e.br.Unsubscribe(ack["subscription_id"].(string)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.br.Unsubscribe("unknown"); err != nil {
+		t.Fatal(err)
+	}
+	if e.svc.Subscriptions() != 0 {
+		t.Fatal("unsubscribe left the subscription")
+	}
+}
+
+// TestBridgeSlowPageClosedWithClientTooSlow blocks the emitter so the
+// subscription's bounded queue overflows; the page then gets a closed batch
+// naming client_too_slow, and the bus keeps working.
+func TestBridgeSlowPageClosedWithClientTooSlow(t *testing.T) {
+	e := newEnv(t, ipc.Options{ClientQueue: 8})
+	sid := e.session(t)
+	_ = e.br.Hello("p1")
+	e.pg.subscribe(e.br, sid, `{"event_types":["text.delta"]}`, nil, false)
+	block := make(chan struct{})
+	e.pg.mu.Lock()
+	e.pg.block = block
+	e.pg.mu.Unlock()
+	// Enough events to fill the coalescer input, the pump and the queue.
+	for i := range 600 {
+		if _, err := e.bus.Commit(context.Background(), deltaDraft(sid, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.pg.mu.Lock()
+	e.pg.block = nil
+	e.pg.mu.Unlock()
+	close(block)
+	e.pg.waitFor("client_too_slow", func() bool { return len(e.pg.closed) == 1 })
+	if e.pg.closed[0] != ipc.CodeClientTooSlow {
+		t.Fatalf("closed with %q", e.pg.closed[0])
+	}
+	if e.svc.Subscriptions() != 0 {
+		t.Fatal("overflowed subscription still registered")
+	}
+	// Every event delivered before the close is in order and gap-free.
+	want := logIDs(t, e.bus, sid, ipc.TypeTextDelta)
+	e.pg.mu.Lock()
+	got := append([]string(nil), e.pg.events...)
+	e.pg.mu.Unlock()
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("event %d out of order", i)
+		}
+	}
+}
