@@ -1,0 +1,4 @@
+// Sanitised, incremental Markdown rendering.
+export * from "./sanitize";
+export * from "./render";
+export * from "./incremental";

@@ -1,0 +1,114 @@
+// @vitest-environment jsdom
+import { describe, expect, it, vi } from "vitest";
+import { IncrementalMarkdown, createBlockRenderer, createSanitizer, handleCopyClick, splitBlocks } from "./index";
+
+function dom(html: string): HTMLElement {
+  const div = document.createElement("div");
+  div.innerHTML = html;
+  return div;
+}
+
+/** Asserts rendered HTML has nothing executable. */
+function expectInert(html: string): void {
+  const root = dom(html);
+  expect(root.querySelectorAll("script, iframe, object, embed, form, style, svg, math, frame, base, meta, link")).toHaveLength(0);
+  for (const el of root.querySelectorAll("*")) {
+    for (const attr of Array.from(el.attributes)) {
+      expect(attr.name.startsWith("on"), `${el.tagName} ${attr.name}`).toBe(false);
+      expect(attr.name).not.toBe("style");
+      expect(/^\s*(javascript|vbscript|data):/i.test(attr.value), `${el.tagName} ${attr.name}=${attr.value}`).toBe(false);
+    }
+  }
+}
+
+describe("sanitiser", () => {
+  const render = createBlockRenderer(createSanitizer());
+  const vectors = [
+    "<script>alert(1)</script>",
+    "hello <img src=x onerror=alert(1)>",
+    '<img src="javascript:alert(1)">',
+    "[click](javascript:alert(1))",
+    "[click](JaVaScRiPt:alert(1))",
+    "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    '<a href="javascript:alert(1)">x</a>',
+    "<svg onload=alert(1)><circle r=1></svg>",
+    '<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
+    '<iframe src="https://evil.example"></iframe>',
+    '<iframe srcdoc="<script>alert(1)</script>"></iframe>',
+    '<form action="https://evil.example"><input name=a><button>go</button></form>',
+    '<div style="background:url(javascript:alert(1))" onclick="alert(1)">x</div>',
+    '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>',
+    '<details open ontoggle=alert(1)>x</details>',
+    "```html\n<script>alert(1)</script>\n```",
+    '<a href="https://ok.example" onmouseover="alert(1)">ok</a>',
+  ];
+  for (const v of vectors) {
+    it(`neutralises ${JSON.stringify(v).slice(0, 60)}`, () => expectInert(render(v)));
+  }
+
+  it("keeps safe links, opening them with noopener in a new tab", () => {
+    const a = dom(render("[docs](https://example.com/x)")).querySelector("a");
+    expect(a?.getAttribute("href")).toBe("https://example.com/x");
+    expect(a?.getAttribute("target")).toBe("_blank");
+    expect(a?.getAttribute("rel")).toBe("noopener noreferrer");
+  });
+
+  it("shows script in a code block as text", () => {
+    const root = dom(render("```html\n<script>alert(1)</script>\n```"));
+    expect(root.querySelector("pre code")?.textContent).toBe("<script>alert(1)</script>");
+  });
+
+  it("highlights code and offers a copy button", () => {
+    const root = dom(render('```go\nfmt.Println("hi")\n```'));
+    expect(root.querySelector("code.language-go .hljs-string")?.textContent).toBe('"hi"');
+    const button = root.querySelector("[data-md-copy]");
+    const writeText = vi.fn(() => Promise.resolve());
+    expect(handleCopyClick(button, { writeText })).toBe('fmt.Println("hi")');
+    expect(writeText).toHaveBeenCalledWith('fmt.Println("hi")');
+    expect(handleCopyClick(root.querySelector("pre"), { writeText })).toBeNull();
+  });
+});
+
+describe("incremental markdown", () => {
+  it("splits at blank lines outside fences", () => {
+    const text = "# T\n\npara\nmore\n\n```\na\n\nb\n```\n\ntail";
+    const { done, openStart } = splitBlocks(text);
+    expect(done.map((s) => text.slice(s.start, s.end))).toEqual(["# T\n", "para\nmore\n", "```\na\n\nb\n```\n"]);
+    expect(text.slice(openStart)).toBe("tail");
+  });
+
+  it("parses each completed block once, re-parsing only the open tail per delta", () => {
+    const inner = createBlockRenderer(createSanitizer());
+    const spy = vi.fn((src: string) => inner(src));
+    const md = new IncrementalMarkdown(spy);
+    const full = "# Title\n\nFirst paragraph with **bold**.\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n- one\n- two\n";
+    let blocks = md.update("");
+    const completedAt = new Map<string, number>();
+    for (let i = 1; i <= full.length; i++) {
+      blocks = md.update(full.slice(0, i));
+      for (const b of blocks) if (!b.open && !completedAt.has(b.key)) completedAt.set(b.key, spy.mock.calls.length);
+    }
+    const srcs = spy.mock.calls.map((c) => c[0]);
+    const done = ["# Title\n", "First paragraph with **bold**.\n", "```ts\nconst a = 1;\n\nconst b = 2;\n```\n"];
+    done.forEach((block, i) => {
+      // once a block is complete it is never rendered again ...
+      const after = srcs.slice(completedAt.get(`b${i}`));
+      expect(after.filter((s) => s === block), block).toHaveLength(0);
+    });
+    // ... each update renders at most one new completed block plus the open tail, never the whole message.
+    expect(spy.mock.calls.length).toBeLessThanOrEqual(full.length + done.length);
+    expect(srcs.filter((s) => s.includes("# Title") && s.includes("First"))).toHaveLength(0);
+    expect(blocks.map((b) => b.open)).toEqual([false, false, false, true]);
+    expect(dom(blocks.map((b) => b.html).join("")).querySelectorAll("h1, strong, pre, li")).toHaveLength(5);
+  });
+
+  it("re-splits when the text is replaced (message.complete mismatch) and reuses memoised blocks", () => {
+    const spy = vi.fn((src: string) => `<p>${src.length}</p>`);
+    const md = new IncrementalMarkdown(spy);
+    md.update("aaa\n\nbbb\n\nccc");
+    const calls = spy.mock.calls.length;
+    const blocks = md.update("aaa\n\nbXb\n\nccc");
+    expect(blocks).toHaveLength(3);
+    expect(spy.mock.calls.slice(calls).map((c) => c[0])).toEqual(["bXb\n", "ccc"]);
+  });
+});

@@ -1,0 +1,60 @@
+// One Markdown block → sanitised HTML: marked for parsing, highlight.js for
+// fenced code (with a copy button), then the strict sanitiser.
+
+import hljs from "highlight.js/lib/common";
+import { Marked, type Tokens } from "marked";
+import { createSanitizer, type Sanitizer } from "./sanitize";
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+}
+
+/** Highlights code; unknown or absent languages are escaped verbatim. */
+export function highlightCode(code: string, lang: string): { html: string; language: string } {
+  const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
+  if (language && hljs.getLanguage(language)) {
+    return { html: hljs.highlight(code, { language, ignoreIllegals: true }).value, language };
+  }
+  return { html: escapeHtml(code), language: "" };
+}
+
+function createMarked(): Marked {
+  return new Marked({
+    gfm: true,
+    breaks: false,
+    renderer: {
+      code(token: Tokens.Code): string {
+        const { html, language } = highlightCode(token.text, token.lang ?? "");
+        const cls = language ? `hljs language-${escapeHtml(language)}` : "hljs";
+        return (
+          `<div class="md-code"><button type="button" class="md-copy" data-md-copy="" aria-label="Copy code">Copy</button>` +
+          `<pre><code class="${cls}">${html}</code></pre></div>\n`
+        );
+      },
+    },
+  });
+}
+
+/** Renders a Markdown source string to sanitised HTML. */
+export type BlockRenderer = (src: string) => string;
+
+/** Creates a renderer: marked + highlight.js + the strict sanitiser. */
+export function createBlockRenderer(sanitize: Sanitizer = createSanitizer()): BlockRenderer {
+  const marked = createMarked();
+  return (src) => sanitize(marked.parse(src, { async: false }));
+}
+
+/**
+ * Click handler for a container of rendered Markdown: a click on a code
+ * block's copy button copies that block's text. Returns the copied text, or
+ * null when the click was not on a copy button.
+ */
+export function handleCopyClick(target: EventTarget | null, clipboard: Pick<Clipboard, "writeText"> | undefined = globalThis.navigator?.clipboard): string | null {
+  if (!(target instanceof Element)) return null;
+  const button = target.closest("[data-md-copy]");
+  const code = button?.parentElement?.querySelector("pre code");
+  if (!button || !code) return null;
+  const text = code.textContent ?? "";
+  void clipboard?.writeText(text).catch(() => undefined);
+  return text;
+}

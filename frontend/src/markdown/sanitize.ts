@@ -1,0 +1,51 @@
+// Strict HTML sanitiser for rendered Markdown (LLM output in a window that can
+// run shell tools: an XSS here is an RCE). No scripts, event handlers,
+// javascript:/data: links, iframes, forms, styles, SVG or MathML; links open
+// in a new browsing context with rel="noopener noreferrer".
+
+import DOMPurify from "dompurify";
+
+/** Tags removed even if DOMPurify's HTML profile would keep them. */
+const FORBID_TAGS = [
+  "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "input", "textarea",
+  "select", "option", "link", "meta", "base", "svg", "math", "template", "dialog", "video", "audio", "source",
+];
+
+/** Attributes removed everywhere. */
+const FORBID_ATTR = ["style", "srcset", "formaction", "action", "background", "ping"];
+
+/** http(s), mailto, fragments and relative URLs only. */
+const ALLOWED_URI = /^(?:(?:https?|mailto):|#|\/|\.\.?\/|[^a-z:]*$)/i;
+
+/** Sanitises an HTML string into safe static markup. */
+export type Sanitizer = (html: string) => string;
+
+/**
+ * Creates a sanitiser bound to a window (the page's by default). Each
+ * sanitiser owns its DOMPurify instance, so its hooks affect nothing else.
+ */
+export function createSanitizer(win: Window & typeof globalThis = window): Sanitizer {
+  const purify = DOMPurify(win);
+  purify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A") {
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer");
+    }
+    if (node.tagName === "IMG") {
+      const src = node.getAttribute("src") ?? "";
+      if (!/^https?:/i.test(src)) node.removeAttribute("src");
+      node.setAttribute("loading", "lazy");
+      node.setAttribute("referrerpolicy", "no-referrer");
+    }
+    if (node.tagName === "BUTTON") node.setAttribute("type", "button");
+  });
+  return (html) =>
+    purify.sanitize(html, {
+      USE_PROFILES: { html: true },
+      FORBID_TAGS,
+      FORBID_ATTR,
+      ALLOWED_URI_REGEXP: ALLOWED_URI,
+      ALLOW_UNKNOWN_PROTOCOLS: false,
+      RETURN_TRUSTED_TYPE: false,
+    });
+}
