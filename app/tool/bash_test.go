@@ -20,7 +20,7 @@ import (
 
 var testOpts = Options{KillGrace: 200 * time.Millisecond}
 
-func bashTool_(t testing.TB) Tool {
+func newBash(t testing.TB) Tool {
 	tl, _ := Lookup(BuiltinsWithOptions(nil, testOpts), "bash")
 	return tl
 }
@@ -108,7 +108,7 @@ func TestBashExitCodes(t *testing.T) {
 	ws := t.TempDir()
 	out := t.TempDir()
 	env := Env{Workspace: ws, OutputDir: out, ToolUseID: "toolu_01"}
-	res, err := bashTool_(t).Run(context.Background(), env, bashInputJSON("echo hello; echo oops >&2; pwd", 0))
+	res, err := newBash(t).Run(context.Background(), env, bashInputJSON("echo hello; echo oops >&2; pwd", 0))
 	real, _ := filepath.EvalSymlinks(ws)
 	if err != nil || res.IsError || res.Output != "hello\noops\n"+real+"\n" {
 		t.Fatalf("res %+v err %v", res, err)
@@ -117,33 +117,33 @@ func TestBashExitCodes(t *testing.T) {
 		res.OutputPath != filepath.Join(out, "toolu_01.log") || res.OutputBytes != int64(len(res.Output)) {
 		t.Errorf("layers %+v", res)
 	}
-	res, err = bashTool_(t).Run(context.Background(), env, bashInputJSON("echo failing; exit 3", 0))
+	res, err = newBash(t).Run(context.Background(), env, bashInputJSON("echo failing; exit 3", 0))
 	if err != nil || !res.IsError || !strings.HasSuffix(res.Output, "failing\n[exit code 3]\n") ||
 		res.StatusText != "Failed (exit 3): echo failing; exit 3" || !strings.Contains(res.Summary, "**Exit code:** 3") {
 		t.Errorf("exit 3: %+v %v", res, err)
 	}
-	res, err = bashTool_(t).Run(context.Background(), env, bashInputJSON("kill -KILL $$", 0))
+	res, err = newBash(t).Run(context.Background(), env, bashInputJSON("kill -KILL $$", 0))
 	if err != nil || !res.IsError || !strings.Contains(res.Output, "[exit code 137: terminated by signal killed]") {
 		t.Errorf("signalled: %+v %v", res, err)
 	}
-	res, err = bashTool_(t).Run(context.Background(), Env{Workspace: ws}, bashInputJSON("true", 0))
+	res, err = newBash(t).Run(context.Background(), Env{Workspace: ws}, bashInputJSON("true", 0))
 	if err != nil || res.Output != "(no output)\n" || res.OutputPath != "" {
 		t.Errorf("no output: %+v %v", res, err)
 	}
 	for _, in := range []string{`{"command":""}`, `{"command":"x","timeout_ms":0}`, `{"command":"x","timeout_ms":600001}`, `{"cmd":"x"}`} {
-		if _, err := bashTool_(t).Run(context.Background(), env, json.RawMessage(in)); errClass(err) != ClassInvalidInput {
+		if _, err := newBash(t).Run(context.Background(), env, json.RawMessage(in)); errClass(err) != ClassInvalidInput {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := bashTool_(t).Run(ctx, env, bashInputJSON("touch should-not-exist", 0)); errClass(err) != ClassCancelled {
+	if _, err := newBash(t).Run(ctx, env, bashInputJSON("touch should-not-exist", 0)); errClass(err) != ClassCancelled {
 		t.Errorf("pre-cancelled: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "should-not-exist")); !os.IsNotExist(err) {
 		t.Error("a pre-cancelled command ran")
 	}
-	if _, err := bashTool_(t).Run(context.Background(), Env{Workspace: filepath.Join(ws, "missing")}, bashInputJSON("true", 0)); errClass(err) != ClassExec {
+	if _, err := newBash(t).Run(context.Background(), Env{Workspace: filepath.Join(ws, "missing")}, bashInputJSON("true", 0)); errClass(err) != ClassExec {
 		t.Errorf("missing workspace: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func runAsync(t *testing.T, ctx context.Context, cmd string, timeoutMS int64, np
 	done = make(chan error, 1)
 	res = new(Result)
 	go func() {
-		r, err := bashTool_(t).Run(ctx, env, bashInputJSON(cmd, timeoutMS))
+		r, err := newBash(t).Run(ctx, env, bashInputJSON(cmd, timeoutMS))
 		*res = r
 		done <- err
 	}()
@@ -215,7 +215,7 @@ func TestBashStreamingOrderAndCompleteness(t *testing.T) {
 	rec := newRecorder(0)
 	out := t.TempDir()
 	env := Env{Workspace: t.TempDir(), OutputDir: out, ToolUseID: "stream", Output: rec.output}
-	res, err := bashTool_(t).Run(context.Background(), env, bashInputJSON(cmd, 0))
+	res, err := newBash(t).Run(context.Background(), env, bashInputJSON(cmd, 0))
 	if err != nil || res.IsError {
 		t.Fatalf("err %v res %+v", err, res)
 	}
@@ -244,7 +244,7 @@ func TestBash35kLines(t *testing.T) {
 	out := t.TempDir()
 	rec := newRecorder(0)
 	env := Env{Workspace: t.TempDir(), OutputDir: out, ToolUseID: "big", Output: rec.output}
-	res, err := bashTool_(t).Run(context.Background(), env, bashInputJSON(`seq -f 'output line %g of the long command' 1 35000`, 0))
+	res, err := newBash(t).Run(context.Background(), env, bashInputJSON(`seq -f 'output line %g of the long command' 1 35000`, 0))
 	if err != nil || res.IsError {
 		t.Fatalf("err %v", err)
 	}
@@ -318,7 +318,7 @@ func TestToolsConcurrent(t *testing.T) {
 // (~1.3 MB) with live streaming and the full output written to disk.
 func BenchmarkBashOutput35kLines(b *testing.B) {
 	ws, out := b.TempDir(), b.TempDir()
-	tl := bashTool_(b)
+	tl := newBash(b)
 	input := bashInputJSON(`seq -f 'output line %g of the long command' 1 35000`, 0)
 	var bytes int64
 	b.ReportAllocs()
@@ -356,5 +356,29 @@ func BenchmarkCapture35kLines(b *testing.B) {
 		if _, trunc := c.modelText(); !trunc {
 			b.Fatal("not truncated")
 		}
+	}
+}
+
+func TestBashLeaksNoDescriptors(t *testing.T) {
+	count := func() int {
+		entries, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(entries)
+	}
+	env := Env{Workspace: t.TempDir(), OutputDir: t.TempDir(), ToolUseID: "fd", Output: func(string, string) {}}
+	// Warm up once (the subreaper, runtime pollers).
+	if _, err := newBash(t).Run(context.Background(), env, bashInputJSON("echo warm", 0)); err != nil {
+		t.Fatal(err)
+	}
+	before := count()
+	for i := 0; i < 20; i++ {
+		if _, err := newBash(t).Run(context.Background(), env, bashInputJSON("echo hi; sleep 100 &", 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := count(); after > before {
+		t.Errorf("open descriptors grew from %d to %d", before, after)
 	}
 }
