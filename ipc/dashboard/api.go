@@ -1,0 +1,390 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"agenthub/ipc"
+	"agenthub/ipc/rpc"
+)
+
+// Bounds of the protocol API.
+const (
+	// MaxBodyBytes bounds a JSON request body (413 above).
+	MaxBodyBytes = 1 << 20
+	// AttachTTL is how long an attach token stays valid.
+	AttachTTL = 60 * time.Second
+)
+
+// APIOptions configures MountAPI.
+type APIOptions struct {
+	Bus *ipc.Bus   // required
+	Hub ipc.HubAPI // required
+	// RPC answers POST /rpc and request frames; nil builds one with
+	// rpc.RegisterHub(Hub, Bus.Store()).
+	RPC *rpc.Dispatcher
+	// Logger; nil uses the server's.
+	Logger *slog.Logger
+	// AttachTTL overrides the attach token lifetime (zero: AttachTTL).
+	AttachTTL time.Duration
+	// Now is the clock of attach-token expiry [time.Now].
+	Now func() time.Time
+}
+
+// API is the protocol's HTTP + WebSocket surface mounted on a Server:
+// sessions, turns, cancel, history, compaction, deletion, POST /rpc and the
+// event stream GET /sessions/{id}/stream. Every route sits behind the
+// server's token, Host and Origin checks.
+type API struct {
+	srv     *Server
+	bus     *ipc.Bus
+	hub     ipc.HubAPI
+	rpc     *rpc.Dispatcher
+	log     *slog.Logger
+	ttl     time.Duration
+	now     func() time.Time
+	attach  *attachTokens
+	conns   sync.WaitGroup
+	stopped chan struct{}
+	stop    sync.Once
+}
+
+// MountAPI registers the protocol routes on s (before Serve) and returns
+// the API. Call Close on shutdown to end open streams.
+func MountAPI(s *Server, opts APIOptions) (*API, error) {
+	if opts.Bus == nil || opts.Hub == nil {
+		return nil, errors.New("dashboard: MountAPI needs Bus and Hub")
+	}
+	a := &API{srv: s, bus: opts.Bus, hub: opts.Hub, rpc: opts.RPC, log: opts.Logger, ttl: opts.AttachTTL, now: opts.Now, stopped: make(chan struct{})}
+	if a.log == nil {
+		a.log = s.log
+	}
+	if a.rpc == nil {
+		a.rpc = rpc.NewDispatcher(a.log)
+		rpc.RegisterHub(a.rpc, a.hub, a.bus.Store())
+	}
+	if a.ttl <= 0 {
+		a.ttl = AttachTTL
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.attach = &attachTokens{m: map[string]attachGrant{}}
+
+	s.Handle("POST /sessions", http.HandlerFunc(a.createSession))
+	s.Handle("GET /sessions", http.HandlerFunc(a.listSessions))
+	denyOtherMethods(s, "/sessions", "GET, POST")
+	s.Handle("GET /sessions/{id}", http.HandlerFunc(a.getSession))
+	s.Handle("DELETE /sessions/{id}", http.HandlerFunc(a.deleteSession))
+	denyOtherMethods(s, "/sessions/{id}", "GET, DELETE")
+	s.Handle("POST /sessions/{id}/turns", http.HandlerFunc(a.submitTurn))
+	denyOtherMethods(s, "/sessions/{id}/turns", "POST")
+	s.Handle("POST /sessions/{id}/cancel", http.HandlerFunc(a.cancel))
+	denyOtherMethods(s, "/sessions/{id}/cancel", "POST")
+	s.Handle("GET /sessions/{id}/messages", http.HandlerFunc(a.messages))
+	denyOtherMethods(s, "/sessions/{id}/messages", "GET")
+	s.Handle("POST /sessions/{id}/compact", http.HandlerFunc(a.compact))
+	denyOtherMethods(s, "/sessions/{id}/compact", "POST")
+	s.Handle("GET /sessions/{id}/stream", http.HandlerFunc(a.stream))
+	denyOtherMethods(s, "/sessions/{id}/stream", "GET")
+	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
+	denyOtherMethods(s, "/rpc", "POST")
+	return a, nil
+}
+
+// Close ends every open stream (close status 1001) and waits for them.
+func (a *API) Close() {
+	a.stop.Do(func() { close(a.stopped) })
+	a.conns.Wait()
+}
+
+// apiError is the error body {"error":{"code","message"}}.
+type apiError struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var e apiError
+	e.Error.Code, e.Error.Message = code, msg
+	writeJSON(w, status, e)
+}
+
+// writeHubError maps HubAPI errors to HTTP.
+func (a *API) writeHubError(w http.ResponseWriter, err error) {
+	var pe *rpc.Error
+	switch {
+	case errors.Is(err, ipc.ErrSessionNotFound):
+		writeError(w, http.StatusNotFound, "session_not_found", err.Error())
+	case errors.Is(err, ipc.ErrTurnNotFound):
+		writeError(w, http.StatusNotFound, "turn_not_found", err.Error())
+	case errors.Is(err, ipc.ErrInvalidInput):
+		writeError(w, http.StatusBadRequest, "invalid_input", err.Error())
+	case errors.As(err, &pe) && pe.Code == rpc.CodeInvalidParams:
+		writeError(w, http.StatusBadRequest, "invalid_input", pe.Message)
+	case errors.Is(err, ipc.ErrQueueFull):
+		writeError(w, http.StatusTooManyRequests, "queue_full", err.Error())
+	case errors.Is(err, context.Canceled):
+		writeError(w, http.StatusServiceUnavailable, "cancelled", "request cancelled")
+	default:
+		a.log.Error("dashboard request failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "internal error")
+	}
+}
+
+// denyOtherMethods answers every method of path not in allow with a JSON
+// 405 (a method-less pattern would conflict with the pages' "GET /").
+func denyOtherMethods(s *Server, path, allow string) {
+	h := methodNotAllowed(allow)
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+		if !strings.Contains(allow, m) {
+			s.Handle(m+" "+path, h)
+		}
+	}
+}
+
+func methodNotAllowed(allow string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here; use "+allow)
+	})
+}
+
+// readJSON decodes an optional JSON object body into v (an empty body
+// leaves v zero). It writes 413/400 itself and reports false on failure.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "invalid_json", "reading the body failed")
+		return false
+	}
+	if strings.TrimSpace(string(body)) == "" {
+		return true
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_json", "body is not the expected JSON object: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
+	var req ipc.CreateSessionRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	s, err := a.hub.CreateSession(r.Context(), req)
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, s)
+}
+
+func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
+	ss, err := a.hub.ListSessions(r.Context())
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	if ss == nil {
+		writeJSON(w, http.StatusOK, []struct{}{})
+		return
+	}
+	writeJSON(w, http.StatusOK, ss)
+}
+
+// AttachResponse is the body of GET /sessions/{id} (seed 001 §3.1).
+type AttachResponse struct {
+	SessionID   string `json:"session_id"`
+	ActiveModel string `json:"active_model"`
+	AttachToken string `json:"attach_token"`
+	WSURL       string `json:"ws_url"`
+}
+
+func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s, err := a.hub.GetSession(r.Context(), id)
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	tok, err := a.attach.issue(s.ID, a.now().Add(a.ttl), a.now())
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, AttachResponse{
+		SessionID:   s.ID,
+		ActiveModel: s.ActiveModel,
+		AttachToken: tok,
+		WSURL:       "ws://" + r.Host + "/sessions/" + s.ID + "/stream?attach=" + tok,
+	})
+}
+
+func (a *API) deleteSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := a.hub.DeleteSession(r.Context(), id); err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": id, "deleted": true})
+}
+
+func (a *API) submitTurn(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Content *string `json:"content"`
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	if body.Content == nil || strings.TrimSpace(*body.Content) == "" {
+		writeError(w, http.StatusBadRequest, "invalid_input", "content is required")
+		return
+	}
+	res, err := a.hub.SubmitTurn(r.Context(), r.PathValue("id"), *body.Content)
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, res)
+}
+
+func (a *API) cancel(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		TurnID string `json:"turn_id"`
+		Reason string `json:"reason"`
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	if body.Reason == "" {
+		body.Reason = "user_cancel"
+	}
+	if err := a.hub.CancelTurn(r.Context(), r.PathValue("id"), body.TurnID, body.Reason); err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+func (a *API) messages(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 0
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n <= 0 {
+			writeError(w, http.StatusBadRequest, "invalid_input", fmt.Sprintf("limit must be a positive integer ≤ %d", rpc.MaxMessageLimit))
+			return
+		}
+		limit = n
+	}
+	page, err := rpc.FetchMessagesBefore(r.Context(), a.hub, a.bus.Store(), r.PathValue("id"), q.Get("before"), limit)
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func (a *API) compact(w http.ResponseWriter, r *http.Request) {
+	if err := a.hub.CompactSession(r.Context(), r.PathValue("id")); err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// rpcHTTP answers one seed 003 request frame; protocol errors are in the
+// response frame (HTTP 200); only an unreadable body is an HTTP error.
+func (a *API) rpcHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes))
+			return
+		}
+		writeError(w, http.StatusBadRequest, "invalid_json", "reading the body failed")
+		return
+	}
+	if !json.Valid(body) {
+		writeError(w, http.StatusBadRequest, "invalid_json", "body is not JSON")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(a.rpc.DispatchFrame(r.Context(), body))
+}
+
+// attachGrant is one unused attach token.
+type attachGrant struct {
+	session string
+	expires time.Time
+}
+
+// attachTokens holds single-use, expiring attach tokens bound to a session.
+type attachTokens struct {
+	mu sync.Mutex
+	m  map[string]attachGrant
+}
+
+func (t *attachTokens) issue(session string, expires, now time.Time) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("attach token: %w", err)
+	}
+	tok := "atk_" + hex.EncodeToString(b[:])
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, g := range t.m {
+		if !now.Before(g.expires) {
+			delete(t.m, k)
+		}
+	}
+	t.m[tok] = attachGrant{session: session, expires: expires}
+	return tok, nil
+}
+
+// consume spends tok for session: it must exist, be unexpired and be bound
+// to session. A token is removed on any presentation, valid or not.
+func (t *attachTokens) consume(tok, session string, now time.Time) error {
+	t.mu.Lock()
+	g, ok := t.m[tok]
+	delete(t.m, tok)
+	t.mu.Unlock()
+	switch {
+	case !ok:
+		return errors.New("unknown or already used attach token")
+	case !now.Before(g.expires):
+		return errors.New("attach token expired")
+	case g.session != session:
+		return errors.New("attach token was issued for another session")
+	}
+	return nil
+}
