@@ -1,0 +1,63 @@
+// The input box: Enter sends, Shift+Enter inserts a newline, Esc cancels the
+// running turn, Stop button while busy, queued submissions listed.
+
+import { useState, type KeyboardEvent } from "react";
+import type { QueuedTurn } from "../state";
+
+/** Props of Composer. */
+export interface ComposerProps {
+  busy: boolean;
+  queued: QueuedTurn[];
+  onSend: (text: string) => void;
+  onCancel: () => void;
+  disabled?: boolean;
+}
+
+/** The message composer. */
+export function Composer({ busy, queued, onSend, onCancel, disabled = false }: ComposerProps) {
+  const [text, setText] = useState("");
+  const send = () => {
+    if (disabled || text.trim() === "") return;
+    onSend(text);
+    setText("");
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      send();
+    } else if (e.key === "Escape" && busy) {
+      e.preventDefault();
+      onCancel();
+    }
+  };
+  return (
+    <div className="composer">
+      {queued.length > 0 && (
+        <ul className="composer-queue" aria-label="Queued messages">
+          {queued.map((q) => (
+            <li key={q.turnId}>Queued: {q.content}</li>
+          ))}
+        </ul>
+      )}
+      <textarea
+        aria-label="Message"
+        value={text}
+        rows={3}
+        disabled={disabled}
+        placeholder={busy ? "Agent is working — Enter queues, Esc stops" : "Message (Enter to send, Shift+Enter for a newline)"}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <div className="composer-actions">
+        {busy && (
+          <button type="button" className="composer-stop" onClick={onCancel}>
+            Stop
+          </button>
+        )}
+        <button type="button" className="composer-send" onClick={send} disabled={disabled || text.trim() === ""}>
+          {busy ? "Queue" : "Send"}
+        </button>
+      </div>
+    </div>
+  );
+}

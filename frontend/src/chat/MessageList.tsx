@@ -1,0 +1,77 @@
+// Virtualised message list, newest at the bottom. Follows the bottom while
+// the user is there, keeps the scroll position when older pages are
+// prepended, and asks for older history when scrolled near the top.
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useLayoutEffect, useRef } from "react";
+import type { SessionState } from "../state";
+import { visibleMessages } from "../state";
+import { MessageView } from "./MessageView";
+
+/** Props of MessageList. */
+export interface MessageListProps {
+  session: SessionState;
+  /** Called when the user scrolls near the top and older history may exist. */
+  onLoadOlder?: () => void;
+  onOpenSession?: (sessionId: string) => void;
+}
+
+const NEAR_TOP_PX = 200;
+const NEAR_BOTTOM_PX = 80;
+
+/** The session's messages, virtualised. */
+export function MessageList({ session, onLoadOlder, onOpenSession }: MessageListProps) {
+  const messages = visibleMessages(session);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const firstId = useRef<string | undefined>(undefined);
+  const prevTotal = useRef(0);
+  const v = useVirtualizer({
+    count: messages.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 120,
+    overscan: 6,
+    getItemKey: (i) => messages[i]?.id ?? i,
+  });
+  const total = v.getTotalSize();
+
+  // Older messages prepended: keep what the user was looking at in place.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const first = messages[0]?.id;
+    if (el && firstId.current !== undefined && first !== firstId.current && !atBottom.current) {
+      el.scrollTop += total - prevTotal.current;
+    }
+    firstId.current = first;
+    prevTotal.current = total;
+  });
+
+  // Follow the newest content while the user is at the bottom.
+  const last = messages[messages.length - 1];
+  const lastSig = last ? `${last.id}:${last.content.length}:${JSON.stringify(last.content[last.content.length - 1] ?? null).length}` : "";
+  useEffect(() => {
+    if (atBottom.current && messages.length > 0) v.scrollToIndex(messages.length - 1, { align: "end" });
+  }, [messages.length, lastSig, v]);
+
+  const onScroll = () => {
+    const el = scrollRef.current;
+    if (!el) return;
+    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+    if (el.scrollTop < NEAR_TOP_PX && session.hasMoreHistory) onLoadOlder?.();
+  };
+
+  return (
+    <div ref={scrollRef} className="msg-list" onScroll={onScroll} role="log" aria-live="polite">
+      <div className="msg-list-inner" style={{ height: total }}>
+        {v.getVirtualItems().map((item) => {
+          const m = messages[item.index]!;
+          return (
+            <div key={item.key} data-index={item.index} ref={v.measureElement} className="msg-row" style={{ transform: `translateY(${item.start}px)` }}>
+              <MessageView message={m} tools={session.tools} delegations={session.delegations} {...(onOpenSession ? { onOpenSession } : {})} />
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

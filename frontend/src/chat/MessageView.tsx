@@ -1,0 +1,68 @@
+// One message: user or assistant content blocks (text as Markdown, thinking
+// collapsible, tool calls as cards), annotations and a usage + cost line.
+
+import type { Usage } from "../protocol";
+import type { ChatMessage, DelegationCardState, ToolCardState } from "../state";
+import { DelegationCard } from "./DelegationCard";
+import { MarkdownView } from "./Markdown";
+import { ToolCard } from "./ToolCard";
+
+/** Formats a usage record as "1,200 in · 340 out · 800 cached · $0.0114". */
+export function formatUsage(u: Usage): string {
+  const parts = [`${u.input_tokens.toLocaleString("en-US")} in`, `${u.output_tokens.toLocaleString("en-US")} out`];
+  const cached = (u.cache_read_tokens ?? 0) + (u.cache_write_tokens ?? 0);
+  if (cached > 0) parts.push(`${cached.toLocaleString("en-US")} cached`);
+  parts.push(`$${u.cost_usd.toFixed(4)}`);
+  return parts.join(" · ");
+}
+
+/** Props of MessageView. */
+export interface MessageViewProps {
+  message: ChatMessage;
+  tools: Record<string, ToolCardState>;
+  delegations: Record<string, DelegationCardState>;
+  onOpenSession?: (sessionId: string) => void;
+}
+
+/** Renders one message. */
+export function MessageView({ message: m, tools, delegations, onOpenSession }: MessageViewProps) {
+  const streaming = m.status === "streaming";
+  return (
+    <article className={`msg msg-${m.role}${streaming ? " msg-streaming" : ""}`} data-status={m.status} aria-busy={streaming}>
+      {m.content.map((b, i) => {
+        switch (b.type) {
+          case "text":
+            return m.role === "user" ? (
+              <p key={i} className="msg-user-text">
+                {b.text}
+              </p>
+            ) : (
+              <MarkdownView key={i} text={b.text} />
+            );
+          case "thinking":
+            return (
+              <details key={i} className="msg-thinking">
+                <summary>Thinking</summary>
+                <p>{b.thinking}</p>
+              </details>
+            );
+          case "toolCall": {
+            const d = delegations[b.id];
+            const t = tools[b.id];
+            if (d) return <DelegationCard key={i} card={d} {...(onOpenSession ? { onOpenSession } : {})} />;
+            return t ? <ToolCard key={i} card={t} /> : null;
+          }
+          case "image":
+            return <img key={i} className="msg-image" alt="attached" src={`data:${b.source.media_type};base64,${b.source.data}`} />;
+        }
+      })}
+      {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
+      {(m.annotation || m.usage) && (
+        <footer className="msg-meta">
+          {m.annotation && <span className="msg-annotation">{m.annotation}</span>}
+          {m.usage && <span className="msg-usage">{formatUsage(m.usage)}</span>}
+        </footer>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,76 @@
+// Small status components: connection banner, compaction notice, context meter.
+
+import type { CompactionState, ConnectionState, ErrorInfo } from "../state";
+
+const CONNECTION_TEXT: Record<ConnectionState, string> = {
+  connecting: "Connecting…",
+  connected: "",
+  reconnecting: "Connection lost — reconnecting…",
+  resynchronising: "Resynchronising…",
+  disconnected: "Disconnected",
+};
+
+/** Props of ConnectionBanner. */
+export interface ConnectionBannerProps {
+  state: ConnectionState;
+  error?: ErrorInfo | null;
+}
+
+/** Shows the connection state (nothing when connected) and the last error. */
+export function ConnectionBanner({ state, error }: ConnectionBannerProps) {
+  const text = CONNECTION_TEXT[state];
+  if (!text && !error) return null;
+  return (
+    <div className={`conn-banner conn-${state}`} role="status">
+      {text && <span>{text}</span>}
+      {error && (
+        <span className="conn-error" role="alert">
+          {error.errorClass}: {error.message}
+          {error.willRetry ? " (retrying)" : ""}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** Props of CompactionNotice. */
+export interface CompactionNoticeProps {
+  compaction: CompactionState;
+}
+
+/** Shows "Compacting context…" while in progress and the last compaction's stats. */
+export function CompactionNotice({ compaction: c }: CompactionNoticeProps) {
+  if (c.inProgress) {
+    return (
+      <div className="compaction" role="status">
+        <span className="tool-spinner" aria-hidden="true" /> Compacting context…
+      </div>
+    );
+  }
+  if (!c.last) return null;
+  const l = c.last;
+  return (
+    <div className="compaction" role="status">
+      Context compacted: {l.removed} messages summarised ({l.tokensRemoved.toLocaleString("en-US")} tokens), {l.kept} kept (
+      {l.tokensKept.toLocaleString("en-US")} tokens).
+    </div>
+  );
+}
+
+/** Props of ContextMeter. */
+export interface ContextMeterProps {
+  used: number | null;
+  window: number | null;
+}
+
+/** A meter of context use; renders nothing until both numbers are known. */
+export function ContextMeter({ used, window }: ContextMeterProps) {
+  if (used === null || !window) return null;
+  const pct = Math.min(100, Math.round((used / window) * 100));
+  return (
+    <div className="ctx-meter" title={`${used.toLocaleString("en-US")} / ${window.toLocaleString("en-US")} tokens`}>
+      <meter min={0} max={window} value={used} aria-label="Context used" />
+      <span>{pct}%</span>
+    </div>
+  );
+}

@@ -1,0 +1,8 @@
+// Chat components. Import "./chat.css" once where they are used.
+export * from "./Markdown";
+export * from "./ToolCard";
+export * from "./DelegationCard";
+export * from "./MessageView";
+export * from "./MessageList";
+export * from "./Status";
+export * from "./Composer";
