@@ -26,6 +26,9 @@ const (
 	heartbeatReason     = `{"code":"heartbeat_timeout","message":"3 pings unanswered"}`
 	shutdownReason      = `{"code":"server_shutdown","message":"the server is shutting down"}`
 	frameTooLargeReason = `{"code":"frame_too_large","message":"client frame exceeds 1 MiB"}`
+	// maxDiscardBytes bounds how much of an oversize frame is read and
+	// dropped before closing 1009.
+	maxDiscardBytes = 64 << 20
 )
 
 // stream upgrades GET /sessions/{id}/stream?attach=TOKEN to a WebSocket.
@@ -106,7 +109,10 @@ func (wc *wsConn) run(parent context.Context) {
 		defer cancel()
 		wc.read(ctx)
 	}()
-	defer func() { <-readerDone }()
+	defer func() {
+		cancel()
+		<-readerDone
+	}()
 
 	var sub *ipc.Subscription
 	defer func() {
@@ -221,8 +227,13 @@ func (wc *wsConn) read(ctx context.Context) {
 		}
 		wc.hb.Activity()
 		if len(data) > ipc.MaxFrameBytes {
+			// Discard the rest of the message (bounded) so the close
+			// handshake is not cut short by a reset over unread data.
+			_, _ = io.Copy(io.Discard, io.LimitReader(rd, maxDiscardBytes))
 			fe := &ipc.FrameError{Code: ipc.CodeFrameTooLarge, Message: "frame exceeds 1 MiB"}
-			wc.send(ctx, ctrlMsg{data: fe.Frame(), close: websocket.StatusMessageTooBig, reason: frameTooLargeReason})
+			if wc.send(ctx, ctrlMsg{data: fe.Frame(), close: websocket.StatusMessageTooBig, reason: frameTooLargeReason}) {
+				<-ctx.Done() // the writer closes; ending here first would cut it short
+			}
 			return
 		}
 		if typ != websocket.MessageText {

@@ -1,0 +1,302 @@
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"agenthub/ipc"
+
+	"github.com/coder/websocket"
+)
+
+func deltaDraft(sid string, i int) ipc.Draft {
+	return ipc.Draft{Type: ipc.TypeTextDelta, SessionID: sid, TurnID: "t1", Actor: ipc.ActorAgent,
+		Payload: ipc.TextDelta{MessageID: "m1", Text: fmt.Sprintf("w%d ", i)}}
+}
+
+func TestStreamSubscribeSnapshotLiveAndReplay(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	c := f.mustDial(id)
+	send(t, c, `{"type":"subscribe","filter":"preset:chat","since":null,"snapshot":true}`)
+	ack := recv(t, c)
+	if ack.Type != "subscribe_ack" || !strings.Contains(string(ack.raw), `"resolved_filter"`) {
+		t.Fatalf("ack %s", ack.raw)
+	}
+	snap := recv(t, c)
+	if snap.Type != "snapshot" || snap.SnapshotAt == "" {
+		t.Fatalf("snapshot %s", snap.raw)
+	}
+	var ids []string
+	for i := range 20 {
+		evs, err := f.bus.Commit(context.Background(), deltaDraft(id, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, evs[0].ID.String())
+	}
+	for i := range 20 {
+		e := recv(t, c)
+		if e.Type != "event" || e.Event.ID != ids[i] || e.Event.Type != "text.delta" {
+			t.Fatalf("event %d: %s", i, e.raw)
+		}
+	}
+	// One event per frame: exactly the seed 001 shape.
+	// Reconnect with a cursor: replay of what was missed, nothing else.
+	_ = c.Close(websocket.StatusNormalClosure, "")
+	for i := 20; i < 30; i++ {
+		evs, _ := f.bus.Commit(context.Background(), deltaDraft(id, i))
+		ids = append(ids, evs[0].ID.String())
+	}
+	c2 := f.mustDial(id)
+	send(t, c2, fmt.Sprintf(`{"type":"subscribe","filter":{"event_types":["text.delta"]},"since":%q,"snapshot":false}`, ids[19]))
+	if a := recv(t, c2); a.Type != "subscribe_ack" || a.ReplayEventCount != 10 {
+		t.Fatalf("ack %s", a.raw)
+	}
+	for i := 20; i < 30; i++ {
+		if e := recv(t, c2); e.Event == nil || e.Event.ID != ids[i] {
+			t.Fatalf("replayed %d: %s", i, e.raw)
+		}
+	}
+}
+
+func TestStreamClientFramesAndErrors(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	c := f.mustDial(id)
+
+	cases := []struct{ in, typ, code string }{
+		{`{not json`, "error", ipc.CodeInvalidFrame},
+		{`[1,2]`, "error", ipc.CodeInvalidFrame},
+		{`{"nonce":"x"}`, "error", ipc.CodeInvalidFrame},
+		{`{"type":"made_up"}`, "error", ipc.CodeUnknownFrameType},
+		{`{"type":"cancel"}`, "error", ipc.CodeInvalidFrame},
+		{`{"type":"subscribe","filter":{"event_types":["made.up.thing"]}}`, "subscribe_error", ipc.CodeInvalidFilter},
+		{`{"type":"subscribe","filter":"preset:chat","since":"garbage","snapshot":false}`, "subscribe_error", ipc.CodeCursorExpired},
+		{`{"type":"subscribe","filter":"preset:chat","since":"01ARZ3NDEKTSV4RRFFQ69G5FAV","snapshot":false}`, "subscribe_error", ipc.CodeCursorExpired},
+		{`{"type":"cancel","turn_id":"01NOSUCHTURN"}`, "error", "cancel_failed"},
+	}
+	for _, cs := range cases {
+		send(t, c, cs.in)
+		got := recv(t, c)
+		if got.Type != cs.typ || got.Code != cs.code || got.Message == "" {
+			t.Errorf("%s → %s, want %s/%s", cs.in, got.raw, cs.typ, cs.code)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	if err := c.Write(ctx, websocket.MessageBinary, []byte(`{"type":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, c); got.Code != ipc.CodeInvalidFrame {
+		t.Errorf("binary frame → %s", got.raw)
+	}
+	// The connection survived every bad frame.
+	send(t, c, `{"type":"ping","nonce":"n-1"}`)
+	if got := recv(t, c); got.Type != "pong" || got.Nonce != "n-1" {
+		t.Fatalf("pong %s", got.raw)
+	}
+	send(t, c, `{"type":"pong","nonce":"unsolicited"}`)
+	send(t, c, fmt.Sprintf(`{"type":"request","requestId":"r1","method":"getAgentMessages","params":{"agentId":%q}}`, id))
+	if got := recv(t, c); got.Type != "response" || got.RequestID != "r1" || !got.OK {
+		t.Fatalf("response %s", got.raw)
+	}
+	send(t, c, `{"type":"request","requestId":"r2","method":"nope"}`)
+	if got := recv(t, c); got.Type != "response" || got.OK || got.Error == nil || got.Error.Code != "METHOD_NOT_FOUND" {
+		t.Fatalf("response %s", got.raw)
+	}
+	send(t, c, `{"type":"request","requestId":"r3","method":"getAgentMessages","params":{"agentId":"zzz"}}`)
+	if got := recv(t, c); got.Error == nil || got.Error.Code != "AGENT_NOT_FOUND" {
+		t.Fatalf("response %s", got.raw)
+	}
+	// A cancel reaches the hub, and every client sees the turn.cancelled.
+	send(t, c, `{"type":"subscribe","filter":"preset:chat","since":null,"snapshot":true}`)
+	recvType(t, c, "snapshot")
+	res, err := f.hub.SubmitTurn(context.Background(), id, "a b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(t, c, fmt.Sprintf(`{"type":"cancel","turn_id":%q,"reason":"user_cancel"}`, res.TurnID))
+	for {
+		e := recvType(t, c, "event")
+		if e.Event.Type == "turn.cancelled" {
+			break
+		}
+	}
+	if got := f.hub.Cancels(); len(got) != 1 || got[0] != id+"/"+res.TurnID+"/user_cancel" {
+		t.Fatalf("cancels %v", got)
+	}
+}
+
+func TestStreamSessionNotFound(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	c := f.mustDial(id)
+	if resp, b := f.do("DELETE", "/sessions/"+id, ""); resp.StatusCode != 200 {
+		t.Fatalf("delete %s", b)
+	}
+	send(t, c, `{"type":"subscribe","filter":"preset:full","since":null,"snapshot":true}`)
+	if got := recv(t, c); got.Type != "subscribe_error" || got.Code != ipc.CodeSessionNotFound {
+		t.Fatalf("got %s", got.raw)
+	}
+}
+
+func TestStreamFrameTooLargeCloses1009(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	c := f.mustDial(id)
+	send(t, c, `{"type":"ping","nonce":"`+strings.Repeat("x", ipc.MaxFrameBytes)+`"}`)
+	got := recv(t, c)
+	if got.Type != "error" || got.Code != ipc.CodeFrameTooLarge {
+		t.Fatalf("got %s", got.raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	_, _, err := c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Fatalf("close: %v", err)
+	}
+	// The server is still up.
+	c2 := f.mustDial(id)
+	send(t, c2, `{"type":"ping","nonce":"after"}`)
+	if got := recv(t, c2); got.Nonce != "after" {
+		t.Fatalf("got %s", got.raw)
+	}
+}
+
+// TestStreamSlowClientClosed1008: a client that stops reading is closed with
+// 1008 and a client_too_slow reason once its queue overflows; another
+// client on the same session is unaffected, and the bus records a
+// bus.handler_warning.
+func TestStreamSlowClientClosed1008(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	slow := f.mustDial(id)
+	send(t, slow, `{"type":"subscribe","filter":{"event_types":["text.delta"]},"since":null,"snapshot":false}`)
+	recvType(t, slow, "subscribe_ack")
+	fast := f.mustDial(id)
+	send(t, fast, `{"type":"subscribe","filter":"preset:full","since":null,"snapshot":false}`)
+	recvType(t, fast, "subscribe_ack")
+
+	// Watch for the warning through the bus itself.
+	warn, err := f.bus.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: id, Filter: json.RawMessage(`{"event_types":["bus.handler_warning"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer warn.Close()
+
+	// The fast client reads concurrently; the slow one reads nothing until
+	// the warning shows its queue overflowed (socket buffers absorb a lot first).
+	fastGot := make(chan int, 1)
+	go func() {
+		n := 0
+		ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
+		defer cancel()
+		for {
+			_, b, err := fast.Read(ctx)
+			if err != nil {
+				t.Errorf("fast client: %v", err)
+				fastGot <- -1
+				return
+			}
+			var fr frame
+			_ = json.Unmarshal(b, &fr)
+			switch {
+			case fr.Event == nil:
+			case fr.Event.Type == ipc.TypeTextDelta:
+				n++
+			case fr.Event.Type == ipc.TypeTurnCompleted: // the end marker
+				fastGot <- n
+				return
+			}
+		}
+	}()
+	payload := strings.Repeat("z", 2000)
+	produced := 0
+	for warned := false; !warned; {
+		for range 100 {
+			if err := f.bus.Emit(ipc.Draft{Type: ipc.TypeTextDelta, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
+				Payload: ipc.TextDelta{MessageID: "m1", Text: payload}}); err != nil {
+				t.Fatal(err)
+			}
+			produced++
+		}
+		if _, err := f.bus.Commit(context.Background(), deltaDraft(id, produced)); err != nil {
+			t.Fatal(err)
+		}
+		produced++
+		select {
+		case fr := <-warn.Frames():
+			if !strings.Contains(string(fr.Data), ipc.CodeClientTooSlow) {
+				t.Fatalf("warning %s", fr.Data)
+			}
+			warned = true
+		default:
+		}
+		if produced > 500000 {
+			t.Fatal("no overflow after 500k events")
+		}
+	}
+	if _, err := f.bus.Commit(context.Background(), ipc.Draft{Type: ipc.TypeTurnCompleted, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
+		Payload: ipc.TurnCompleted{Status: ipc.TurnStatusCompleted}}); err != nil {
+		t.Fatal(err)
+	}
+	// Now the slow client reads: it gets what was queued, then the 1008 close.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
+	defer cancel()
+	for {
+		_, _, err := slow.Read(ctx)
+		if err == nil {
+			continue
+		}
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation {
+			t.Fatalf("slow client ended with %v", err)
+		}
+		var reason struct{ Code, Message string }
+		if json.Unmarshal([]byte(ce.Reason), &reason) != nil || reason.Code != ipc.CodeClientTooSlow || reason.Message == "" {
+			t.Fatalf("close reason %q", ce.Reason)
+		}
+		break
+	}
+	if n := <-fastGot; n != produced {
+		t.Fatalf("fast client got %d of %d events", n, produced)
+	}
+}
+
+// TestStreamHeartbeat: an idle client gets pings; answering keeps it open;
+// after 3 unanswered pings the server closes.
+func TestStreamHeartbeat(t *testing.T) {
+	f := newFixture(t, ipc.Options{Heartbeat: 20 * time.Millisecond})
+	id := f.session()
+	c := f.mustDial(id)
+	p := recv(t, c)
+	if p.Type != "ping" || p.Nonce == "" {
+		t.Fatalf("got %s", p.raw)
+	}
+	send(t, c, `{"type":"pong","nonce":"`+p.Nonce+`"}`)
+	pings := 0
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+				t.Fatalf("closed with %v", err)
+			}
+			break
+		}
+		if !strings.Contains(string(b), `"type":"ping"`) {
+			t.Fatalf("unexpected %s", b)
+		}
+		pings++
+	}
+	if pings != ipc.MaxUnansweredPings {
+		t.Fatalf("%d unanswered pings before close, want %d", pings, ipc.MaxUnansweredPings)
+	}
+}
