@@ -45,7 +45,7 @@ func (s *syncBuffer) String() string {
 }
 
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *dashboard.Server
 	api  *dashboard.API
 	bus  *ipc.Bus
@@ -64,7 +64,7 @@ func (f *fixture) advance(d time.Duration) {
 	f.mu.Unlock()
 }
 
-func newFixture(t *testing.T, opts ipc.Options) *fixture {
+func newFixture(t testing.TB, opts ipc.Options) *fixture {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
 	if err != nil {
@@ -148,7 +148,7 @@ func (f *fixture) do(method, path, body string, hdr ...string) (*http.Response, 
 	return resp, b
 }
 
-func decode[T any](t *testing.T, b []byte) T {
+func decode[T any](t testing.TB, b []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -218,7 +218,7 @@ func (f *fixture) mustDial(id string) *websocket.Conn {
 	return c
 }
 
-func send(t *testing.T, c *websocket.Conn, frame string) {
+func send(t testing.TB, c *websocket.Conn, frame string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -246,7 +246,7 @@ type frame struct {
 	raw              []byte
 }
 
-func recv(t *testing.T, c *websocket.Conn) frame {
+func recv(t testing.TB, c *websocket.Conn) frame {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
