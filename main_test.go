@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildHeadless builds the binary exactly as DESIGN.md §3 says
+// (CGO_ENABLED=0, no tags) into a temp dir.
+func buildHeadless(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "agenthub")
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.version=9.9.9-e2e", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+var dashboardLine = regexp.MustCompile(`^dashboard: http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{64})$`)
+
+// TestHeadlessEndToEnd is the foundation's "done when": the cgo-free binary
+// runs headless, prints the dashboard line, writes dashboard.json (0600),
+// answers /healthz 401 without and 200 with the token, refuses a second
+// instance on the same data dir, and exits cleanly on SIGINT.
+func TestHeadlessEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildHeadless(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	data := filepath.Join(t.TempDir(), "D")
+
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--listen", "127.0.0.1:0", "--data-dir", data)
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		exited <- cmd.Wait()
+	}()
+	defer func() { _ = cmd.Process.Kill() }() // no-op once it exited
+
+	line, ok := <-lines
+	if !ok {
+		t.Fatalf("no dashboard line; stderr:\n%s", stderr.String())
+	}
+	m := dashboardLine.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("first line %q does not match %v", line, dashboardLine)
+	}
+	port, _ := strconv.Atoi(m[1])
+	token := m[2]
+
+	// dashboard.json: {url, port, token}, mode 0600, written before the line.
+	infoPath := filepath.Join(data, "dashboard.json")
+	st, err := os.Stat(infoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("dashboard.json mode %v, want 0600", st.Mode().Perm())
+	}
+	var info struct {
+		URL   string `json:"url"`
+		Port  int    `json:"port"`
+		Token string `json:"token"`
+	}
+	b, _ := os.ReadFile(infoPath)
+	if err := json.Unmarshal(b, &info); err != nil {
+		t.Fatalf("dashboard.json %s: %v", b, err)
+	}
+	if info.URL != strings.TrimPrefix(line, "dashboard: ") || info.Port != port || info.Token != token {
+		t.Errorf("dashboard.json %s does not match %q", b, line)
+	}
+
+	base := "http://127.0.0.1:" + m[1]
+	get := func(path, bearer string) int {
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if c := get("/healthz", ""); c != http.StatusUnauthorized {
+		t.Errorf("healthz without token: %d, want 401", c)
+	}
+	if c := get("/healthz", "not-the-token"); c != http.StatusUnauthorized {
+		t.Errorf("healthz with a wrong token: %d, want 401", c)
+	}
+	if c := get("/healthz", token); c != http.StatusOK {
+		t.Errorf("healthz with token: %d, want 200", c)
+	}
+	if c := get("/healthz?token="+token, ""); c != http.StatusOK {
+		t.Errorf("healthz with ?token=: %d, want 200", c)
+	}
+	if c := get("/", token); c != http.StatusOK {
+		t.Errorf("embedded frontend: %d, want 200", c)
+	}
+
+	// A second instance on the same data dir exits non-zero, naming it.
+	second := exec.CommandContext(ctx, bin, "--headless", "--listen", "127.0.0.1:0", "--data-dir", data)
+	out, err := second.CombinedOutput()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+		t.Fatalf("second instance: err %v, want exit status 1; output:\n%s", err, out)
+	}
+	if want := "data dir " + data + " is in use by another Agent Hub instance"; !strings.Contains(string(out), want) {
+		t.Errorf("second instance said %q, want %q", out, want)
+	}
+	if strings.Contains(string(out), "dashboard: http") {
+		t.Errorf("second instance printed a dashboard line: %q", out)
+	}
+
+	// SIGINT: clean exit, dashboard.json removed.
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for range lines {
+	}
+	if err := <-exited; err != nil {
+		t.Fatalf("first instance after SIGINT: %v; stderr:\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(infoPath); !os.IsNotExist(err) {
+		t.Errorf("dashboard.json left after clean exit: %v", err)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildHeadless(t)
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "agenthub 9.9.9-e2e" {
+		t.Errorf("--version: %q %v", out, err)
+	}
+	out, err = exec.Command(bin, "--help").Output()
+	if err != nil || !strings.Contains(string(out), "--headless") || !strings.Contains(string(out), "--listen") {
+		t.Errorf("--help: %q %v", out, err)
+	}
+	err = exec.Command(bin, "--listen", "0.0.0.0:8421", "--headless").Run()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
+		t.Errorf("--listen 0.0.0.0: %v, want exit status 2", err)
+	}
+}
