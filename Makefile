@@ -1,0 +1,110 @@
+# Agent Hub — build, run and test.
+#
+#   make run    install what is missing, build the desktop binary, launch it
+#               (with no display: --headless, printing the dashboard URL)
+#   make test   the same installs, then every check CI runs
+#
+# Installs are idempotent: apt packages only when missing (and only as root),
+# npm ci only when node_modules is missing or older than the lock file.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := run
+
+export GOFLAGS := -mod=mod
+export CGO_ENABLED := 1
+
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+DESKTOP_TAGS := desktop,production,webkit2_41
+BIN          := build/bin/agenthub
+ARTIFACTS    := artifacts
+ARGS         ?=
+APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git
+NPM_STAMP    := frontend/node_modules/.package-lock.json
+GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
+
+.PHONY: run build deps deps-system frontend test test-go test-frontend test-bindings test-desktop clean
+
+## ---- installs -------------------------------------------------------------
+
+deps: deps-system $(NPM_STAMP)
+
+deps-system:
+	@command -v go >/dev/null || { echo "Go is not installed (need Go 1.26+)" >&2; exit 1; }
+	@command -v npm >/dev/null || { echo "Node.js 20.19+ with npm is not installed" >&2; exit 1; }
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "apt: installing$$missing"; \
+	    apt-get update -qq; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages:$$missing — install them with: sudo apt-get install$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+# npm ci rewrites node_modules/.package-lock.json, so this re-runs only when
+# the lock (or package.json) is newer than the installed tree.
+$(NPM_STAMP): frontend/package-lock.json frontend/package.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+## ---- build ----------------------------------------------------------------
+
+# The Go binary embeds frontend/dist, so the frontend is built first.
+frontend: $(NPM_STAMP)
+	cd frontend && ./node_modules/.bin/vite build --logLevel warn
+
+build: deps frontend
+	go build -tags $(DESKTOP_TAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
+	@echo "built $(BIN) ($(VERSION))"
+
+run: build
+	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo "launching $(BIN) $(ARGS)"; exec ./$(BIN) $(ARGS); \
+	else \
+	  echo "no display: launching $(BIN) --headless $(ARGS)"; exec ./$(BIN) --headless $(ARGS); \
+	fi
+
+## ---- tests ----------------------------------------------------------------
+
+test: test-go test-frontend test-bindings test-desktop
+	@echo "make test: all checks passed"
+
+test-go: deps frontend
+	@echo "== gofmt"
+	@bad="$$(gofmt -l $(GO_FILES))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+	@echo "== go vet"
+	go vet ./...
+	@echo "== go test -race"
+	go test -race -count=1 ./...
+
+test-frontend: $(NPM_STAMP)
+	@echo "== frontend typecheck"
+	cd frontend && ./node_modules/.bin/tsc --noEmit -p .
+	@echo "== frontend unit tests"
+	cd frontend && ./node_modules/.bin/vitest run
+
+# Regenerating the Wails bindings must not change the committed ones.
+test-bindings: deps frontend
+	@echo "== bindings drift check"
+	go tool wails generate module >/dev/null
+	@git diff --exit-code --stat -- frontend/wailsjs || { echo "frontend/wailsjs is stale: run 'go tool wails generate module' and commit it" >&2; exit 1; }
+	@untracked="$$(git ls-files -o --exclude-standard -- frontend/wailsjs)"; \
+	if [ -n "$$untracked" ]; then echo "untracked generated bindings: $$untracked" >&2; exit 1; fi
+	@echo "bindings up to date"
+
+# Launch the real desktop binary under Xvfb; it screenshots the window into
+# $(ARTIFACTS)/ once the page reports ready through App.FrontendReady, then quits.
+test-desktop: build
+	@echo "== desktop smoke test (xvfb)"
+	@mkdir -p $(ARTIFACTS); data="$$(mktemp -d)"; trap 'rm -rf "$$data"' EXIT; \
+	timeout 180 xvfb-run -a -s "-screen 0 1280x900x24" ./$(BIN) --data-dir "$$data" --smoke-test $(ARTIFACTS); \
+	test -s $(ARTIFACTS)/desktop-window.png; \
+	echo "desktop smoke test passed: $(ARTIFACTS)/desktop-window.png"
+
+clean:
+	rm -rf build/bin $(ARTIFACTS)
+	find frontend/dist -mindepth 1 ! -name .gitkeep -delete
