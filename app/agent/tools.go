@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"agenthub/app/tool"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// dispatch runs the tool calls of one assistant message in parallel and
+// stores a toolResult message for each. It reports false when the turn was
+// cancelled (at the seam or mid-tool): every call that did not finish then
+// has a tool.failed (error_class cancelled) and a synthetic result.
+func (l *loop) dispatch(ctx context.Context, msgID string, calls []store.ContentBlock) bool {
+	if l.BeforeTools != nil && ctx.Err() == nil {
+		l.BeforeTools(ctx)
+	}
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		cancelled []string
+	)
+	for _, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if l.runTool(ctx, msgID, c) {
+				mu.Lock()
+				cancelled = append(cancelled, c.ID)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() == nil && len(cancelled) == 0 {
+		return true
+	}
+	// Keep the cancelled ids in call order for a stable turn.cancelled payload.
+	set := map[string]bool{}
+	for _, id := range cancelled {
+		set[id] = true
+	}
+	for _, c := range calls {
+		if set[c.ID] {
+			l.out.CancelledTools = append(l.out.CancelledTools, c.ID)
+		}
+	}
+	l.out.Status = StatusCancelled
+	return false
+}
+
+// runTool runs one call; it reports true when the call was cancelled
+// (pending at the seam or cut short while running).
+func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBlock) (cancelled bool) {
+	input := call.Arguments
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	t, found := tool.Lookup(l.Tools, call.Name)
+	status, summary := fmt.Sprintf("Unknown tool %s", call.Name), ""
+	if found {
+		status, summary = t.Describe(input)
+	}
+	if ctx.Err() != nil {
+		// §6.2.3: scheduled, never executed.
+		l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
+		return true
+	}
+	if !found {
+		l.failTool(call, ipc.ToolErrUnknownTool, fmt.Sprintf("unknown tool %q", call.Name), status, summary)
+		return false
+	}
+	l.emit(l.draft(ipc.TypeToolCalled, ipc.ActorTool, ipc.ToolCalled{
+		ToolUseID: call.ID, ToolName: call.Name, Input: input, MessageID: msgID,
+		StatusText: status, Summary: summary,
+	}))
+	env := l.Env
+	env.ToolUseID = call.ID
+	env.Output = func(stream, text string) {
+		l.emit(l.draft(ipc.TypeToolOutputDelta, ipc.ActorTool, ipc.ToolOutputDelta{
+			ToolUseID: call.ID, Stream: stream, Text: text,
+		}))
+	}
+	start := time.Now()
+	res, err := t.Run(ctx, env, input)
+	if err != nil {
+		if ctx.Err() != nil {
+			// §6.2.2: cut short by the turn's cancel (the tool killed its processes).
+			l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
+			return true
+		}
+		te := tool.AsError(err)
+		l.failTool(call, te.Class, te.Message, "Failed: "+status, summary)
+		return false
+	}
+	if res.StatusText == "" {
+		res.StatusText = status
+	}
+	if res.Summary == "" {
+		res.Summary = summary
+	}
+	result := store.Message{
+		ID: NewID(), SessionID: l.SessionID, TurnID: l.TurnID, Role: store.RoleToolResult,
+		Content:    []store.ContentBlock{{Type: store.BlockText, Text: res.Output}},
+		Status:     store.StatusComplete,
+		ToolCallID: call.ID, ToolName: call.Name, IsError: res.IsError, CreatedAt: time.Now().UTC(),
+	}
+	l.Recorder.Commit(l.draft(ipc.TypeToolCompleted, ipc.ActorTool, ipc.ToolCompleted{
+		ToolUseID: call.ID, ToolName: call.Name, StatusText: res.StatusText, Summary: res.Summary,
+		Output: res.Output, IsError: res.IsError, Truncated: res.Truncated, OutputBytes: res.OutputBytes,
+		OutputPath: res.OutputPath, DurationMS: time.Since(start).Milliseconds(),
+	}, store.PutMessage(result)), nil)
+	return false
+}
+
+// failTool commits tool.failed with the error result the model will see.
+func (l *loop) failTool(call store.ContentBlock, class, message, status, summary string) {
+	result := SyntheticResult(l.SessionID, l.TurnID, call, message)
+	l.Recorder.Commit(l.draft(ipc.TypeToolFailed, ipc.ActorTool, ipc.ToolFailed{
+		ToolUseID: call.ID, ToolName: call.Name, ErrorClass: class, Message: message,
+		StatusText: status, Summary: summary,
+	}, store.PutMessage(result)), nil)
+}

@@ -1,0 +1,158 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"agenthub/app/llm"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// ExportSession renders the session's messages as "markdown" (text/markdown)
+// or "json" (application/json: {"session", "messages"}).
+func (h *Hub) ExportSession(ctx context.Context, sessionID, format string) ([]byte, string, error) {
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return nil, "", err
+	}
+	rec := s.record()
+	msgs, _, err := h.db.Messages(sessionID, 0, 0)
+	if err != nil {
+		return nil, "", fmt.Errorf("export: reading messages: %w", err)
+	}
+	if msgs == nil {
+		msgs = []store.Message{}
+	}
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(struct {
+			Session  store.Session   `json:"session"`
+			Messages []store.Message `json:"messages"`
+		}{rec, msgs}, "", "  ")
+		if err != nil {
+			return nil, "", fmt.Errorf("export: %w", err)
+		}
+		return b, "application/json", nil
+	case "markdown", "md", "":
+		return []byte(exportMarkdown(rec, msgs)), "text/markdown; charset=utf-8", nil
+	default:
+		return nil, "", fmt.Errorf("export format %q (use markdown or json): %w", format, ipc.ErrInvalidInput)
+	}
+}
+
+func exportMarkdown(s store.Session, msgs []store.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n- Session: `%s`\n- Workspace: `%s`\n- Model: `%s`\n- Turns: %d\n- Cost: $%.4f\n\n",
+		s.Title, s.ID, s.WorkspacePath, s.ActiveModel, s.TurnCount, s.CostSoFarUSD)
+	for _, m := range msgs {
+		switch m.Role {
+		case store.RoleUser:
+			b.WriteString("## User\n\n")
+		case store.RoleAssistant:
+			fmt.Fprintf(&b, "## Assistant")
+			if m.Status != store.StatusComplete {
+				fmt.Fprintf(&b, " (%s)", m.Status)
+			}
+			b.WriteString("\n\n")
+		case store.RoleToolResult:
+			fmt.Fprintf(&b, "### Result of %s", m.ToolName)
+			if m.IsError {
+				b.WriteString(" (error)")
+			}
+			b.WriteString("\n\n")
+		}
+		for _, c := range m.Content {
+			switch c.Type {
+			case store.BlockText:
+				if m.Role == store.RoleToolResult {
+					b.WriteString(fence(c.Text))
+				} else {
+					b.WriteString(c.Text)
+					b.WriteString("\n\n")
+				}
+			case store.BlockThinking:
+				b.WriteString("> _thinking:_ ")
+				b.WriteString(strings.ReplaceAll(c.Thinking, "\n", "\n> "))
+				b.WriteString("\n\n")
+			case store.BlockToolCall:
+				fmt.Fprintf(&b, "**Tool call** `%s`\n\n%s", c.Name, fence(string(c.Arguments)))
+			}
+		}
+	}
+	return b.String()
+}
+
+// fence wraps text in a code fence longer than any backtick run inside it.
+func fence(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n\n"
+}
+
+// GetSettings returns the settings with secrets masked.
+func (h *Hub) GetSettings(ctx context.Context) (json.RawMessage, error) {
+	if h.settings == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	return h.settings.Masked()
+}
+
+// UpdateSettings merges a partial settings object and returns the result, masked.
+func (h *Hub) UpdateSettings(ctx context.Context, patch json.RawMessage) (json.RawMessage, error) {
+	if h.settings == nil {
+		return nil, errors.New("settings are not available")
+	}
+	if !json.Valid(patch) {
+		return nil, fmt.Errorf("settings patch is not valid JSON: %w", ipc.ErrInvalidInput)
+	}
+	return h.settings.Update(patch)
+}
+
+// ListModels lists the models with a known price or context window, plus
+// the configured defaults, with whether their provider is configured.
+func (h *Hub) ListModels(ctx context.Context) ([]ipc.ModelInfo, error) {
+	h.mu.Lock()
+	providers := h.providers
+	h.mu.Unlock()
+	seen := map[string]bool{}
+	var out []ipc.ModelInfo
+	add := func(id string) {
+		prov, name, err := llm.ParseModel(id)
+		if err != nil || seen[id] {
+			return
+		}
+		seen[id] = true
+		_, perr := providers.Provider(prov)
+		out = append(out, ipc.ModelInfo{ID: prov + ":" + name, Provider: prov, ContextWindow: llm.ContextWindow(id), Configured: perr == nil})
+	}
+	if h.settings != nil {
+		add(h.settings.DefaultModel())
+	}
+	add(h.cfg.DefaultModel)
+	names := make([]string, 0)
+	for name := range llm.Prices() {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		prov := llm.ProviderOpenAI
+		if strings.HasPrefix(name, "claude") {
+			prov = llm.ProviderAnthropic
+		}
+		add(prov + ":" + name)
+	}
+	return out, nil
+}

@@ -1,0 +1,187 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"agenthub/app/llm"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// Compaction reasons (compaction.completed reason, seed 000).
+const (
+	CompactSummary = "summary" // the removed span was summarised by the model
+	CompactTokens  = "tokens"  // the summary call failed: plain truncation
+)
+
+// summaryPrompt instructs the summariser.
+const summaryPrompt = "You compress conversations between a user and a coding agent. Summarise the transcript you are given " +
+	"so the agent can continue the work without it: the user's goals and constraints, decisions taken, files read or " +
+	"changed (with paths), commands run and their outcomes, open problems and next steps. Be factual and concise; " +
+	"use short bullet points; do not invent anything."
+
+// CompactSession compacts the session's context now (compaction.started,
+// compaction.completed). A session already compacting is left alone.
+func (h *Hub) CompactSession(ctx context.Context, sessionID string) error {
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return err
+	}
+	model := h.route(s.record()).Model
+	_, err = h.compact(ctx, s, "", model, "request", -1)
+	return err
+}
+
+// errBusy reports a compaction already in progress.
+var errBusy = errors.New("compaction already in progress")
+
+// compact moves the session's ContextStartOffset forward past the oldest
+// messages, keeping the newest ones that fit CompactKeep of the window, and
+// summarises the removed span with one LLM call (falling back to plain
+// truncation if it fails). No message is deleted or renumbered. The kept span
+// starts at a user or assistant message, so a tool call is never separated
+// from its result. est < 0 means "estimate it".
+func (h *Hub) compact(ctx context.Context, s *session, turnID, model, trigger string, est int64) (ipc.CompactionCompleted, error) {
+	h.mu.Lock()
+	if s.compacting {
+		h.mu.Unlock()
+		return ipc.CompactionCompleted{}, errBusy
+	}
+	s.compacting = true
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		s.compacting = false
+		h.mu.Unlock()
+	}()
+
+	rec := s.record()
+	msgs, _, err := h.db.Messages(rec.ID, int(rec.ContextStartOffset), 0)
+	if err != nil {
+		return ipc.CompactionCompleted{}, fmt.Errorf("compaction: reading messages: %w", err)
+	}
+	window := h.contextWindow(model)
+	if est < 0 {
+		est = estimateTokens(systemPrompt(rec, nil), msgs)
+	}
+	rc := &recorder{h: h, s: s}
+	rc.Emit(ipc.Draft{Type: ipc.TypeCompactionStarted, SessionID: rec.ID, TurnID: turnID, Actor: ipc.ActorSystem,
+		Payload: ipc.CompactionStarted{Trigger: trigger, EstimatedTokens: est, ContextWindow: window}}, nil)
+
+	b := compactionBoundary(msgs, int64(h.cfg.CompactKeep*float64(window)))
+	removed, kept := msgs[:b], msgs[b:]
+	res := ipc.CompactionCompleted{
+		Removed: len(removed), Kept: len(kept),
+		TokensRemoved: estimateTokens("", removed), TokensKept: estimateTokens("", kept),
+		Reason: CompactTokens, ContextStartOffset: rec.ContextStartOffset,
+	}
+	summary, usage := rec.ContextSummary, store.Usage{}
+	if len(removed) > 0 {
+		res.ContextStartOffset = kept0Offset(msgs, b)
+		text, u, err := h.summarise(ctx, model, rec.ContextSummary, removed)
+		usage = u
+		if err != nil {
+			h.log.Warn("hub: compaction summary failed; truncating", "session", rec.ID, "err", err)
+		} else {
+			summary, res.Reason = text, CompactSummary
+		}
+	}
+	rc.Commit(ipc.Draft{Type: ipc.TypeCompactionComplete, SessionID: rec.ID, TurnID: turnID, Actor: ipc.ActorSystem, Payload: res},
+		func(r *store.Session) {
+			r.ContextStartOffset, r.ContextSummary = res.ContextStartOffset, summary
+			r.Usage = r.Usage.Add(usage)
+			r.CostSoFarUSD += usage.CostUSD
+		})
+	return res, nil
+}
+
+// kept0Offset is the offset of the first kept message (msgs[b]), or one past
+// the last message when everything is removed.
+func kept0Offset(msgs []store.Message, b int) int64 {
+	if b < len(msgs) {
+		return msgs[b].Offset
+	}
+	return msgs[len(msgs)-1].Offset + 1
+}
+
+// compactionBoundary returns the index of the first kept message: the newest
+// messages whose estimated tokens fit keep (at least the newest message),
+// moved back so the kept span starts at a user or assistant message.
+func compactionBoundary(msgs []store.Message, keep int64) int {
+	b := len(msgs)
+	var kept int64
+	for i := len(msgs) - 1; i >= 0; i-- {
+		t := (messageChars(msgs[i]) + 3) / 4
+		if b < len(msgs) && kept+t > keep {
+			break
+		}
+		kept += t
+		b = i
+	}
+	for b > 0 && b < len(msgs) && msgs[b].Role == store.RoleToolResult {
+		b--
+	}
+	return b
+}
+
+// summarise asks the model for a summary of removed (and of the previous
+// summary, which covers what came before).
+func (h *Hub) summarise(ctx context.Context, model, previous string, removed []store.Message) (string, store.Usage, error) {
+	provName, name, err := llm.ParseModel(model)
+	if err != nil {
+		return "", store.Usage{}, err
+	}
+	h.mu.Lock()
+	providers := h.providers
+	h.mu.Unlock()
+	p, err := providers.Provider(provName)
+	if err != nil {
+		return "", store.Usage{}, err
+	}
+	var in strings.Builder
+	if previous != "" {
+		in.WriteString("Summary of what came before this transcript:\n")
+		in.WriteString(previous)
+		in.WriteString("\n\n")
+	}
+	in.WriteString("Transcript to summarise:\n\n")
+	in.WriteString(transcript(removed))
+	res, err := p.Stream(ctx, llm.Request{
+		Model: name, System: summaryPrompt, MaxTokens: 2048,
+		Messages: []store.Message{{Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: in.String()}}}},
+	}, discardSink{})
+	res.Usage.CostUSD = llm.Cost(model, res.Usage)
+	if err != nil {
+		return "", res.Usage, err
+	}
+	text := strings.TrimSpace(textOfBlocks(res.Content))
+	if text == "" {
+		return "", res.Usage, errors.New("the model returned an empty summary")
+	}
+	return text, res.Usage, nil
+}
+
+func textOfBlocks(cs []store.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range cs {
+		if c.Type == store.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// discardSink ignores streaming callbacks (the summary call is not streamed
+// to clients; its result lands in compaction.completed's session record).
+type discardSink struct{}
+
+func (discardSink) MessageStart()                           {}
+func (discardSink) TextDelta(int, string)                   {}
+func (discardSink) ThinkingDelta(int, string, *string)      {}
+func (discardSink) ToolUseStart(int, string, string)        {}
+func (discardSink) ToolUseInputDelta(int, string, string)   {}
+func (discardSink) ToolUseEnd(int, string, json.RawMessage) {}

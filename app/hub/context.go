@@ -1,0 +1,156 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"agenthub/app/agent"
+	"agenthub/app/llm"
+	"agenthub/app/tool"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// route is the routing policy: the session's model, else the settings'
+// default, else the --model flag default. An empty Model means none is
+// configured anywhere.
+func (h *Hub) route(s store.Session) ipc.RouteDecided {
+	d := ipc.RouteDecided{Policy: RoutingPolicy, PolicyVersion: RoutingPolicyVersion}
+	switch {
+	case s.ActiveModel != "":
+		d.Model, d.Reason = s.ActiveModel, "session model"
+	case h.settings != nil && h.settings.DefaultModel() != "":
+		d.Model, d.Reason = h.settings.DefaultModel(), "settings default model"
+	case h.cfg.DefaultModel != "":
+		d.Model, d.Reason = h.cfg.DefaultModel, "--model flag default"
+	default:
+		d.Reason = "no model configured"
+	}
+	return d
+}
+
+// systemPrompt is the agent's system prompt for a session, with the
+// compaction summary (if any) prepended.
+func systemPrompt(s store.Session, tools []tool.Tool) string {
+	var b strings.Builder
+	if s.ContextSummary != "" {
+		b.WriteString("Summary of the earlier part of this conversation (older messages were compacted):\n")
+		b.WriteString(s.ContextSummary)
+		b.WriteString("\n\n---\n\n")
+	}
+	b.WriteString("You are Agent Hub's coding agent, working for the user in the workspace directory ")
+	b.WriteString(s.WorkspacePath)
+	b.WriteString(".\nRelative paths resolve inside that directory and no tool can reach outside it.\n\nTools:\n")
+	for _, t := range tools {
+		desc, _, _ := strings.Cut(t.Description(), "\n")
+		fmt.Fprintf(&b, "- %s: %s\n", t.Name(), desc)
+	}
+	b.WriteString("\nWork step by step: inspect before you change, prefer small precise edits (edit_file) over rewriting files, " +
+		"and check the result of what you run. Independent tool calls may be issued together; they run in parallel. " +
+		"Use delegate for a self-contained sub-task a fresh sub-agent can do on its own. " +
+		"When you are done, answer concisely with what you did and anything the user must know.")
+	if s.Depth > 0 {
+		b.WriteString("\n\nYou are a sub-agent started by another agent: do the task you were given and finish with a clear, " +
+			"self-contained answer — it is returned to that agent as your result.")
+	}
+	return b.String()
+}
+
+// contextFunc returns the agent's per-call context loader: it compacts the
+// session when the estimated context passes the threshold, then returns the
+// system prompt and the messages from the session's ContextStartOffset.
+func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) agent.ContextFunc {
+	return func(ctx context.Context) (string, []store.Message, error) {
+		rec := s.record()
+		msgs, _, err := h.db.Messages(rec.ID, int(rec.ContextStartOffset), 0)
+		if err != nil {
+			return "", nil, fmt.Errorf("reading messages: %w", err)
+		}
+		window := h.contextWindow(model)
+		system := systemPrompt(rec, tools)
+		est := estimateTokens(system, msgs)
+		if float64(est) > h.cfg.CompactThreshold*float64(window) {
+			if _, err := h.compact(ctx, s, turnID, model, "threshold", est); err != nil {
+				h.log.Warn("hub: compaction failed", "session", rec.ID, "err", err)
+			} else {
+				rec = s.record()
+				if msgs, _, err = h.db.Messages(rec.ID, int(rec.ContextStartOffset), 0); err != nil {
+					return "", nil, fmt.Errorf("reading messages: %w", err)
+				}
+				system = systemPrompt(rec, tools)
+			}
+		}
+		return system, requestMessages(msgs), nil
+	}
+}
+
+// requestMessages is the provider history of stored messages: assistant
+// messages that failed (status error, superseded by a retry) or are empty
+// are left out. Tool calls without results and orphaned results are
+// repaired by the llm adapters (llm.RepairToolPairs); the hub stores a
+// result for every call it dispatched or cancelled, so that repair is only
+// a safety net.
+func requestMessages(msgs []store.Message) []store.Message {
+	out := make([]store.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == store.RoleAssistant && (m.Status == store.StatusError || len(m.Content) == 0) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// contextWindow is the model's context window in tokens.
+func (h *Hub) contextWindow(model string) int64 {
+	if h.cfg.ContextWindow > 0 {
+		return h.cfg.ContextWindow
+	}
+	return llm.ContextWindow(model)
+}
+
+// estimateTokens is the chars/4 heuristic over the system prompt and messages.
+func estimateTokens(system string, msgs []store.Message) int64 {
+	n := int64(len(system))
+	for _, m := range msgs {
+		n += messageChars(m)
+	}
+	return (n + 3) / 4
+}
+
+// messageChars is the size of a message's content as the model sees it.
+func messageChars(m store.Message) int64 {
+	n := int64(16) // role and framing
+	for _, c := range m.Content {
+		n += int64(len(c.Text) + len(c.Thinking) + len(c.Name) + len(c.Arguments))
+		if c.Source != nil {
+			n += int64(len(c.Source.Data))
+		}
+	}
+	return n
+}
+
+// transcript renders messages as plain text for the summariser.
+func transcript(msgs []store.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		switch m.Role {
+		case store.RoleToolResult:
+			fmt.Fprintf(&b, "[tool result %s]\n", m.ToolName)
+		default:
+			fmt.Fprintf(&b, "[%s]\n", m.Role)
+		}
+		for _, c := range m.Content {
+			switch c.Type {
+			case store.BlockText:
+				b.WriteString(c.Text)
+				b.WriteByte('\n')
+			case store.BlockToolCall:
+				fmt.Fprintf(&b, "(called %s %s)\n", c.Name, c.Arguments)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,410 @@
+// Package hub is Agent Hub's session manager: sessions (create, list,
+// rename, delete), per-session turn queues that survive restarts, turn
+// lifecycle and cancellation (seed 001 §6), crash recovery, delegation to
+// worker sessions, context compaction and model routing. It implements
+// ipc.HubAPI and publishes everything through the ipc.Bus; the agent loop of
+// one turn lives in app/agent.
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"agenthub/app/agent"
+	"agenthub/app/llm"
+	"agenthub/app/tool"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// Settings is the hub's view of the user settings (app implements it).
+type Settings interface {
+	// DefaultModel is the settings' default model ("provider:model"), "" if unset.
+	DefaultModel() string
+	// Masked returns the settings as JSON with secrets masked.
+	Masked() (json.RawMessage, error)
+	// Update merges a partial settings object, persists it and returns the
+	// result masked. A bad patch is an error wrapping ipc.ErrInvalidInput.
+	Update(patch json.RawMessage) (json.RawMessage, error)
+}
+
+// Config tunes the hub. Zero fields take the documented defaults.
+type Config struct {
+	// DataDir holds tool outputs (DATA_DIR/tool-output/<session>/). Required.
+	DataDir string
+	// DefaultWorkspace is --workspace: new sessions' directory when the
+	// request names none. Default: the current directory.
+	DefaultWorkspace string
+	// DefaultModel is --model, the routing policy's last resort.
+	DefaultModel string
+	// TurnTimeout is --turn-timeout: a turn running longer is cancelled with
+	// reason "timeout". Default 30m; negative disables.
+	TurnTimeout time.Duration
+	// MaxDelegationDepth bounds worker nesting (a worker's Depth). Default 2.
+	MaxDelegationDepth int
+	// CompactThreshold is the fraction of the model's context window the
+	// estimated context may reach before a call compacts it. Default 0.8.
+	CompactThreshold float64
+	// CompactKeep is the fraction of the context window compaction keeps
+	// verbatim (the newest messages). Default 0.3.
+	CompactKeep float64
+	// ContextWindow overrides llm.ContextWindow(model) when > 0 (tests).
+	ContextWindow int64
+	// QueueLimit bounds the queued turns of one session. Default 32.
+	QueueLimit int
+	// MaxTokens caps each LLM call's output (0: the llm default).
+	MaxTokens int
+	// MaxAttempts bounds the attempts of one LLM call. Default 4.
+	MaxAttempts int
+	// Backoff overrides llm.Backoff (tests use a zero delay).
+	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	// ToolOptions tunes the built-in tools.
+	ToolOptions tool.Options
+	// BeforeTools is a test hook called at the §6.2.3 seam of every turn.
+	BeforeTools func(ctx context.Context, sessionID, turnID string)
+	Logger      *slog.Logger
+}
+
+// Routing policy identity reported in route.decided.
+const (
+	RoutingPolicy        = "session-settings-flag"
+	RoutingPolicyVersion = "1"
+)
+
+// Hub implements ipc.HubAPI. Construct with New, then Start.
+type Hub struct {
+	cfg      Config
+	bus      *ipc.Bus
+	db       *store.DB
+	settings Settings
+	log      *slog.Logger
+
+	ctx    context.Context // lives until Close
+	stop   context.CancelFunc
+	wg     sync.WaitGroup // every turn goroutine
+	closed bool
+
+	mu        sync.Mutex
+	providers *llm.Registry
+	sessions  map[string]*session
+}
+
+var _ ipc.HubAPI = (*Hub)(nil)
+
+// session is the hub's authoritative in-memory state of one session.
+// mu guards rec and orders the session's events: every draft carrying a
+// PutSession of rec is enqueued under it, so the newest record wins. The
+// other fields are guarded by Hub.mu. Lock order: Hub.mu before session.mu.
+type session struct {
+	mu      sync.Mutex
+	rec     store.Session
+	running *run
+	queue   []store.Turn
+	deleted bool
+	// compacting is set while a compaction of the session runs.
+	compacting bool
+}
+
+// run is a turn in flight.
+type run struct {
+	turn       store.Turn
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	timer      *time.Timer
+	cancelling bool
+	done       chan struct{}
+}
+
+// New returns a hub over bus (and its store) that takes LLM providers from
+// providers and defaults from settings (may be nil). It loads the sessions
+// but runs nothing until Start.
+func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (*Hub, error) {
+	if bus == nil {
+		return nil, errors.New("hub: nil bus")
+	}
+	if providers == nil {
+		return nil, errors.New("hub: nil provider registry")
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("hub: Config.DataDir is required")
+	}
+	if cfg.DefaultWorkspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("hub: default workspace: %w", err)
+		}
+		cfg.DefaultWorkspace = wd
+	}
+	if cfg.TurnTimeout == 0 {
+		cfg.TurnTimeout = 30 * time.Minute
+	}
+	if cfg.MaxDelegationDepth <= 0 {
+		cfg.MaxDelegationDepth = 2
+	}
+	if cfg.CompactThreshold <= 0 || cfg.CompactThreshold > 1 {
+		cfg.CompactThreshold = 0.8
+	}
+	if cfg.CompactKeep <= 0 || cfg.CompactKeep >= cfg.CompactThreshold {
+		cfg.CompactKeep = min(0.3, cfg.CompactThreshold/2)
+	}
+	if cfg.QueueLimit <= 0 {
+		cfg.QueueLimit = 32
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	h := &Hub{
+		cfg: cfg, bus: bus, db: bus.Store(), settings: settings, log: cfg.Logger,
+		providers: providers, sessions: map[string]*session{},
+	}
+	h.ctx, h.stop = context.WithCancel(context.Background())
+	recs, err := h.db.Sessions()
+	if err != nil {
+		return nil, fmt.Errorf("hub: loading sessions: %w", err)
+	}
+	for _, r := range recs {
+		h.sessions[r.ID] = &session{rec: r}
+	}
+	return h, nil
+}
+
+// Start runs crash recovery (turns left running are closed as interrupted)
+// and then resumes the persisted queues: each session's oldest queued turn
+// starts. Call it once.
+func (h *Hub) Start(ctx context.Context) error {
+	if err := h.recover(ctx); err != nil {
+		return fmt.Errorf("hub: crash recovery: %w", err)
+	}
+	queued, err := h.db.TurnsWithStatus(store.TurnQueued)
+	if err != nil {
+		return fmt.Errorf("hub: loading queued turns: %w", err)
+	}
+	sort.SliceStable(queued, func(i, j int) bool { return queued[i].CreatedAt.Before(queued[j].CreatedAt) })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range queued {
+		if s := h.sessions[t.SessionID]; s != nil && !s.deleted {
+			s.queue = append(s.queue, t)
+		}
+	}
+	for _, s := range h.sessions {
+		h.startNextLocked(s)
+	}
+	return nil
+}
+
+// Close cancels every running turn (reason "shutdown"; queued turns stay
+// queued for the next start) and waits for the turn goroutines to finish
+// their events.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	for _, s := range h.sessions {
+		if s.running != nil && !s.running.cancelling {
+			s.running.cancelling = true
+			s.running.cancel(errShutdown)
+		}
+	}
+	h.mu.Unlock()
+	h.wg.Wait()
+	h.stop()
+	return nil
+}
+
+// SetProviders replaces the provider registry (after a settings change);
+// turns started afterwards use it.
+func (h *Hub) SetProviders(r *llm.Registry) {
+	if r == nil {
+		return
+	}
+	h.mu.Lock()
+	h.providers = r
+	h.mu.Unlock()
+}
+
+// CreateSession creates a top-level session (session.created).
+func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (store.Session, error) {
+	ws := strings.TrimSpace(req.WorkspacePath)
+	if ws == "" {
+		ws = h.cfg.DefaultWorkspace
+	}
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return store.Session{}, fmt.Errorf("workspace %q: %v: %w", ws, err, ipc.ErrInvalidInput)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return store.Session{}, fmt.Errorf("workspace %q is not an existing directory: %w", ws, ipc.ErrInvalidInput)
+	}
+	model := strings.TrimSpace(req.Model)
+	if model != "" {
+		if _, _, err := llm.ParseModel(model); err != nil {
+			return store.Session{}, fmt.Errorf("%v: %w", err, ipc.ErrInvalidInput)
+		}
+	}
+	title := strings.TrimSpace(req.Title)
+	if len(title) > 200 {
+		return store.Session{}, fmt.Errorf("title longer than 200 bytes: %w", ipc.ErrInvalidInput)
+	}
+	if title == "" {
+		title = "New session"
+	}
+	rec := store.Session{
+		ID: agent.NewID(), Title: title, WorkspacePath: abs, ActiveModel: model,
+		CreatedAt: time.Now().UTC(),
+	}
+	return h.createSession(ctx, rec)
+}
+
+// createSession registers rec and commits session.created.
+func (h *Hub) createSession(ctx context.Context, rec store.Session) (store.Session, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return store.Session{}, errors.New("hub is closed")
+	}
+	h.sessions[rec.ID] = &session{rec: rec}
+	h.mu.Unlock()
+	_, err := h.bus.Commit(ctx, ipc.Draft{
+		Type: ipc.TypeSessionCreated, SessionID: rec.ID, Actor: ipc.ActorSystem,
+		Payload: ipc.SessionChanged{Session: rec}, Ops: []store.Op{store.PutSession(rec)},
+	})
+	if err != nil {
+		h.mu.Lock()
+		delete(h.sessions, rec.ID)
+		h.mu.Unlock()
+		return store.Session{}, fmt.Errorf("creating session: %w", err)
+	}
+	return rec, nil
+}
+
+// ListSessions returns every session, newest first.
+func (h *Hub) ListSessions(ctx context.Context) ([]store.Session, error) {
+	h.mu.Lock()
+	var live []*session
+	for _, s := range h.sessions {
+		if !s.deleted {
+			live = append(live, s)
+		}
+	}
+	h.mu.Unlock()
+	out := make([]store.Session, 0, len(live))
+	for _, s := range live {
+		out = append(out, s.record())
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
+}
+
+// GetSession returns one session.
+func (h *Hub) GetSession(ctx context.Context, sessionID string) (store.Session, error) {
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return store.Session{}, err
+	}
+	return s.record(), nil
+}
+
+// record returns a copy of the session record.
+func (s *session) record() store.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rec
+}
+
+func (h *Hub) lookup(sessionID string) (*session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lookupLocked(sessionID)
+}
+
+func (h *Hub) lookupLocked(sessionID string) (*session, error) {
+	s := h.sessions[sessionID]
+	if s == nil || s.deleted {
+		return nil, fmt.Errorf("session %q: %w", sessionID, ipc.ErrSessionNotFound)
+	}
+	return s, nil
+}
+
+// RenameSession sets a session's title (session.updated).
+func (h *Hub) RenameSession(ctx context.Context, sessionID, title string) (store.Session, error) {
+	title = strings.TrimSpace(title)
+	if title == "" || len(title) > 200 {
+		return store.Session{}, fmt.Errorf("title must be 1–200 bytes: %w", ipc.ErrInvalidInput)
+	}
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return store.Session{}, err
+	}
+	s.mu.Lock()
+	s.rec.Title = title
+	rec := s.rec
+	err = h.bus.Emit(h.sessionDraft(rec, ipc.ActorUser))
+	s.mu.Unlock()
+	if err != nil {
+		return store.Session{}, fmt.Errorf("renaming session: %w", err)
+	}
+	return rec, nil
+}
+
+// sessionDraft is a session.updated draft storing rec.
+func (h *Hub) sessionDraft(rec store.Session, actor string) ipc.Draft {
+	return ipc.Draft{
+		Type: ipc.TypeSessionUpdated, SessionID: rec.ID, Actor: actor,
+		Payload: ipc.SessionChanged{Session: rec}, Ops: []store.Op{store.PutSession(rec)},
+	}
+}
+
+// DeleteSession cancels the session's running turn, drops its queue, waits
+// for the turn to finish and deletes the session with its messages and turns
+// (session.updated with deleted: true). Its events stay until retention.
+func (h *Hub) DeleteSession(ctx context.Context, sessionID string) error {
+	h.mu.Lock()
+	s, err := h.lookupLocked(sessionID)
+	if err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	s.deleted = true
+	s.queue = nil
+	r := s.running
+	if r != nil && !r.cancelling {
+		r.cancelling = true
+		r.cancel(errSessionDeleted)
+	}
+	h.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return fmt.Errorf("deleting session %s: waiting for its turn: %w", sessionID, ctx.Err())
+		}
+	}
+	s.mu.Lock()
+	d := ipc.Draft{
+		Type: ipc.TypeSessionUpdated, SessionID: sessionID, Actor: ipc.ActorUser,
+		Payload: ipc.SessionChanged{Session: s.rec, Deleted: true}, Ops: []store.Op{store.DeleteSession(sessionID)},
+	}
+	_, err = h.bus.Commit(context.WithoutCancel(ctx), d)
+	s.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("deleting session %s: %w", sessionID, err)
+	}
+	h.mu.Lock()
+	delete(h.sessions, sessionID)
+	h.mu.Unlock()
+	return nil
+}

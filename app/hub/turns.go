@@ -1,0 +1,349 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"agenthub/app/agent"
+	"agenthub/app/tool"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// Cancel causes; their text is turn.cancelled's reason.
+var (
+	errUserCancel     = errors.New("user_cancel")
+	errTimeout        = errors.New("timeout")
+	errShutdown       = errors.New("shutdown")
+	errSessionDeleted = errors.New("session_deleted")
+)
+
+// MaxInputBytes bounds a user submission.
+const MaxInputBytes = 1 << 20
+
+// SubmitTurn persists the user message and a queued Turn record in one
+// commit and returns the turn id; the turn starts now or, when another turn
+// of the session runs, after it (Queued true).
+func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.SubmitResult, error) {
+	if strings.TrimSpace(content) == "" {
+		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
+	}
+	if len(content) > MaxInputBytes {
+		return ipc.SubmitResult{}, fmt.Errorf("message larger than %d bytes: %w", MaxInputBytes, ipc.ErrInvalidInput)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ipc.SubmitResult{}, errors.New("hub is closed")
+	}
+	s, err := h.lookupLocked(sessionID)
+	if err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	if len(s.queue) >= h.cfg.QueueLimit {
+		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
+	}
+	t, err := h.enqueueLocked(ctx, s, content)
+	if err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	queued := s.running != nil
+	h.startNextLocked(s)
+	return ipc.SubmitResult{TurnID: t.ID, Queued: queued}, nil
+}
+
+// enqueueLocked commits the user message and the queued turn (riding on a
+// session.updated event) and appends the turn to the session's queue.
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string) (store.Turn, error) {
+	now := time.Now().UTC()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now}
+	m := store.Message{
+		ID: agent.NewID(), SessionID: s.rec.ID, TurnID: t.ID, Role: store.RoleUser,
+		Content: []store.ContentBlock{{Type: store.BlockText, Text: content}},
+		Status:  store.StatusComplete, CreatedAt: now,
+	}
+	t.UserMessageID = m.ID
+	d := h.sessionDraft(s.rec, ipc.ActorUser)
+	d.Ops = append(d.Ops, store.PutMessage(m), store.PutTurn(t))
+	if _, err := h.bus.Commit(context.WithoutCancel(ctx), d); err != nil {
+		return store.Turn{}, fmt.Errorf("storing the submission: %w", err)
+	}
+	s.queue = append(s.queue, t)
+	return t, nil
+}
+
+// startNextLocked starts the session's oldest queued turn when none runs.
+func (h *Hub) startNextLocked(s *session) {
+	if s.running != nil || len(s.queue) == 0 || s.deleted || h.closed {
+		return
+	}
+	t := s.queue[0]
+	s.queue = s.queue[1:]
+	r := h.newRunLocked(s, t, h.ctx)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.runTurn(r, s, nil)
+	}()
+}
+
+// newRunLocked registers t as the session's running turn with a context
+// derived from parent and bounded by the turn timeout.
+func (h *Hub) newRunLocked(s *session, t store.Turn, parent context.Context) *run {
+	ctx, cancel := context.WithCancelCause(parent)
+	r := &run{turn: t, cancel: cancel, done: make(chan struct{})}
+	r.ctx = ctx
+	if h.cfg.TurnTimeout > 0 {
+		r.timer = time.AfterFunc(h.cfg.TurnTimeout, func() { h.cancelRun(s, r, errTimeout) })
+	}
+	s.running = r
+	return r
+}
+
+// cancelRun cancels r with cause unless it is already cancelling.
+func (h *Hub) cancelRun(s *session, r *run, cause error) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.running != r || r.cancelling {
+		return false
+	}
+	r.cancelling = true
+	r.cancel(cause)
+	return true
+}
+
+// CancelTurn cancels turnID (or the running turn when turnID is ""). A
+// queued turn leaves the queue (turn.cancelled). A turn already cancelling
+// or finished is not touched: the call emits bus.handler_warning
+// (redundant_cancel) and returns nil (seed 001 §6.5).
+func (h *Hub) CancelTurn(ctx context.Context, sessionID, turnID, reason string) error {
+	h.mu.Lock()
+	s, err := h.lookupLocked(sessionID)
+	if err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	cause := errUserCancel
+	if reason = strings.TrimSpace(reason); reason != "" && reason != errUserCancel.Error() {
+		cause = errors.New(reason)
+	}
+	r := s.running
+	if r != nil && (turnID == "" || turnID == r.turn.ID) {
+		if !r.cancelling {
+			r.cancelling = true
+			r.cancel(cause)
+			h.mu.Unlock()
+			return nil
+		}
+		h.mu.Unlock()
+		h.redundantCancel(sessionID, r.turn.ID, "turn is already cancelling")
+		return nil
+	}
+	for i, t := range s.queue {
+		if t.ID != turnID {
+			continue
+		}
+		s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+		t.Status, t.Reason, t.EndedAt = store.TurnCancelled, cause.Error(), time.Now().UTC()
+		err := h.bus.Emit(ipc.Draft{
+			Type: ipc.TypeTurnCancelled, SessionID: sessionID, TurnID: t.ID, Actor: ipc.ActorUser,
+			Payload: ipc.TurnCancelled{Reason: cause.Error()}, Ops: []store.Op{store.PutTurn(t)},
+		})
+		h.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("cancelling queued turn %s: %w", turnID, err)
+		}
+		return nil
+	}
+	h.mu.Unlock()
+	if turnID == "" {
+		h.redundantCancel(sessionID, "", "no turn is running")
+		return nil
+	}
+	turns, err := h.db.Turns(sessionID)
+	if err != nil {
+		return fmt.Errorf("cancel: reading turns: %w", err)
+	}
+	for _, t := range turns {
+		if t.ID == turnID {
+			h.redundantCancel(sessionID, turnID, "turn already ended ("+t.Status+")")
+			return nil
+		}
+	}
+	return fmt.Errorf("turn %q of session %s: %w", turnID, sessionID, ipc.ErrTurnNotFound)
+}
+
+func (h *Hub) redundantCancel(sessionID, turnID, why string) {
+	err := h.bus.Emit(ipc.Draft{
+		Type: ipc.TypeBusHandlerWarning, SessionID: sessionID, TurnID: turnID, Actor: ipc.ActorSystem,
+		Payload: ipc.HandlerWarning{SubscriptionName: "cancel", Code: "redundant_cancel", Message: "redundant cancel ignored: " + why},
+	})
+	if err != nil {
+		h.log.Warn("hub: emitting redundant_cancel warning", "session", sessionID, "err", err)
+	}
+}
+
+// runTurn runs r to its end and starts the session's next queued turn.
+// onText, when set, receives the turn's assistant text (delegation).
+func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
+	defer close(r.done)
+	sess := s.record()
+	sessionID := sess.ID
+	rec := &recorder{h: h, s: s}
+	h.mu.Lock()
+	providers := h.providers
+	h.mu.Unlock()
+
+	user, err := h.db.Message(sessionID, r.turn.UserMessageID)
+	if err != nil {
+		h.log.Error("hub: turn's user message missing", "session", sessionID, "turn", r.turn.ID, "err", err)
+	}
+	r.turn.Status, r.turn.StartedAt = store.TurnRunning, time.Now().UTC()
+	turn := r.turn
+	rec.Emit(ipc.Draft{
+		Type: ipc.TypeTurnStarted, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent,
+		Payload: ipc.TurnStarted{UserMessageID: turn.UserMessageID, Input: textOfMessage(user)},
+		Ops:     []store.Op{store.PutTurn(turn)},
+	}, func(s *store.Session) { s.CurrentTurnID = turn.ID })
+
+	route := h.route(sess)
+	rec.Emit(ipc.Draft{Type: ipc.TypeRouteDecided, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent, Payload: route}, nil)
+
+	var out agent.Outcome
+	if route.Model == "" {
+		out = agent.Outcome{Status: agent.StatusFailed, ErrorClass: ipc.ErrClassNotConfigured,
+			Error: "No model configured: pass --model provider:model or choose a model in Settings"}
+	} else {
+		outDir := filepath.Join(h.cfg.DataDir, "tool-output", sessionID)
+		d := &delegator{h: h, sessionID: sessionID, turnID: turn.ID}
+		tools := tool.BuiltinsWithOptions(d, h.cfg.ToolOptions)
+		var beforeTools func(context.Context)
+		if h.cfg.BeforeTools != nil {
+			beforeTools = func(ctx context.Context) { h.cfg.BeforeTools(ctx, sessionID, turn.ID) }
+		}
+		out = agent.Run(r.ctx, agent.Config{
+			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
+			Tools:       tools,
+			Env:         tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir},
+			Context:     h.contextFunc(s, turn.ID, route.Model, tools),
+			Recorder:    rec,
+			MaxTokens:   h.cfg.MaxTokens,
+			MaxAttempts: h.cfg.MaxAttempts,
+			Backoff:     h.cfg.Backoff,
+			OnText:      onText,
+			BeforeTools: beforeTools,
+			CancelText:  cancelText,
+			Logger:      h.log,
+		})
+	}
+	h.finishTurn(r, rec, out)
+	return out
+}
+
+// cancelText is the synthetic tool result of a call cancelled under ctx.
+func cancelText(ctx context.Context) string {
+	switch context.Cause(ctx) {
+	case errTimeout:
+		return "cancelled: the turn timed out"
+	case errShutdown:
+		return "cancelled: Agent Hub shut down"
+	}
+	return "cancelled by user"
+}
+
+// finishTurn emits turn.completed or turn.cancelled with the final Turn
+// record and the session's totals, then starts the next queued turn.
+func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	t := r.turn
+	t.EndedAt = time.Now().UTC()
+	var d ipc.Draft
+	switch out.Status {
+	case agent.StatusCancelled:
+		reason := errUserCancel.Error()
+		if c := context.Cause(r.ctx); c != nil && !errors.Is(c, context.Canceled) {
+			reason = c.Error()
+		}
+		t.Status, t.Reason = store.TurnCancelled, reason
+		d = ipc.Draft{Type: ipc.TypeTurnCancelled, Actor: ipc.ActorAgent, Payload: ipc.TurnCancelled{
+			Reason: reason, PartialMessageID: out.PartialMessageID, CancelledTools: out.CancelledTools,
+		}}
+	case agent.StatusFailed:
+		t.Status, t.Reason = store.TurnFailed, out.ErrorClass
+		d = ipc.Draft{Type: ipc.TypeTurnCompleted, Actor: ipc.ActorAgent, Payload: ipc.TurnCompleted{
+			Status: ipc.TurnStatusFailed, StopReason: out.StopReason, Usage: out.Usage,
+			Error: out.Error, ErrorClass: out.ErrorClass,
+		}}
+	default:
+		t.Status = store.TurnCompleted
+		d = ipc.Draft{Type: ipc.TypeTurnCompleted, Actor: ipc.ActorAgent, Payload: ipc.TurnCompleted{
+			Status: ipc.TurnStatusCompleted, StopReason: out.StopReason, Usage: out.Usage,
+		}}
+	}
+	d.SessionID, d.TurnID, d.Ops = rec.s.rec.ID, t.ID, []store.Op{store.PutTurn(t)}
+	rec.Commit(d, func(s *store.Session) {
+		s.CurrentTurnID, s.StreamingMessageID = "", ""
+		s.TurnCount++
+		s.Usage = s.Usage.Add(out.Usage)
+		s.CostSoFarUSD += out.Usage.CostUSD
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := rec.s; s.running == r {
+		s.running = nil
+		h.startNextLocked(s)
+	}
+}
+
+func textOfMessage(m store.Message) string {
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == store.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// recorder implements agent.Recorder for one session.
+type recorder struct {
+	h *Hub
+	s *session
+}
+
+// Emit implements agent.Recorder.
+func (r *recorder) Emit(d ipc.Draft, mutate func(*store.Session)) {
+	r.s.mu.Lock()
+	if mutate != nil {
+		mutate(&r.s.rec)
+		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
+	}
+	err := r.h.bus.Emit(d)
+	r.s.mu.Unlock()
+	if err != nil {
+		r.h.log.Error("hub: emitting event", "type", d.Type, "session", d.SessionID, "err", err)
+	}
+}
+
+// Commit implements agent.Recorder. It holds the session's lock until the
+// draft is durable, so the session's events keep their order.
+func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
+	r.s.mu.Lock()
+	if mutate != nil {
+		mutate(&r.s.rec)
+		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
+	}
+	_, err := r.h.bus.Commit(context.Background(), d)
+	r.s.mu.Unlock()
+	if err != nil {
+		r.h.log.Error("hub: committing event", "type", d.Type, "session", d.SessionID, "err", err)
+	}
+}
