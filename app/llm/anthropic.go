@@ -1,0 +1,320 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"agenthub/store"
+)
+
+// anthropicProvider streams the Anthropic Messages API through the official
+// SDK (environment autoload and SDK retries disabled).
+type anthropicProvider struct {
+	cfg    Config
+	client anthropic.Client
+}
+
+func newAnthropic(cfg Config) *anthropicProvider {
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithAPIKey(cfg.AnthropicAPIKey),
+		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithMaxRetries(0),
+	}
+	if cfg.AnthropicBaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.AnthropicBaseURL))
+	}
+	return &anthropicProvider{cfg: cfg, client: anthropic.NewClient(opts...)}
+}
+
+// Stream implements Provider.
+func (p *anthropicProvider) Stream(ctx context.Context, req Request, sink Sink) (Result, error) {
+	params, err := anthropicParams(req)
+	if err != nil {
+		return Result{StopReason: StopError}, err
+	}
+	callCtx, watch, stop := watchIdle(ctx, p.cfg.IdleTimeout)
+	defer stop()
+	stream := p.client.Messages.NewStreaming(callCtx, params, option.WithMiddleware(watch.middleware))
+	defer stream.Close()
+
+	b := newBuilder()
+	var usage store.Usage
+	blockOf := map[int64]int{} // provider block index → our content index
+	stopReason, stopped := "", false
+	fail := func(e *Error) (Result, error) { return partial(b, req.Model, usage, e), e }
+
+	for stream.Next() {
+		ev := stream.Current()
+		switch ev.Type {
+		case "message_start":
+			mergeAnthropicUsage(&usage, ev.Message.Usage.InputTokens, ev.Message.Usage.CacheReadInputTokens,
+				ev.Message.Usage.CacheCreationInputTokens, ev.Message.Usage.OutputTokens, ev.Message.Usage.OutputTokensDetails.ThinkingTokens)
+			sink.MessageStart()
+		case "content_block_start":
+			cb := ev.ContentBlock
+			switch cb.Type {
+			case "text":
+				i := b.add(store.ContentBlock{Type: store.BlockText})
+				blockOf[ev.Index] = i
+				if cb.Text != "" {
+					b.appendText(i, cb.Text)
+					sink.TextDelta(i, cb.Text)
+				}
+			case "thinking":
+				i := b.add(store.ContentBlock{Type: store.BlockThinking})
+				blockOf[ev.Index] = i
+				if cb.Thinking != "" {
+					b.appendThinking(i, cb.Thinking)
+					sink.ThinkingDelta(i, cb.Thinking, nil)
+				}
+				if cb.Signature != "" {
+					b.setSignature(i, cb.Signature)
+				}
+			case "tool_use":
+				i := b.add(store.ContentBlock{Type: store.BlockToolCall, ID: cb.ID, Name: cb.Name})
+				blockOf[ev.Index] = i
+				sink.ToolUseStart(i, cb.ID, cb.Name)
+			}
+			// Other block types (redacted_thinking, server tools) have no
+			// place in store.ContentBlock and are skipped.
+		case "content_block_delta":
+			i, ok := blockOf[ev.Index]
+			if !ok {
+				continue
+			}
+			d := ev.Delta
+			switch d.Type {
+			case "text_delta":
+				b.appendText(i, d.Text)
+				sink.TextDelta(i, d.Text)
+			case "thinking_delta":
+				b.appendThinking(i, d.Thinking)
+				sink.ThinkingDelta(i, d.Thinking, nil)
+			case "signature_delta":
+				sig := d.Signature
+				b.setSignature(i, sig)
+				sink.ThinkingDelta(i, "", &sig)
+			case "input_json_delta":
+				if d.PartialJSON != "" {
+					b.appendToolJSON(i, d.PartialJSON)
+					sink.ToolUseInputDelta(i, b.blocks[i].ID, d.PartialJSON)
+				}
+			}
+		case "content_block_stop":
+			i, ok := blockOf[ev.Index]
+			if !ok || b.blocks[i].Type != store.BlockToolCall {
+				continue
+			}
+			in, err := b.closeTool(i)
+			if err != nil {
+				return fail(newError(ErrClassServer, "Anthropic: "+err.Error(), 0, err))
+			}
+			sink.ToolUseEnd(i, b.blocks[i].ID, in)
+		case "message_delta":
+			stopReason = string(ev.Delta.StopReason)
+			mergeAnthropicUsage(&usage, ev.Usage.InputTokens, ev.Usage.CacheReadInputTokens,
+				ev.Usage.CacheCreationInputTokens, ev.Usage.OutputTokens, ev.Usage.OutputTokensDetails.ThinkingTokens)
+		case "message_stop":
+			stopped = true
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return fail(anthropicError(ctx, callCtx, p.cfg, err))
+	}
+	if !stopped {
+		if callCtx.Err() != nil {
+			return fail(classifyTransport("Anthropic", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
+		}
+		return fail(newError(ErrClassNetwork, "Anthropic: stream ended before message_stop", 0, nil))
+	}
+	usage.CostUSD = Cost(req.Model, usage)
+	return Result{Content: b.content(), StopReason: anthropicStop(stopReason), Usage: usage}, nil
+}
+
+// mergeAnthropicUsage folds a usage report into u. Anthropic's input_tokens
+// already exclude cache reads/writes; message_delta counts are cumulative, so
+// non-zero values replace earlier ones. Thinking tokens are part of output.
+func mergeAnthropicUsage(u *store.Usage, in, cacheRead, cacheWrite, out, thinking int64) {
+	set := func(dst *int64, v int64) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	set(&u.InputTokens, in)
+	set(&u.CacheReadTokens, cacheRead)
+	set(&u.CacheWriteTokens, cacheWrite)
+	set(&u.OutputTokens, out)
+	set(&u.ReasoningTokens, thinking)
+}
+
+// anthropicStop maps Anthropic stop reasons onto ours.
+func anthropicStop(s string) string {
+	switch s {
+	case "max_tokens", "model_context_window_exceeded":
+		return StopMaxTokens
+	case "stop_sequence":
+		return StopSequence
+	case "tool_use":
+		return StopToolUse
+	default: // end_turn, pause_turn, refusal
+		return StopEndTurn
+	}
+}
+
+// anthropicError classifies a failed Anthropic call.
+func anthropicError(parent context.Context, callCtx context.Context, cfg Config, err error) *Error {
+	if callCtx.Err() != nil {
+		return classifyTransport("Anthropic", parent, callCtx, cfg.IdleTimeout, err)
+	}
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) {
+		typ, msg := errorBody(apiErr.RawJSON())
+		if typ == "" {
+			typ = string(apiErr.Type())
+		}
+		var header = apiErr.Response
+		if header != nil {
+			return classifyAPI("Anthropic", apiErr.StatusCode, typ, msg, header.Header, err)
+		}
+		return classifyAPI("Anthropic", apiErr.StatusCode, typ, msg, nil, err)
+	}
+	return classifyTransport("Anthropic", parent, callCtx, cfg.IdleTimeout, err)
+}
+
+// anthropicParams converts a Request to Messages API parameters.
+func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	p := anthropic.MessageNewParams{
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: int64(maxTokens),
+		Messages:  anthropicMessages(req.Messages),
+	}
+	if req.System != "" {
+		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	if req.ThinkingBudget > 0 {
+		budget := max(req.ThinkingBudget, 1024) // the API's minimum
+		if maxTokens <= budget {
+			p.MaxTokens = int64(budget + DefaultMaxTokens) // max_tokens must exceed the budget
+		}
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(budget))
+	}
+	for _, t := range req.Tools {
+		schema, err := anthropicSchema(t)
+		if err != nil {
+			return p, err
+		}
+		tp := &anthropic.ToolParam{Name: t.Name, InputSchema: schema}
+		if t.Description != "" {
+			tp.Description = anthropic.String(t.Description)
+		}
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	return p, nil
+}
+
+// schemaObject parses a tool's input schema ({} when empty).
+func schemaObject(t ToolSpec) (map[string]any, error) {
+	m := map[string]any{}
+	if len(t.InputSchema) == 0 {
+		return m, nil
+	}
+	if err := json.Unmarshal(t.InputSchema, &m); err != nil || m == nil {
+		return nil, &Error{Class: ErrClassInvalidRequest, Message: fmt.Sprintf("tool %q: input schema is not a JSON object: %v", t.Name, err), cause: err}
+	}
+	return m, nil
+}
+
+func anthropicSchema(t ToolSpec) (anthropic.ToolInputSchemaParam, error) {
+	m, err := schemaObject(t)
+	if err != nil {
+		return anthropic.ToolInputSchemaParam{}, err
+	}
+	s := anthropic.ToolInputSchemaParam{Properties: m["properties"]}
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				s.Required = append(s.Required, name)
+			}
+		}
+	}
+	for k, v := range m {
+		if k == "type" || k == "properties" || k == "required" {
+			continue
+		}
+		if s.ExtraFields == nil {
+			s.ExtraFields = map[string]any{}
+		}
+		s.ExtraFields[k] = v
+	}
+	return s, nil
+}
+
+// anthropicMessages converts history: tool results become user tool_result
+// blocks, consecutive same-role messages merge into one, unsigned thinking
+// and empty text are dropped, and empty messages are skipped.
+func anthropicMessages(msgs []store.Message) []anthropic.MessageParam {
+	var out []anthropic.MessageParam
+	appendBlocks := func(role anthropic.MessageParamRole, blocks []anthropic.ContentBlockParamUnion) {
+		if len(blocks) == 0 {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Content = append(out[n-1].Content, blocks...)
+			return
+		}
+		out = append(out, anthropic.MessageParam{Role: role, Content: blocks})
+	}
+	for _, m := range RepairToolPairs(msgs) {
+		var blocks []anthropic.ContentBlockParamUnion
+		switch m.Role {
+		case store.RoleUser:
+			for _, b := range m.Content {
+				switch {
+				case b.Type == store.BlockText && b.Text != "":
+					blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+				case b.Type == store.BlockImage && b.Source != nil:
+					blocks = append(blocks, anthropic.NewImageBlockBase64(b.Source.MediaType, b.Source.Data))
+				}
+			}
+			appendBlocks(anthropic.MessageParamRoleUser, blocks)
+		case store.RoleAssistant:
+			for _, b := range m.Content {
+				switch {
+				case b.Type == store.BlockThinking && b.Signature != "":
+					blocks = append(blocks, anthropic.NewThinkingBlock(b.Signature, b.Thinking))
+				case b.Type == store.BlockText && b.Text != "":
+					blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+				case b.Type == store.BlockToolCall:
+					blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, toolArgs(b), b.Name))
+				}
+			}
+			appendBlocks(anthropic.MessageParamRoleAssistant, blocks)
+		case store.RoleToolResult:
+			tr := &anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+			if m.IsError {
+				tr.IsError = anthropic.Bool(true)
+			}
+			for _, b := range m.Content {
+				switch {
+				case b.Type == store.BlockText && b.Text != "":
+					tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: b.Text}})
+				case b.Type == store.BlockImage && b.Source != nil:
+					img := anthropic.NewImageBlockBase64(b.Source.MediaType, b.Source.Data)
+					tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
+				}
+			}
+			appendBlocks(anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{{OfToolResult: tr}})
+		}
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+// Package llmtest provides fake LLM provider servers for tests: loopback
+// httptest servers that speak the real wire formats (Anthropic Messages SSE,
+// OpenAI Chat Completions chunk SSE), play scripted responses in order,
+// can stall until released, hang up mid-stream or fail with HTTP errors, and
+// record every request they receive. It also provides Recorder, an llm.Sink
+// that records the callbacks it gets.
+package llmtest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// Request is one request the server received.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// Decode unmarshals the request body into v.
+func (r Request) Decode(v any) error { return json.Unmarshal(r.Body, v) }
+
+// Response is one scripted reply. With Steps it is an SSE stream
+// (text/event-stream, status Status or 200); without, a plain response with
+// Body (application/json) — typically an HTTP error.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   string
+	Steps  []Step
+}
+
+// Step is one part of a scripted stream: Data is written and flushed; Gate
+// blocks the stream until released (or the request or server ends); Hangup
+// aborts the connection without finishing the response.
+type Step struct {
+	Data   string
+	Gate   *Gate
+	Hangup bool
+}
+
+// Gate stalls a stream. Reached is closed when the server arrives at it;
+// Release lets the stream continue. Both are idempotent.
+type Gate struct {
+	reached, release       chan struct{}
+	reachOnce, releaseOnce sync.Once
+}
+
+// NewGate returns a gate that holds streams until Release.
+func NewGate() *Gate { return &Gate{reached: make(chan struct{}), release: make(chan struct{})} }
+
+// Reached is closed once a stream is blocked at the gate.
+func (g *Gate) Reached() <-chan struct{} { return g.reached }
+
+// Release opens the gate.
+func (g *Gate) Release() { g.releaseOnce.Do(func() { close(g.release) }) }
+
+// HTTPError is a plain error response with a JSON body and optional header
+// pairs ("Retry-After", "3").
+func HTTPError(status int, body string, headerPairs ...string) Response {
+	h := http.Header{}
+	for i := 0; i+1 < len(headerPairs); i += 2 {
+		h.Set(headerPairs[i], headerPairs[i+1])
+	}
+	return Response{Status: status, Header: h, Body: body}
+}
+
+// RawStream is a stream whose bytes are exactly text (e.g. a recorded
+// fixture).
+func RawStream(text string) Response { return Response{Steps: []Step{{Data: text}}} }
+
+// Server is a fake provider. Responses are consumed in the order enqueued,
+// one per request, whatever the path; a request with nothing queued gets a
+// 500 whose body says so.
+type Server struct {
+	URL  string
+	srv  *httptest.Server
+	done chan struct{}
+
+	mu    sync.Mutex
+	queue []Response
+	reqs  []Request
+	once  sync.Once
+}
+
+// NewServer starts a server on loopback; it is closed by t.Cleanup.
+func NewServer(t testing.TB) *Server {
+	s := &Server{done: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Enqueue adds scripted responses.
+func (s *Server) Enqueue(rs ...Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, rs...)
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Close releases every stalled stream and shuts the server down.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.done)
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	var resp Response
+	ok := len(s.queue) > 0
+	if ok {
+		resp, s.queue = s.queue[0], s.queue[1:]
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"error":{"type":"api_error","message":"llmtest: no scripted response"}}`, http.StatusInternalServerError)
+		return
+	}
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	status := resp.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if resp.Steps == nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, resp.Body)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	for _, st := range resp.Steps {
+		switch {
+		case st.Gate != nil:
+			st.Gate.reachOnce.Do(func() { close(st.Gate.reached) })
+			select {
+			case <-st.Gate.release:
+			case <-r.Context().Done():
+				return
+			case <-s.done:
+				return
+			}
+		case st.Hangup:
+			panic(http.ErrAbortHandler) // net/http closes the connection abruptly
+		default:
+			if _, err := io.WriteString(w, st.Data); err != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+}

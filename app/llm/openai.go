@@ -1,0 +1,363 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+
+	"agenthub/store"
+)
+
+// openaiProvider streams any OpenAI-compatible Chat Completions endpoint
+// (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio) through the official
+// SDK's chat-completions service (no environment autoload, no retries).
+type openaiProvider struct {
+	cfg      Config
+	official bool // api.openai.com: max_completion_tokens, reasoning_effort
+	service  openai.ChatCompletionService
+}
+
+func newOpenAI(cfg Config) *openaiProvider {
+	opts := []option.RequestOption{
+		option.WithEnvironmentProduction(),
+		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithMaxRetries(0),
+	}
+	if cfg.OpenAIAPIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.OpenAIAPIKey))
+	}
+	official := true
+	if cfg.OpenAIBaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.OpenAIBaseURL))
+		u, err := url.Parse(cfg.OpenAIBaseURL)
+		official = err == nil && u.Hostname() == "api.openai.com"
+	}
+	return &openaiProvider{cfg: cfg, official: official, service: openai.NewChatCompletionService(opts...)}
+}
+
+// oaTool is one streamed tool call, keyed by its wire index.
+type oaTool struct {
+	block int
+	id    string
+}
+
+// Stream implements Provider.
+func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Result, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return Result{StopReason: StopError}, err
+	}
+	callCtx, watch, stop := watchIdle(ctx, p.cfg.IdleTimeout)
+	defer stop()
+	stream := p.service.NewStreaming(callCtx, params, option.WithMiddleware(watch.middleware))
+	defer stream.Close()
+
+	b := newBuilder()
+	var usage store.Usage
+	textBlock, thinkBlock := -1, -1
+	tools := map[int64]*oaTool{}
+	started, finish := false, ""
+	fail := func(e *Error) (Result, error) { return partial(b, req.Model, usage, e), e }
+
+	for stream.Next() {
+		chunk := stream.Current()
+		if !started {
+			started = true
+			sink.MessageStart()
+		}
+		if chunk.JSON.Usage.Valid() {
+			usage = openaiUsage(chunk.Usage)
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			d := ch.Delta
+			if r := reasoningText(d.JSON.ExtraFields); r != "" {
+				if thinkBlock < 0 {
+					thinkBlock = b.add(store.ContentBlock{Type: store.BlockThinking})
+				}
+				b.appendThinking(thinkBlock, r)
+				sink.ThinkingDelta(thinkBlock, r, nil)
+			}
+			if d.Content != "" {
+				if textBlock < 0 {
+					textBlock = b.add(store.ContentBlock{Type: store.BlockText})
+				}
+				b.appendText(textBlock, d.Content)
+				sink.TextDelta(textBlock, d.Content)
+			}
+			for _, tc := range d.ToolCalls {
+				t, ok := tools[tc.Index]
+				if !ok || (tc.ID != "" && tc.ID != t.id) {
+					id := tc.ID
+					if id == "" {
+						id = fmt.Sprintf("call_%d", len(tools))
+					}
+					if ok { // a new call reusing the index: close the old one
+						if e := p.endTool(b, sink, t); e != nil {
+							return fail(e)
+						}
+					}
+					t = &oaTool{id: id, block: b.add(store.ContentBlock{Type: store.BlockToolCall, ID: id, Name: tc.Function.Name})}
+					tools[tc.Index] = t
+					sink.ToolUseStart(t.block, id, tc.Function.Name)
+				} else if tc.Function.Name != "" && b.blocks[t.block].Name == "" {
+					b.blocks[t.block].Name = tc.Function.Name
+				}
+				if frag := tc.Function.Arguments; frag != "" {
+					b.appendToolJSON(t.block, frag)
+					sink.ToolUseInputDelta(t.block, t.id, frag)
+				}
+			}
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return fail(p.classify(ctx, callCtx, err))
+	}
+	if callCtx.Err() != nil {
+		return fail(classifyTransport("OpenAI", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
+	}
+	if finish == "" {
+		return fail(newError(ErrClassNetwork, "OpenAI-compatible endpoint: stream ended without a finish_reason", 0, nil))
+	}
+	// Close tool calls in content order.
+	open := make([]*oaTool, 0, len(tools))
+	for _, t := range tools {
+		if b.open[t.block] {
+			open = append(open, t)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].block < open[j].block })
+	for _, t := range open {
+		if e := p.endTool(b, sink, t); e != nil {
+			return fail(e)
+		}
+	}
+	usage.CostUSD = Cost(req.Model, usage)
+	stopReason := openaiStop(finish)
+	if b.hasToolCalls() && stopReason == StopEndTurn {
+		stopReason = StopToolUse // Ollama and others say "stop" after tool calls
+	}
+	return Result{Content: b.content(), StopReason: stopReason, Usage: usage}, nil
+}
+
+func (p *openaiProvider) endTool(b *builder, sink Sink, t *oaTool) *Error {
+	in, err := b.closeTool(t.block)
+	if err != nil {
+		return newError(ErrClassServer, "OpenAI-compatible endpoint: "+err.Error(), 0, err)
+	}
+	sink.ToolUseEnd(t.block, t.id, in)
+	return nil
+}
+
+// reasoningText returns the reasoning delta of OpenAI-compatible servers
+// (reasoning_content: vLLM, DeepSeek, llama.cpp; reasoning: Ollama,
+// OpenRouter) from a delta's extra fields.
+func reasoningText(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		f, ok := extra[k]
+		if !ok {
+			continue
+		}
+		var s *string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != nil && *s != "" {
+			return *s
+		}
+	}
+	return ""
+}
+
+// openaiUsage normalises usage: prompt_tokens include cached (and reported
+// cache-write) tokens and completion_tokens include reasoning tokens, so
+// input = prompt - cached - cache_write and output stays as is.
+func openaiUsage(u openai.CompletionUsage) store.Usage {
+	cached := u.PromptTokensDetails.CachedTokens
+	written := u.PromptTokensDetails.CacheWriteTokens
+	return store.Usage{
+		InputTokens:      max(0, u.PromptTokens-cached-written),
+		OutputTokens:     u.CompletionTokens,
+		CacheReadTokens:  cached,
+		CacheWriteTokens: written,
+		ReasoningTokens:  u.CompletionTokensDetails.ReasoningTokens,
+	}
+}
+
+func openaiStop(s string) string {
+	switch s {
+	case "length":
+		return StopMaxTokens
+	case "tool_calls", "function_call":
+		return StopToolUse
+	default: // stop, content_filter, eos …
+		return StopEndTurn
+	}
+}
+
+func (p *openaiProvider) classify(parent, callCtx context.Context, err error) *Error {
+	if callCtx.Err() != nil {
+		return classifyTransport("OpenAI", parent, callCtx, p.cfg.IdleTimeout, err)
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		typ, msg := errorBody(apiErr.RawJSON())
+		if apiErr.Message != "" {
+			msg = apiErr.Message
+		}
+		if t := pickType(apiErr.Type, apiErr.Code); t != "" {
+			typ = t
+		}
+		var header = apiErr.Response
+		if header != nil {
+			return classifyAPI(p.name(), apiErr.StatusCode, typ, msg, header.Header, err)
+		}
+		return classifyAPI(p.name(), apiErr.StatusCode, typ, msg, nil, err)
+	}
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) { // a mid-stream {"error": …} chunk
+		typ, msg := errorBody(string(streamErr.Event.Data))
+		return classifyAPI(p.name(), 200, typ, msg, nil, err)
+	}
+	return classifyTransport(p.name(), parent, callCtx, p.cfg.IdleTimeout, err)
+}
+
+func (p *openaiProvider) name() string {
+	if p.official {
+		return "OpenAI"
+	}
+	return "OpenAI-compatible endpoint"
+}
+
+// params converts a Request to Chat Completions parameters.
+func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	params := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(req.Model),
+		Messages:      openaiMessages(req.System, req.Messages),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if p.official {
+		params.MaxCompletionTokens = openai.Int(int64(maxTokens))
+	} else {
+		params.MaxTokens = openai.Int(int64(maxTokens))
+	}
+	if req.ThinkingBudget > 0 && p.official && isOpenAIReasoningModel(req.Model) {
+		switch {
+		case req.ThinkingBudget <= 2048:
+			params.ReasoningEffort = shared.ReasoningEffortLow
+		case req.ThinkingBudget <= 16384:
+			params.ReasoningEffort = shared.ReasoningEffortMedium
+		default:
+			params.ReasoningEffort = shared.ReasoningEffortHigh
+		}
+	}
+	for _, t := range req.Tools {
+		m, err := schemaObject(t)
+		if err != nil {
+			return params, err
+		}
+		if _, ok := m["type"]; !ok {
+			m["type"] = "object"
+		}
+		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(m)}
+		if t.Description != "" {
+			fd.Description = openai.String(t.Description)
+		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fd))
+	}
+	return params, nil
+}
+
+func isOpenAIReasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if model == p || strings.HasPrefix(model, p+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// openaiMessages converts history: system first, user text/images,
+// assistant text + tool_calls (thinking is not sent back), and one
+// role:"tool" message per tool result.
+func openaiMessages(system string, msgs []store.Message) []openai.ChatCompletionMessageParamUnion {
+	var out []openai.ChatCompletionMessageParamUnion
+	if system != "" {
+		out = append(out, openai.SystemMessage(system))
+	}
+	for _, m := range RepairToolPairs(msgs) {
+		switch m.Role {
+		case store.RoleUser:
+			var parts []openai.ChatCompletionContentPartUnionParam
+			var texts []string
+			hasImage := false
+			for _, b := range m.Content {
+				switch {
+				case b.Type == store.BlockText && b.Text != "":
+					parts = append(parts, openai.TextContentPart(b.Text))
+					texts = append(texts, b.Text)
+				case b.Type == store.BlockImage && b.Source != nil:
+					hasImage = true
+					parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+						URL: "data:" + b.Source.MediaType + ";base64," + b.Source.Data,
+					}))
+				}
+			}
+			switch {
+			case len(parts) == 0:
+			case hasImage:
+				out = append(out, openai.UserMessage(parts))
+			default:
+				out = append(out, openai.UserMessage(strings.Join(texts, "\n")))
+			}
+		case store.RoleAssistant:
+			am := openai.ChatCompletionAssistantMessageParam{}
+			var texts []string
+			for _, b := range m.Content {
+				switch b.Type {
+				case store.BlockText:
+					if b.Text != "" {
+						texts = append(texts, b.Text)
+					}
+				case store.BlockToolCall:
+					am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+						OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+							ID:       b.ID,
+							Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: string(toolArgs(b))},
+						},
+					})
+				}
+			}
+			if len(texts) > 0 {
+				am.Content.OfString = openai.String(strings.Join(texts, ""))
+			}
+			if len(texts) == 0 && len(am.ToolCalls) == 0 {
+				continue
+			}
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
+		case store.RoleToolResult:
+			text := resultText(m)
+			if m.IsError {
+				text = "[tool error] " + text // Chat Completions has no is_error flag
+			}
+			out = append(out, openai.ToolMessage(text, m.ToolCallID))
+		}
+	}
+	return out
+}
