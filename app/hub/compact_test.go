@@ -1,0 +1,115 @@
+package hub_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"agenthub/app/hub"
+	"agenthub/app/llm/llmtest"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// compactHarness has a 2000-token window: 0.8 → compaction above 1600
+// estimated tokens, keeping about 600.
+func compactHarness(t *testing.T) *harness {
+	return newHarness(t, func(c *hub.Config) { c.ContextWindow = 2000 })
+}
+
+// firstTurn runs user(3000 chars) → list_dir call → result → "ok".
+func firstTurn(t *testing.T, h *harness, w *watcher, sid string) {
+	h.srv.Enqueue(toolReply([3]string{"tu_1", "list_dir", `{"path":"."}`}), textReply("ok"))
+	h.submit(sid, strings.Repeat("a", 3000))
+	w.turnEnd(sid)
+	noType(t, w.got, ipc.TypeCompactionStarted)
+}
+
+func TestCompactionAtThresholdWithSummary(t *testing.T) {
+	h := compactHarness(t)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	firstTurn(t, h, w, s.ID)
+	before := h.messages(s.ID)
+	h.srv.Enqueue(textReply("SUMMARY: user sent a's; agent listed the dir."), textReply("second answer"))
+	h.submit(s.ID, strings.Repeat("b", 3000))
+	w.turnEnd(s.ID)
+	got := only(w.got, s.ID)
+	i := indexOfType(got, ipc.TypeCompactionStarted)
+	if i < 0 || got[i-1] != ipc.TypeRouteDecided || got[i+1] != ipc.TypeCompactionComplete || got[i+2] != ipc.TypeLLMCallStarted {
+		t.Fatalf("compaction not before the call: %v", got)
+	}
+	var cc ipc.CompactionCompleted
+	findEvent(w.got, ipc.TypeCompactionComplete).decode(t, &cc)
+	if cc.Reason != hub.CompactSummary || cc.Removed != 4 || cc.Kept != 1 || cc.ContextStartOffset != 4 || cc.TokensRemoved <= 0 || cc.TokensKept <= 0 {
+		t.Fatalf("compaction.completed %+v", cc)
+	}
+	// Non-destructive: the first messages are unchanged.
+	after := h.messages(s.ID)
+	for i, m := range before {
+		if after[i].ID != m.ID || after[i].Offset != m.Offset {
+			t.Fatalf("message %d changed: %s vs %s", i, describe(before), describe(after))
+		}
+	}
+	sess, _ := h.db.Session(s.ID)
+	if sess.ContextStartOffset != 4 || !strings.Contains(sess.ContextSummary, "SUMMARY") {
+		t.Fatalf("session %+v", sess)
+	}
+	// The summary call saw the removed span; the turn's call sees only the kept span
+	// with the summary in the system prompt.
+	reqs := h.srv.Requests()
+	sumReq := string(reqs[2].Body)
+	if !strings.Contains(sumReq, "aaaa") || strings.Contains(sumReq, "bbbb") {
+		t.Fatal("summary request does not cover exactly the removed span")
+	}
+	turnReq := checkValidHistory(t, reqs[3])
+	if len(turnReq.Messages) != 1 || !strings.Contains(string(turnReq.System), "SUMMARY") {
+		t.Fatalf("turn request: %d messages, system %s", len(turnReq.Messages), turnReq.System)
+	}
+}
+
+func TestCompactionOnRequestFallsBackToTokens(t *testing.T) {
+	h := compactHarness(t)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	firstTurn(t, h, w, s.ID)
+	h.srv.Enqueue(llmtest.HTTPError(400, llmtest.AnthropicErrorBody("invalid_request_error", "nope")))
+	if err := h.hub.CompactSession(context.Background(), s.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.untilType(ipc.TypeCompactionStarted)
+	e := w.untilType(ipc.TypeCompactionComplete)
+	var cc ipc.CompactionCompleted
+	e.decode(t, &cc)
+	// 4 messages: user(3000), assistant call, result, "ok": the kept span may
+	// not start at the result, so it starts at the assistant call or later.
+	if cc.Reason != hub.CompactTokens || cc.Removed+cc.Kept != 4 || cc.Removed == 0 {
+		t.Fatalf("%+v", cc)
+	}
+	ms := h.messages(s.ID)
+	if ms[cc.ContextStartOffset].Role == store.RoleToolResult {
+		t.Fatalf("kept span starts at a tool result: %+v", cc)
+	}
+	sess, _ := h.db.Session(s.ID)
+	if sess.ContextStartOffset != cc.ContextStartOffset || sess.ContextSummary != "" || len(ms) != 4 {
+		t.Fatalf("session %+v, %d messages", sess, len(ms))
+	}
+}
+
+func indexOfType(ts []string, typ string) int {
+	for i, t := range ts {
+		if t == typ {
+			return i
+		}
+	}
+	return -1
+}
+
+func findEvent(es []ev, typ string) ev {
+	for _, e := range es {
+		if e.Type == typ {
+			return e
+		}
+	}
+	return ev{}
+}
