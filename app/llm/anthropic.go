@@ -125,7 +125,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, sink Sink) 
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return fail(anthropicError(ctx, callCtx, p.cfg, err))
+		return fail(anthropicError(ctx, callCtx, p.cfg, watch.failed, err))
 	}
 	if !stopped {
 		if callCtx.Err() != nil {
@@ -168,7 +168,7 @@ func anthropicStop(s string) string {
 }
 
 // anthropicError classifies a failed Anthropic call.
-func anthropicError(parent context.Context, callCtx context.Context, cfg Config, err error) *Error {
+func anthropicError(parent context.Context, callCtx context.Context, cfg Config, failed *httpFailure, err error) *Error {
 	if callCtx.Err() != nil {
 		return classifyTransport("Anthropic", parent, callCtx, cfg.IdleTimeout, err)
 	}
@@ -183,6 +183,10 @@ func anthropicError(parent context.Context, callCtx context.Context, cfg Config,
 			return classifyAPI("Anthropic", apiErr.StatusCode, typ, msg, header.Header, err)
 		}
 		return classifyAPI("Anthropic", apiErr.StatusCode, typ, msg, nil, err)
+	}
+	if failed != nil {
+		typ, msg := errorBody(failed.body)
+		return classifyAPI("Anthropic", failed.status, typ, msg, failed.header, err)
 	}
 	return classifyTransport("Anthropic", parent, callCtx, cfg.IdleTimeout, err)
 }

@@ -285,8 +285,13 @@ func TestAnthropicCancelMidToolUse(t *testing.T) {
 		Stall(gate).Response())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { <-gate.Reached(); cancel() }()
-	res, err := anthropicProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
+	// Cancel once the last fragment before the stall has been delivered.
+	rec := &llmtest.Recorder{OnEvent: func(e llmtest.Event) {
+		if e.Kind == llmtest.KindToolDelta {
+			cancel()
+		}
+	}}
+	res, err := anthropicProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, rec)
 	e := mustErr(t, err, llm.ErrClassCancelled)
 	if e.Retriable {
 		t.Fatalf("cancelled must not be retriable")

@@ -126,7 +126,7 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Re
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return fail(p.classify(ctx, callCtx, err))
+		return fail(p.classify(ctx, callCtx, watch.failed, err))
 	}
 	if callCtx.Err() != nil {
 		return fail(classifyTransport("OpenAI", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
@@ -207,7 +207,7 @@ func openaiStop(s string) string {
 	}
 }
 
-func (p *openaiProvider) classify(parent, callCtx context.Context, err error) *Error {
+func (p *openaiProvider) classify(parent, callCtx context.Context, failed *httpFailure, err error) *Error {
 	if callCtx.Err() != nil {
 		return classifyTransport("OpenAI", parent, callCtx, p.cfg.IdleTimeout, err)
 	}
@@ -230,6 +230,10 @@ func (p *openaiProvider) classify(parent, callCtx context.Context, err error) *E
 	if errors.As(err, &streamErr) { // a mid-stream {"error": …} chunk
 		typ, msg := errorBody(string(streamErr.Event.Data))
 		return classifyAPI(p.name(), 200, typ, msg, nil, err)
+	}
+	if failed != nil { // an error body the SDK could not decode (e.g. Ollama's {"error":"..."})
+		typ, msg := errorBody(failed.body)
+		return classifyAPI(p.name(), failed.status, typ, msg, failed.header, err)
 	}
 	return classifyTransport(p.name(), parent, callCtx, p.cfg.IdleTimeout, err)
 }

@@ -225,8 +225,12 @@ func TestOpenAICancelAndIdle(t *testing.T) {
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { <-g1.Reached(); cancel() }()
-	res, err := openaiProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "m", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
+	rec := &llmtest.Recorder{OnEvent: func(e llmtest.Event) {
+		if e.Kind == llmtest.KindToolDelta {
+			cancel()
+		}
+	}}
+	res, err := openaiProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "m", Messages: []store.Message{userMsg("x")}}, rec)
 	mustErr(t, err, llm.ErrClassCancelled)
 	if res.StopReason != llm.StopCancelled || len(res.Content) != 2 || string(res.Content[1].Arguments) != `{"path":"x"}` {
 		t.Fatalf("partial = %+v", res)

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,16 @@ import (
 type idleWatch struct {
 	d     time.Duration
 	timer *time.Timer
+	// failed is the HTTP error response (status >= 400) of the call, kept so
+	// that errors the SDK cannot decode are still classified by status.
+	failed *httpFailure
+}
+
+// httpFailure is an HTTP error response as received.
+type httpFailure struct {
+	status int
+	header http.Header
+	body   string
 }
 
 // watchIdle returns the call context (child of parent) and its watchdog;
@@ -42,6 +53,13 @@ func (w *idleWatch) middleware(req *http.Request, next func(*http.Request) (*htt
 		return resp, err
 	}
 	w.touch()
+	if resp.StatusCode >= 400 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		_ = resp.Body.Close()
+		w.failed = &httpFailure{status: resp.StatusCode, header: resp.Header, body: string(body)}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
 	resp.Body = &touchBody{ReadCloser: resp.Body, w: w}
 	return resp, nil
 }
