@@ -32,3 +32,24 @@ func TestCompactionBoundaryNeverStartsAtToolResult(t *testing.T) {
 		t.Fatalf("boundary %d, want 1", b)
 	}
 }
+
+func TestRequestMessagesOrdersQueuedUserMessages(t *testing.T) {
+	m := func(role, turn, id string) store.Message {
+		return store.Message{ID: id, Role: role, TurnID: turn, Status: store.StatusComplete,
+			Content: []store.ContentBlock{{Type: store.BlockText, Text: id}}}
+	}
+	msgs := []store.Message{
+		m(store.RoleUser, "t1", "u1"), m(store.RoleUser, "t2", "u2"), m(store.RoleUser, "t3", "u3"),
+		m(store.RoleAssistant, "t1", "a1"), m(store.RoleAssistant, "t2", "a2"),
+	}
+	failed := m(store.RoleAssistant, "t2", "err")
+	failed.Status = store.StatusError
+	msgs = append(msgs, failed)
+	var got []string
+	for _, x := range requestMessages(msgs, "t3") {
+		got = append(got, x.ID)
+	}
+	if strings.Join(got, " ") != "u1 a1 u2 a2 u3" {
+		t.Fatalf("order %v", got)
+	}
+}

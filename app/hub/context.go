@@ -81,25 +81,58 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 				system = systemPrompt(rec, tools)
 			}
 		}
-		return system, requestMessages(msgs), nil
+		return system, requestMessages(msgs, turnID), nil
 	}
 }
 
-// requestMessages is the provider history of stored messages: assistant
-// messages that failed (status error, superseded by a retry) or are empty
-// are left out. Tool calls without results and orphaned results are
-// repaired by the llm adapters (llm.RepairToolPairs); the hub stores a
-// result for every call it dispatched or cancelled, so that repair is only
-// a safety net.
-func requestMessages(msgs []store.Message) []store.Message {
+// requestMessages is the provider history of stored messages, for the turn
+// currentTurn. Assistant messages that failed (status error, superseded by a
+// retry) or are empty are left out. A user message is stored when it is
+// submitted, so one queued behind a running turn has an offset among that
+// turn's messages: each user message is moved to just before the first
+// message its turn produced, and the current turn's to the end. Tool calls
+// without results and orphaned results are repaired by the llm adapters
+// (llm.RepairToolPairs); the hub stores a result for every call it
+// dispatched or cancelled, so that repair is only a safety net.
+func requestMessages(msgs []store.Message, currentTurn string) []store.Message {
+	first := map[string]int{} // turn id → index of its first non-user message
+	for i, m := range msgs {
+		if m.Role != store.RoleUser && m.TurnID != "" {
+			if _, ok := first[m.TurnID]; !ok {
+				first[m.TurnID] = i
+			}
+		}
+	}
+	users := map[int][]store.Message{} // index → user messages to insert before it
+	var current []store.Message
 	out := make([]store.Message, 0, len(msgs))
 	for _, m := range msgs {
-		if m.Role == store.RoleAssistant && (m.Status == store.StatusError || len(m.Content) == 0) {
+		if m.Role != store.RoleUser || m.TurnID == "" {
+			continue
+		}
+		if m.TurnID == currentTurn {
+			if _, ok := first[m.TurnID]; !ok {
+				current = append(current, m)
+				continue
+			}
+		}
+		if i, ok := first[m.TurnID]; ok {
+			users[i] = append(users[i], m)
+		}
+	}
+	for i, m := range msgs {
+		out = append(out, users[i]...)
+		switch {
+		case m.Role == store.RoleUser && m.TurnID != "":
+			if _, moved := first[m.TurnID]; moved || m.TurnID == currentTurn {
+				continue
+			}
+		case m.Role == store.RoleAssistant && (m.Status == store.StatusError || len(m.Content) == 0):
 			continue
 		}
 		out = append(out, m)
 	}
-	return out
+	return append(out, current...)
 }
 
 // contextWindow is the model's context window in tokens.
