@@ -1,0 +1,62 @@
+package hub_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"agenthub/ipc"
+)
+
+func TestSessionLifecycle(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	if _, err := h.hub.CreateSession(ctx, ipc.CreateSessionRequest{WorkspacePath: "/does/not/exist"}); !errors.Is(err, ipc.ErrInvalidInput) {
+		t.Fatalf("bad workspace: %v", err)
+	}
+	if _, err := h.hub.CreateSession(ctx, ipc.CreateSessionRequest{Model: "nonsense"}); !errors.Is(err, ipc.ErrInvalidInput) {
+		t.Fatalf("bad model: %v", err)
+	}
+	s := h.session()
+	w := h.watch(s.ID, false)
+	if s.WorkspacePath != h.ws || s.Title != "test" {
+		t.Fatalf("%+v", s)
+	}
+	r, err := h.hub.RenameSession(ctx, s.ID, "renamed")
+	if err != nil || r.Title != "renamed" {
+		t.Fatalf("rename %+v %v", r, err)
+	}
+	up := w.untilType(ipc.TypeSessionUpdated)
+	var sc ipc.SessionChanged
+	up.decode(t, &sc)
+	if sc.Session.Title != "renamed" || sc.Deleted {
+		t.Fatalf("%+v", sc)
+	}
+	list, _ := h.hub.ListSessions(ctx)
+	if len(list) != 1 || list[0].Title != "renamed" {
+		t.Fatalf("list %+v", list)
+	}
+	if err := h.hub.DeleteSession(ctx, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	del := w.untilType(ipc.TypeSessionUpdated)
+	sc = ipc.SessionChanged{}
+	del.decode(t, &sc)
+	if !sc.Deleted {
+		t.Fatalf("%+v", sc)
+	}
+	if _, err := h.hub.GetSession(ctx, s.ID); !errors.Is(err, ipc.ErrSessionNotFound) {
+		t.Fatalf("get deleted: %v", err)
+	}
+	if _, err := h.db.Session(s.ID); err == nil {
+		t.Fatal("deleted session still stored")
+	}
+	if _, err := h.hub.SubmitTurn(ctx, s.ID, "x"); !errors.Is(err, ipc.ErrSessionNotFound) {
+		t.Fatalf("submit to deleted: %v", err)
+	}
+	md, typ, err := h.hub.ExportSession(ctx, h.session().ID, "markdown")
+	if err != nil || !strings.HasPrefix(typ, "text/markdown") || !strings.Contains(string(md), "# test") {
+		t.Fatalf("export %q %q %v", md, typ, err)
+	}
+}
