@@ -6,9 +6,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
+	"agenthub/store"
 )
 
 // rewriteClient sends every request to target, whatever its URL says.
@@ -82,5 +84,17 @@ func TestParseModel(t *testing.T) {
 		} else {
 			mustErr(t, err, llm.ErrClassInvalidRequest)
 		}
+	}
+}
+
+func TestDeadlineIsTimeout(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 1}).Text("never read").Finish("end_turn", 1).Response())
+	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0)) // already expired
+	defer cancel()
+	res, err := anthropicProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
+	e := mustErr(t, err, llm.ErrClassTimeout)
+	if !e.Retriable || res.StopReason != llm.StopError {
+		t.Fatalf("error %+v result %+v", e, res)
 	}
 }
