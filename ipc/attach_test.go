@@ -31,7 +31,7 @@ type snapFrame struct {
 
 // §11.1.2 Snapshot consistency, with the in-flight partial message rebuilt.
 func TestSnapshotConsistency(t *testing.T) {
-	b, db := newTestBus(t, Options{})
+	b, db := newTestBus(t, Options{ClientQueue: 1 << 14})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
 	sess, _ := db.Session("s")
@@ -60,7 +60,7 @@ func TestSnapshotConsistency(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for {
+		for range 4000 { // bounded: stays within the client queue
 			select {
 			case <-stop:
 				return
@@ -280,36 +280,31 @@ func TestSlowClientClosure(t *testing.T) {
 	mkSession(t, b, "s", "")
 	slow := subscribe(t, b, SubscribeRequest{SessionID: "s", Name: "frozen-tab"})
 	fast := subscribe(t, b, SubscribeRequest{SessionID: "s", Name: "tui"})
-	got := make(chan []Event, 1)
-	go func() {
-		var evs []Event
-		for {
-			ev := nextEvent(t, fast)
-			evs = append(evs, ev)
-			if ev.Type == TypeBusHandlerWarning {
-				got <- evs
-				return
-			}
-		}
-	}()
-	// Fill the slow client's queue: the pump holds one frame it cannot hand
-	// over, the queue holds ClientQueue more.
-	for i := range 200 {
-		if _, err := b.Commit(context.Background(), delta("s", "m", fmt.Sprint(i))); err != nil {
-			t.Fatal(err)
-		}
+	// The fast client reads each event before the next is committed (lock
+	// step, so it can never fall behind); the slow one never reads and
+	// overflows after ClientQueue + its hand-off buffer.
+	var evs []Event
+	for i := 0; ; i++ {
 		select {
 		case <-slow.Done():
 		default:
+			if i > 16+outBuffer+10 {
+				t.Fatal("slow client never closed")
+			}
+			if _, err := b.Commit(context.Background(), delta("s", "m", fmt.Sprint(i))); err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, nextEvent(t, fast))
 			continue
 		}
 		break
 	}
-	<-slow.Done()
 	if subErrCode(slow.Err()) != CodeClientTooSlow {
 		t.Fatalf("slow client err %v", slow.Err())
 	}
-	evs := <-got
+	for evs[len(evs)-1].Type != TypeBusHandlerWarning {
+		evs = append(evs, nextEvent(t, fast))
+	}
 	var w HandlerWarning
 	_ = json.Unmarshal(evs[len(evs)-1].Payload, &w)
 	if w.SubscriptionName != "frozen-tab" || w.Code != CodeClientTooSlow || evs[len(evs)-1].Actor != ActorSystem {

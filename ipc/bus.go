@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"agenthub/store"
@@ -90,6 +91,8 @@ type Bus struct {
 	broker broker
 	tree   sessionTree
 
+	commits, committed atomic.Int64 // transactions and events written
+
 	stopPrune  chan struct{}
 	writerDone chan struct{}
 	wg         sync.WaitGroup // writer, pruner, subscription pumps
@@ -146,6 +149,10 @@ func NewBus(db *store.DB, opts Options) (*Bus, error) {
 
 // Store returns the store the bus writes to (for reads: history, sessions).
 func (b *Bus) Store() *store.DB { return b.db }
+
+// Stats reports how many transactions the writer committed and how many
+// events they held (events/commits is the mean group-commit size).
+func (b *Bus) Stats() (commits, events int64) { return b.commits.Load(), b.committed.Load() }
 
 // Options returns the effective options (defaults filled in).
 func (b *Bus) Options() Options { return b.opts }
@@ -251,7 +258,7 @@ func prepare(d Draft) (prepared, error) {
 		t := d.TurnID
 		p.turnID = &t
 	}
-	p.group, p.closes = groupOf(d.Type, payload)
+	p.group, p.closes = groupOf(d.Type, d.Payload, payload)
 	p.mid = appendJSONString(nil, "type", d.Type)
 	p.mid = append(p.mid, ',')
 	p.mid = appendJSONString(p.mid, "session_id", d.SessionID)
@@ -268,9 +275,18 @@ func prepare(d Draft) (prepared, error) {
 	return p, nil
 }
 
+// appendQuoted appends s as a JSON string: printable ASCII without quote or
+// backslash is copied as is, anything else goes through encoding/json.
 func appendQuoted(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // JSON string escaping (not Go's strconv quoting)
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // cannot fail for a string
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func appendJSONString(b []byte, key, val string) []byte {
@@ -282,7 +298,7 @@ func appendJSONString(b []byte, key, val string) []byte {
 
 // groupOf returns the streaming group an event belongs to and the group it
 // closes (see store.EventRecord).
-func groupOf(typ string, payload []byte) (group, closes string) {
+func groupOf(typ string, v any, payload []byte) (group, closes string) {
 	switch typ {
 	case TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart,
 		TypeToolUseInputDelta, TypeToolUseEnd, TypeMessageComplete,
@@ -294,7 +310,20 @@ func groupOf(typ string, payload []byte) (group, closes string) {
 		MessageID string `json:"message_id"`
 		ToolUseID string `json:"tool_use_id"`
 	}
-	_ = json.Unmarshal(payload, &ids) // missing ids simply mean no group
+	switch p := v.(type) { // the common payloads, without re-decoding
+	case TextDelta:
+		ids.MessageID = p.MessageID
+	case *TextDelta:
+		ids.MessageID = p.MessageID
+	case ThinkingDelta:
+		ids.MessageID = p.MessageID
+	case ToolUseInputDelta:
+		ids.MessageID = p.MessageID
+	case ToolOutputDelta:
+		ids.ToolUseID = p.ToolUseID
+	default:
+		_ = json.Unmarshal(payload, &ids) // missing ids simply mean no group
+	}
 	switch typ {
 	case TypeToolOutputDelta:
 		return ids.ToolUseID, ""

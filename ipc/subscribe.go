@@ -102,6 +102,11 @@ func (s *Subscription) matches(sessionID, typ, actor string) bool {
 
 var errReplayTooLarge = errors.New("replay too large")
 
+// outBuffer is the hand-off buffer between a subscription's pump and its
+// consumer (fewer goroutine wake-ups under load). A consumer can therefore be
+// up to ClientQueue+outBuffer+1 events behind before it is closed as too slow.
+const outBuffer = 64
+
 // Subscribe validates req, registers the live queue, then in one read
 // transaction checks the session and cursor and reads the snapshot and/or
 // the replay. Errors are *SubscribeError: invalid_filter (naming the
@@ -123,7 +128,7 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 	}
 	s := &Subscription{
 		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx,
-		live: make(chan OutFrame, b.opts.ClientQueue), out: make(chan OutFrame),
+		live: make(chan OutFrame, b.opts.ClientQueue), out: make(chan OutFrame, outBuffer),
 		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
 	}
 	if s.name == "" {

@@ -70,6 +70,8 @@ func (b *Bus) commitBatch(batch []*request) {
 	}
 	err := b.db.Commit(records, ops)
 	if err == nil {
+		b.commits.Add(1)
+		b.committed.Add(int64(len(records)))
 		b.publish(items)
 		for _, it := range items {
 			finish(it, nil)
