@@ -2,14 +2,24 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../App';
+import { App, sessionFromHash } from '../App';
+import { TRACES } from '../state/traces';
 import { httpBackend, inWails, type Backend } from './backend';
+import { FakeHub, ScriptedTransport, session } from './fakes';
 import type { AppInfo, ReadyReport } from './info';
 
 declare global {
   var IS_REACT_ACT_ENVIRONMENT: boolean;
 }
 globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+
+// jsdom has no layout: give the virtualised list a viewport so rows render.
+Object.defineProperties(HTMLElement.prototype, {
+  clientHeight: { configurable: true, get: () => 800 },
+  offsetHeight: { configurable: true, get: () => 800 },
+  clientWidth: { configurable: true, get: () => 1000 },
+  offsetWidth: { configurable: true, get: () => 1000 },
+});
 
 const info: AppInfo = {
   name: 'Agent Hub',
@@ -21,8 +31,10 @@ const info: AppInfo = {
   dashboard_url: '',
 };
 
-/** A backend over fixed data that records ready reports and resolves a promise on the first. */
-function recordingBackend(data: AppInfo) {
+const plain = TRACES['plain-turn']!;
+
+/** A backend over fixed data and a fake hub; resolves firstReady on the first ready report. */
+function fakeBackend(data: AppInfo, hub = new FakeHub()) {
   const reports: ReadyReport[] = [];
   let signal: () => void = () => {};
   const firstReady = new Promise<void>((r) => (signal = r));
@@ -34,13 +46,16 @@ function recordingBackend(data: AppInfo) {
       signal();
       return Promise.resolve();
     },
+    hub: () => hub,
+    transport: () => new ScriptedTransport((id) => (id === plain.sessionId ? plain.frames : [])),
   };
-  return { backend, reports, firstReady };
+  return { backend, reports, firstReady, hub };
 }
 
 let container: HTMLDivElement;
 let root: Root;
 beforeEach(() => {
+  window.history.replaceState(null, '', '/');
   container = document.createElement('div');
   document.body.appendChild(container);
   root = createRoot(container);
@@ -50,36 +65,34 @@ afterEach(() => {
   container.remove();
 });
 
-function text(testId: string): string {
-  return container.querySelector(`[data-testid="${testId}"]`)?.textContent ?? '';
-}
+const q = (sel: string) => container.querySelector(sel);
 
 describe('App', () => {
-  it('renders the first window and reports ready with what it shows', async () => {
-    const { backend, reports, firstReady } = recordingBackend(info);
+  it('explains provider setup on first run and reports ready', async () => {
+    const { backend, reports, firstReady } = fakeBackend(info);
     await act(async () => root.render(<App backend={backend} />));
     await act(async () => firstReady);
-    expect(container.querySelector('h1')?.textContent).toBe('Agent Hub');
-    expect(text('version')).toBe('v0.9.0');
-    expect(text('data-dir')).toBe('/data/agenthub');
-    expect(text('provider')).toContain('Not configured');
-    expect(text('provider')).toContain('ANTHROPIC_API_KEY');
-    expect(text('dashboard')).toContain('off');
+    expect(q('[data-testid="setup-help"]')?.textContent).toContain('ANTHROPIC_API_KEY');
+    expect(q('[data-testid="setup-help"]')?.textContent).toContain('OPENAI_BASE_URL=http://127.0.0.1:11434/v1');
+    expect(q('[data-testid="setup-help"]')?.textContent).toContain('openai:llama3.1');
+    expect(q('.side-empty')?.textContent).toBe('No sessions yet.');
     expect(reports).toEqual([{ version: '0.9.0', data_dir: '/data/agenthub' }]);
   });
 
-  it('shows the configured provider and the dashboard link', async () => {
-    const { backend, firstReady } = recordingBackend({
-      ...info,
-      provider: { configured: true, providers: ['openai'], sources: ['openai: env OPENAI_BASE_URL'] },
-      dashboard_url: 'http://127.0.0.1:8421/?token=t',
-      model: 'openai:llama3.1',
-    });
+  it('opens the newest session, renders its finished conversation, then reports ready', async () => {
+    const hub = new FakeHub();
+    hub.sessions = [session(plain.sessionId, { title: 'Demo' })];
+    const { backend, reports, firstReady } = fakeBackend({ ...info, provider: { configured: true, providers: ['anthropic'], sources: ['anthropic: env ANTHROPIC_API_KEY'] } }, hub);
     await act(async () => root.render(<App backend={backend} />));
     await act(async () => firstReady);
-    expect(text('provider')).toBe('● OpenAI-compatible (env OPENAI_BASE_URL)');
-    expect(container.querySelector('a')?.getAttribute('href')).toBe('http://127.0.0.1:8421/?token=t');
-    expect(text('model')).toBe('openai:llama3.1');
+    expect(reports).toHaveLength(1);
+    expect(q('.chat-title h1')?.textContent).toBe('Demo');
+    expect(q('.side-row.is-selected .side-title')?.textContent).toBe('Demo');
+    expect(q('.msg-user')?.textContent).toBe('Say hello in markdown');
+    expect(container.querySelectorAll('.msg-assistant').length).toBe(1);
+    expect(q('.msg-assistant .msg-usage')?.textContent).toMatch(/in · .* out · \$/);
+    expect(q('[data-testid="session-usage"]')).not.toBeNull();
+    expect(window.location.hash).toBe(`#/s/${plain.sessionId}`);
   });
 
   it('shows an error when the hub cannot be reached', async () => {
@@ -90,9 +103,14 @@ describe('App', () => {
   });
 });
 
-describe('inWails', () => {
+describe('helpers', () => {
   it('detects the bound App', () => {
     expect(inWails({ go: { app: { App: { Info: () => 0 } } } })).toBe(true);
     expect(inWails({})).toBe(false);
+  });
+  it('reads the session from the hash', () => {
+    expect(sessionFromHash('#/s/01ABC')).toBe('01ABC');
+    expect(sessionFromHash('#/x')).toBeNull();
+    expect(sessionFromHash('')).toBeNull();
   });
 });

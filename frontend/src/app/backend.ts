@@ -1,8 +1,15 @@
 // Backend: how the page reaches Go. In the Wails window the bound App
-// methods (frontend/wailsjs); in the browser dashboard the HTTP listener,
-// authenticated by the cookie set on first load.
+// methods (frontend/wailsjs) plus the wailsipc Bridge; in the browser
+// dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
+// by the cookie set on first load.
 import { FrontendReady, Info } from '../../wailsjs/go/app/App';
+import type { ClientFrame } from '../protocol';
+import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
+import { RpcError, type Transport, type TransportHandlers } from '../transport/types';
+import { WsTransport } from '../transport/ws';
+import { createHubClient, type HubClient } from './hub';
 import { parseInfo, type AppInfo, type ReadyReport } from './info';
+import { bridgeFrameSender, createRpcClient, httpFrameSender } from './rpc';
 
 export interface Backend {
   /** "wails" in the desktop window, "http" in the browser dashboard. */
@@ -10,10 +17,14 @@ export interface Backend {
   info(): Promise<AppInfo>;
   /** Tells Go the first window has rendered (a no-op in the browser). */
   ready(report: ReadyReport): Promise<void>;
+  /** The hub RPC client. */
+  hub(): HubClient;
+  /** A new transport for one session's event stream. */
+  transport(): Transport;
 }
 
 interface WailsWindow {
-  go?: { app?: { App?: Record<string, unknown> } };
+  go?: { app?: { App?: Record<string, unknown> }; wailsipc?: { Bridge?: WailsBridgeLike } };
 }
 
 /** True when the page runs inside the Wails webview with the App bound. */
@@ -22,19 +33,64 @@ export function inWails(win: unknown): boolean {
   return typeof app?.['Info'] === 'function';
 }
 
-/** The Wails backend: bound App.Info and App.FrontendReady. */
-export const wailsBackend: Backend = {
-  kind: 'wails',
-  async info() {
-    return parseInfo(await Info());
-  },
-  async ready(report) {
-    await FrontendReady(report);
-  },
-};
+/**
+ * A transport that cannot connect (the Wails bridge is not bound in this
+ * build): it reports why once and stays disconnected.
+ */
+export class UnavailableTransport implements Transport {
+  constructor(private readonly why: string) {}
+  /** Reports the reason as an error frame and the state as disconnected. */
+  connect(_sessionId: string, _cursor: string | null, h: TransportHandlers): void {
+    h.frame({ type: 'error', code: 'unavailable', message: this.why });
+    h.state('disconnected');
+  }
+  /** Always false: nothing is connected. */
+  send(_f: ClientFrame): boolean {
+    return false;
+  }
+  /** Always rejects with NOT_CONNECTED. */
+  request<T>(method: string): Promise<T> {
+    return Promise.reject(new RpcError('NOT_CONNECTED', `${method}: ${this.why}`));
+  }
+  /** Nothing to close. */
+  close(): void {}
+}
+
+function bridgeOf(win: unknown): WailsBridgeLike | undefined {
+  return (win as WailsWindow).go?.wailsipc?.Bridge;
+}
+
+const NO_BRIDGE = 'the hub is not connected to this window (wailsipc.Bridge is not bound)';
+
+/** The Wails backend: bound App.Info / App.FrontendReady and the wailsipc Bridge. */
+export function wailsBackend(win: unknown): Backend {
+  let hub: HubClient | null = null;
+  return {
+    kind: 'wails',
+    async info() {
+      return parseInfo(await Info());
+    },
+    async ready(report) {
+      await FrontendReady(report);
+    },
+    hub() {
+      hub ??= createHubClient(
+        createRpcClient((frame) => {
+          const b = bridgeOf(win);
+          return b ? bridgeFrameSender(b)(frame) : Promise.reject(new Error(NO_BRIDGE));
+        }),
+      );
+      return hub;
+    },
+    transport() {
+      return isWailsAvailable() ? new WailsTransport() : new UnavailableTransport(NO_BRIDGE);
+    },
+  };
+}
 
 /** An HTTP backend against the dashboard at base ("" = same origin). */
 export function httpBackend(fetchFn: typeof fetch, base = ''): Backend {
+  let hub: HubClient | null = null;
   return {
     kind: 'http',
     async info() {
@@ -48,10 +104,17 @@ export function httpBackend(fetchFn: typeof fetch, base = ''): Backend {
       return parseInfo(await res.json());
     },
     async ready() {},
+    hub() {
+      hub ??= createHubClient(createRpcClient(httpFrameSender(fetchFn, base)));
+      return hub;
+    },
+    transport() {
+      return new WsTransport({ baseUrl: base, token: null, fetch: fetchFn });
+    },
   };
 }
 
 /** Picks the backend for this page. */
 export function detectBackend(win: Window): Backend {
-  return inWails(win) ? wailsBackend : httpBackend(win.fetch.bind(win));
+  return inWails(win) ? wailsBackend(win) : httpBackend(win.fetch.bind(win));
 }

@@ -3,10 +3,14 @@
 // prepended, and asks for older history when scrolled near the top.
 
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo } from "react";
 import { useEffect, useLayoutEffect, useRef } from "react";
 import type { SessionState } from "../state";
 import { visibleMessages } from "../state";
 import { MessageView } from "./MessageView";
+
+// Only the message whose props changed re-renders (a streaming delta touches one message).
+const MemoMessageView = memo(MessageView);
 
 /** Props of MessageList. */
 export interface MessageListProps {
@@ -67,7 +71,7 @@ export function MessageList({ session, onLoadOlder, onOpenSession }: MessageList
           const m = messages[item.index]!;
           return (
             <div key={item.key} data-index={item.index} ref={v.measureElement} className="msg-row" style={{ transform: `translateY(${item.start}px)` }}>
-              <MessageView message={m} tools={session.tools} delegations={session.delegations} {...(onOpenSession ? { onOpenSession } : {})} />
+              <MemoMessageView message={m} tools={session.tools} delegations={session.delegations} {...(onOpenSession ? { onOpenSession } : {})} />
             </div>
           );
         })}

@@ -92,7 +92,8 @@ function reduceSession(s: SessionState, a: Action): SessionState {
       return s.lastError === null ? s : { ...s, lastError: null };
     case "turnSubmitted":
       if (s.turn.currentTurnId === a.turnId || s.turn.queued.some((q) => q.turnId === a.turnId)) return s;
-      if (!s.turn.running) return s;
+      // queued (the server's answer) wins; without it, queue only behind a running turn.
+      if (a.queued === false || (a.queued === undefined && !s.turn.running)) return s;
       return { ...s, turn: { ...s.turn, queued: [...s.turn.queued, { turnId: a.turnId, content: a.content }] } };
     case "frame": {
       const f = a.frame;

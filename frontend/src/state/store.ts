@@ -9,6 +9,8 @@ import type { Action, ChatState } from "./types";
 export interface ChatStore extends ChatState {
   /** Applies an action through the pure reducer. */
   dispatch(a: Action): void;
+  /** Applies several actions in order and notifies subscribers once (one render per batch). */
+  dispatchAll(actions: readonly Action[]): void;
 }
 
 /** Creates a vanilla Zustand store over the reducer (use with zustand's useStore in React). */
@@ -18,6 +20,12 @@ export function createChatStore(initial: ChatState = initialChatState()): StoreA
     dispatch: (a) =>
       set((st) => {
         const next = reduce(st, a);
+        return next === st ? st : { sessions: next.sessions };
+      }),
+    dispatchAll: (actions) =>
+      set((st) => {
+        let next: ChatState = st;
+        for (const a of actions) next = reduce(next, a);
         return next === st ? st : { sessions: next.sessions };
       }),
   }));

@@ -164,5 +164,5 @@ export type Action =
   | { type: "frame"; sessionId: string; frame: ServerFrame }
   | { type: "history"; sessionId: string; messages: HistoryMessage[]; hasMore: boolean }
   | { type: "connection"; sessionId: string; state: ConnectionState }
-  | { type: "turnSubmitted"; sessionId: string; turnId: string; content: string }
+  | { type: "turnSubmitted"; sessionId: string; turnId: string; content: string; queued?: boolean }
   | { type: "clearError"; sessionId: string };

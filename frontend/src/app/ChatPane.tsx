@@ -1,0 +1,79 @@
+// The open session: header (title, model, usage and cost, context meter,
+// compact), status banners, the virtualised messages, errors and the composer.
+
+import { useStore } from "zustand";
+import { Composer, CompactionNotice, ConnectionBanner, ContextMeter, MessageList, formatUsage } from "../chat";
+import type { AppController } from "./controller";
+
+/** Props of ChatPane. */
+export interface ChatPaneProps {
+  ctl: AppController;
+  sessionId: string;
+}
+
+/** The chat view of one session. */
+export function ChatPane({ ctl, sessionId }: ChatPaneProps) {
+  const s = useStore(ctl.chat, (st) => st.sessions[sessionId]);
+  const listed = useStore(ctl.ui, (u) => u.sessions.find((x) => x.session_id === sessionId));
+  useStore(ctl.ui, (u) => u.models); // re-render when context windows arrive
+  const loadingOlder = useStore(ctl.ui, (u) => u.loadingOlder);
+  const title = s?.session?.title || listed?.title || "Untitled";
+  const model = s?.activeModel || s?.session?.active_model || listed?.active_model || "";
+  const window = s?.contextWindow ?? ctl.contextWindow(model);
+  const busy = s?.turn.running ?? false;
+  const usage = s?.sessionUsage;
+  const err = s?.lastError ?? null;
+  return (
+    <section className="chat" aria-label={`Session ${title}`}>
+      <header className="chat-head">
+        <div className="chat-title">
+          <h1>{title}</h1>
+          {model && <span className="chip">{model}</span>}
+          {busy && (
+            <span className="chip chip-live" data-testid="running">
+              <span className="tool-spinner" aria-hidden="true" /> working
+            </span>
+          )}
+        </div>
+        <div className="chat-stats">
+          {usage && (usage.input_tokens > 0 || usage.output_tokens > 0) && (
+            <span className="chat-usage" data-testid="session-usage" title="Session usage">
+              {formatUsage(usage)}
+            </span>
+          )}
+          <ContextMeter used={s?.contextTokens ?? null} window={window} />
+          <button type="button" className="btn btn-xs" onClick={() => void ctl.compact()} disabled={!s || busy || s.order.length === 0} title="Summarise older messages to free context">
+            Compact
+          </button>
+        </div>
+      </header>
+      {s && <ConnectionBanner state={s.connection} />}
+      {s && <CompactionNotice compaction={s.compaction} />}
+      <div className="chat-body">
+        {s && s.order.length === 0 && s.connection === "connected" && !busy && (
+          <div className="chat-empty">
+            <p>Ask the agent to do something in <code>{s.session?.workspace_path || listed?.workspace_path || "the workspace"}</code>.</p>
+            <p className="muted">It can read and edit files, run commands and delegate to worker sessions.</p>
+          </div>
+        )}
+        {s && (
+          <MessageList session={s} onLoadOlder={() => void ctl.loadOlder()} onOpenSession={(id) => ctl.open(id)} />
+        )}
+        {loadingOlder && <div className="chat-loading">Loading older messages…</div>}
+      </div>
+      {err && (
+        <div className="chat-error" role="alert" data-testid="chat-error">
+          <strong>{err.source === "llm" ? "Model call failed" : err.source === "turn" ? "Turn failed" : "Error"}</strong>
+          <span>
+            {err.errorClass}: {err.message}
+            {err.willRetry ? " — retrying…" : ""}
+          </span>
+          <button type="button" className="icon-btn" aria-label="Dismiss error" onClick={() => ctl.clearError()}>
+            ×
+          </button>
+        </div>
+      )}
+      <Composer busy={busy} queued={s?.turn.queued ?? []} onSend={(t) => void ctl.send(t)} onCancel={() => void ctl.cancel()} disabled={!s || s.deleted} />
+    </section>
+  );
+}

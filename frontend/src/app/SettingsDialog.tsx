@@ -1,0 +1,182 @@
+// Settings: provider, API keys (masked; never shown back in full, sent only
+// when typed), base URLs, default model, the dashboard port, and About.
+
+import { useEffect, useState, type FormEvent } from "react";
+import type { AppController } from "./controller";
+import type { HubClient, SettingsView } from "./hub";
+import type { AppInfo } from "./info";
+import { InfoPanel } from "./InfoPanel";
+
+/** The patch to send: text fields as edited, secrets only when the user typed a new value. */
+export function settingsPatch(before: SettingsView, form: SettingsView, secrets: { anthropic: string; openai: string }): SettingsView {
+  const patch: SettingsView = {};
+  const keys = ["provider", "model", "anthropic_base_url", "openai_base_url"] as const;
+  for (const k of keys) if ((form[k] ?? "") !== (before[k] ?? "")) patch[k] = (form[k] ?? "").trim();
+  if ((form.dashboard_enabled ?? false) !== (before.dashboard_enabled ?? false)) patch.dashboard_enabled = form.dashboard_enabled ?? false;
+  if (secrets.anthropic.trim()) patch.anthropic_api_key = secrets.anthropic.trim();
+  if (secrets.openai.trim()) patch.openai_api_key = secrets.openai.trim();
+  return patch;
+}
+
+/** Props of SettingsDialog. */
+export interface SettingsDialogProps {
+  hub: HubClient;
+  ctl: AppController;
+  info: AppInfo;
+  onClose: () => void;
+}
+
+/** The settings dialog. */
+export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps) {
+  const [before, setBefore] = useState<SettingsView | null>(null);
+  const [form, setForm] = useState<SettingsView>({});
+  const [secrets, setSecrets] = useState({ anthropic: "", openai: "" });
+  const [status, setStatus] = useState<string>("");
+  const [copied, setCopied] = useState(false);
+  const models = ctl.ui.getState().models;
+
+  useEffect(() => {
+    let live = true;
+    hub.getSettings().then(
+      (s) => live && (setBefore(s), setForm(s)),
+      (err: unknown) => live && (setBefore({}), setStatus(`Could not read settings: ${err instanceof Error ? err.message : String(err)}`)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [hub]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!before) return;
+    const patch = settingsPatch(before, form, secrets);
+    if (Object.keys(patch).length === 0) {
+      setStatus("Nothing changed.");
+      return;
+    }
+    try {
+      const next = await hub.updateSettings(patch);
+      setBefore(next);
+      setForm(next);
+      setSecrets({ anthropic: "", openai: "" });
+      setStatus("Saved. Provider changes apply to new turns; the dashboard setting applies at the next start.");
+      void ctl.loadModels();
+    } catch (err) {
+      setStatus(`Could not save: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+
+  const field = (k: keyof SettingsView) => ({
+    value: String(form[k] ?? ""),
+    onChange: (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value }),
+  });
+  const copy = () => {
+    void navigator.clipboard?.writeText(info.dashboard_url).then(() => setCopied(true), () => undefined);
+  };
+
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="settings-title">
+        <header className="modal-head">
+          <h2 id="settings-title">Settings</h2>
+          <button type="button" className="icon-btn" aria-label="Close settings" onClick={onClose}>
+            ×
+          </button>
+        </header>
+        {before === null ? (
+          <p className="muted">Loading…</p>
+        ) : (
+          <form className="settings" onSubmit={(e) => void save(e)}>
+            <fieldset>
+              <legend>Model</legend>
+              <label>
+                Default provider
+                <select {...field("provider")}>
+                  <option value="">(from the model)</option>
+                  <option value="anthropic">Anthropic</option>
+                  <option value="openai">OpenAI-compatible</option>
+                </select>
+              </label>
+              <label>
+                Default model
+                <input {...field("model")} placeholder="anthropic:claude-sonnet-4-6" list="settings-models" />
+                <datalist id="settings-models">
+                  {models.map((m) => (
+                    <option key={m.id} value={m.id} />
+                  ))}
+                </datalist>
+              </label>
+            </fieldset>
+            <fieldset>
+              <legend>Anthropic</legend>
+              <label>
+                API key
+                <input
+                  type="password"
+                  autoComplete="off"
+                  value={secrets.anthropic}
+                  onChange={(e) => setSecrets({ ...secrets, anthropic: e.target.value })}
+                  placeholder={before.anthropic_api_key ? `set (${before.anthropic_api_key}) — type to replace` : "not set"}
+                />
+              </label>
+              <label>
+                Base URL
+                <input {...field("anthropic_base_url")} placeholder="https://api.anthropic.com" />
+              </label>
+            </fieldset>
+            <fieldset>
+              <legend>OpenAI-compatible (OpenAI, Ollama, vLLM, LM Studio)</legend>
+              <label>
+                API key
+                <input
+                  type="password"
+                  autoComplete="off"
+                  value={secrets.openai}
+                  onChange={(e) => setSecrets({ ...secrets, openai: e.target.value })}
+                  placeholder={before.openai_api_key ? `set (${before.openai_api_key}) — type to replace` : "not set (not needed for Ollama)"}
+                />
+              </label>
+              <label>
+                Base URL
+                <input {...field("openai_base_url")} placeholder="http://127.0.0.1:11434/v1" />
+              </label>
+            </fieldset>
+            <fieldset>
+              <legend>Dashboard</legend>
+              <label className="check">
+                <input type="checkbox" checked={form.dashboard_enabled ?? false} onChange={(e) => setForm({ ...form, dashboard_enabled: e.target.checked })} />
+                Serve the browser dashboard on localhost (desktop app, from the next start)
+              </label>
+              {info.dashboard_url && (
+                <div className="copy-row">
+                  <code data-testid="dashboard-url">{info.dashboard_url}</code>
+                  <button type="button" className="btn btn-xs" onClick={copy}>
+                    {copied ? "Copied" : "Copy"}
+                  </button>
+                </div>
+              )}
+            </fieldset>
+            <div className="settings-actions">
+              <span className="muted" role="status">
+                {status}
+              </span>
+              <button type="submit" className="btn btn-primary">
+                Save
+              </button>
+            </div>
+          </form>
+        )}
+        <details className="about">
+          <summary>About this instance</summary>
+          <InfoPanel info={info} />
+        </details>
+      </div>
+    </div>
+  );
+}

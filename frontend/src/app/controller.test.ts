@@ -1,0 +1,220 @@
+import { describe, expect, it } from "vitest";
+import { decodeServerFrame, type ServerFrame } from "../protocol";
+import { TRACES } from "../state/traces";
+import { ActionBatcher } from "./batcher";
+import { AppController, newestTopLevel } from "./controller";
+import { FakeHub, ScriptedTransport, session } from "./fakes";
+import { createRpcClient, httpFrameSender } from "./rpc";
+import { settingsPatch } from "./SettingsDialog";
+import { filterSessions, nestSessions } from "./Sidebar";
+
+/** A scheduler the test flushes by hand. */
+function manualScheduler() {
+  const pending: (() => void)[] = [];
+  return {
+    schedule: (cb: () => void) => {
+      pending.push(cb);
+      return () => {
+        const i = pending.indexOf(cb);
+        if (i >= 0) pending.splice(i, 1);
+      };
+    },
+    tick: () => pending.splice(0).forEach((cb) => cb()),
+  };
+}
+
+function setup(frames: (id: string) => ServerFrame[] = () => []) {
+  const hub = new FakeHub();
+  const transports: ScriptedTransport[] = [];
+  const clock = manualScheduler();
+  const selected: (string | null)[] = [];
+  const ctl = new AppController({
+    hub,
+    transport: () => {
+      const t = new ScriptedTransport(frames);
+      transports.push(t);
+      return t;
+    },
+    schedule: clock.schedule,
+    pollMs: 0,
+    onSelect: (id) => selected.push(id),
+  });
+  return { hub, ctl, transports, clock, selected };
+}
+
+const plain = TRACES["plain-turn"]!;
+
+describe("AppController", () => {
+  it("opens the newest top-level session and applies its frames once per frame", async () => {
+    const { hub, ctl, transports, clock, selected } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    hub.sessions = [
+      session("old", { created_at: "2026-01-01T00:00:00Z" }),
+      session(plain.sessionId, { created_at: "2026-05-08T14:00:00Z" }),
+      session("worker", { created_at: "2026-06-01T00:00:00Z", parent_session_id: plain.sessionId }),
+    ];
+    let notifications = 0;
+    ctl.chat.subscribe(() => notifications++);
+    await ctl.start(null);
+    expect(selected).toEqual([plain.sessionId]);
+    expect(transports).toHaveLength(1);
+    expect(ctl.chat.getState().sessions[plain.sessionId]).toBeUndefined(); // queued, not applied yet
+    clock.tick();
+    const s = ctl.chat.getState().sessions[plain.sessionId]!;
+    expect(s.connection).toBe("connected");
+    expect(s.order.length).toBe(2);
+    expect(s.turn.running).toBe(false);
+    expect(notifications).toBe(1); // 23 frames + states → one store update
+    ctl.dispose();
+    expect(transports[0]!.closed).toBe(true);
+  });
+
+  it("resumes a reopened session from its cursor", async () => {
+    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    hub.sessions = [session(plain.sessionId), session("b", { created_at: "2020-01-01T00:00:00Z" })];
+    await ctl.start(plain.sessionId);
+    clock.tick();
+    ctl.open("b");
+    expect(transports[0]!.closed).toBe(true);
+    ctl.open(plain.sessionId);
+    const last = plain.frames.at(-1)!;
+    expect(transports[2]!.cursor).toBe(last.type === "event" ? last.event.id : null);
+  });
+
+  it("sends, shows a queued submission, and cancels the running turn", async () => {
+    const startIdx = plain.frames.findIndex((f) => f.type === "event" && f.event.type === "turn.started");
+    const { hub, ctl, clock } = setup(() => plain.frames.slice(0, startIdx + 1));
+    hub.sessions = [session(plain.sessionId)];
+    await ctl.start(null);
+    clock.tick();
+    const running = ctl.chat.getState().sessions[plain.sessionId]!;
+    expect(running.turn.running).toBe(true);
+    hub.submitQueued = true;
+    await ctl.send("next please");
+    expect(hub.calls).toContainEqual(["submitTurn", plain.sessionId, "next please"]);
+    expect(ctl.chat.getState().sessions[plain.sessionId]!.turn.queued.map((q) => q.content)).toEqual(["next please"]);
+    await ctl.cancel();
+    expect(hub.calls).toContainEqual(["cancelTurn", plain.sessionId, running.turn.currentTurnId]);
+  });
+
+  it("creates, renames and deletes sessions; deleting the open one opens the next", async () => {
+    const { hub, ctl, selected } = setup();
+    hub.sessions = [session("a", { created_at: "2026-01-01T00:00:00Z" })];
+    await ctl.start(null);
+    const created = await ctl.newSession();
+    expect(ctl.ui.getState().selectedId).toBe(created!.session_id);
+    await ctl.rename("a", "  Renamed  ");
+    expect(hub.calls).toContainEqual(["renameSession", "a", "Renamed"]);
+    expect(ctl.ui.getState().sessions.find((s) => s.session_id === "a")?.title).toBe("Renamed");
+    await ctl.remove(created!.session_id);
+    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toEqual(["a"]);
+    expect(selected.at(-1)).toBe("a");
+  });
+
+  it("loads older history before the oldest loaded message", async () => {
+    const snap = decodeServerFrame({
+      type: "snapshot",
+      session: { ...session(plain.sessionId), id: plain.sessionId, current_turn_id: null },
+      messages: [
+        { id: "m10", session_id: plain.sessionId, offset: 10, role: "user", content: [{ type: "text", text: "hi" }], status: "complete", created_at: "2026-05-08T14:00:00Z" },
+        { id: "m11", session_id: plain.sessionId, offset: 11, role: "assistant", content: [{ type: "text", text: "hello" }], status: "complete", created_at: "2026-05-08T14:00:01Z" },
+      ],
+      snapshot_at_event_id: "01KR400N7D06HNAH2SC2M8MCKK",
+      epoch: "ep1",
+    });
+    expect(snap.type).toBe("snapshot");
+    const { hub, ctl, clock } = setup(() => [snap as ServerFrame]);
+    hub.sessions = [session(plain.sessionId)];
+    hub.history = [{ id: "older", role: "user", content: "hello from before", offset: 9 } as never];
+    await ctl.start(null);
+    clock.tick();
+    const before = ctl.chat.getState().sessions[plain.sessionId]!;
+    expect(before.hasMoreHistory).toBe(true);
+    await ctl.loadOlder();
+    expect(hub.calls).toContainEqual(["messagesBefore", plain.sessionId, before.order[0], 100]);
+    const after = ctl.chat.getState().sessions[plain.sessionId]!;
+    expect(after.order[0]).toBe("older");
+    expect(after.hasMoreHistory).toBe(false);
+  });
+
+  it("settles once the open session is connected and idle", async () => {
+    const { hub, ctl, clock } = setup(() => plain.frames);
+    hub.sessions = [session(plain.sessionId)];
+    const settled = ctl.settled(60_000);
+    await ctl.start(null);
+    clock.tick();
+    await settled;
+    expect(ctl.chat.getState().sessions[plain.sessionId]!.turn.running).toBe(false);
+  });
+});
+
+describe("ActionBatcher", () => {
+  it("applies queued actions in order in one call per frame", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const b = new ActionBatcher((as) => batches.push(as.map((a) => (a.type === "clearError" ? Number(a.sessionId) : -1))), clock.schedule);
+    b.push({ type: "clearError", sessionId: "1" });
+    b.push({ type: "clearError", sessionId: "2" });
+    clock.tick();
+    b.push({ type: "clearError", sessionId: "3" });
+    b.flush();
+    clock.tick();
+    expect(batches).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe("rpc", () => {
+  it("returns payloads, raises server errors and rejects mismatched responses", async () => {
+    const sent: unknown[] = [];
+    let mode: "ok" | "err" | "bad" = "ok";
+    const rpc = createRpcClient((frame) => {
+      const f = JSON.parse(frame) as { requestId: string; method: string; params?: unknown };
+      sent.push(f);
+      if (mode === "ok") return Promise.resolve({ type: "response", requestId: f.requestId, ok: true, payload: { sessions: [] } });
+      if (mode === "err") return Promise.resolve({ type: "response", requestId: f.requestId, ok: false, error: { code: "AGENT_NOT_FOUND", message: "no such session" } });
+      return Promise.resolve({ type: "response", requestId: "other", ok: true, payload: 1 });
+    });
+    await expect(rpc.call("listSessions")).resolves.toEqual({ sessions: [] });
+    expect(sent[0]).toMatchObject({ type: "request", method: "listSessions" });
+    mode = "err";
+    await expect(rpc.call("getSession", { agentId: "x" })).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });
+    mode = "bad";
+    await expect(rpc.call("x")).rejects.toMatchObject({ code: "RPC_ERROR" });
+  });
+
+  it("posts frames to /rpc and reports HTTP errors with their message", async () => {
+    const seen: [string, RequestInit | undefined][] = [];
+    const ok = httpFrameSender((url, init) => {
+      seen.push([String(url), init]);
+      return Promise.resolve(new Response('{"type":"response","requestId":"app-1","ok":true,"payload":{}}', { status: 200 }));
+    }, "http://h");
+    await ok('{"type":"request"}');
+    expect(seen[0]![0]).toBe("http://h/rpc");
+    expect(seen[0]![1]?.method).toBe("POST");
+    const bad = httpFrameSender(() => Promise.resolve(new Response('{"error":{"code":"x","message":"token required"}}', { status: 401 })));
+    await expect(bad("{}")).rejects.toThrow("HTTP 401 token required");
+    const rpc = createRpcClient(bad);
+    await expect(rpc.call("listSessions")).rejects.toMatchObject({ code: "TRANSPORT" });
+  });
+});
+
+describe("sessions list", () => {
+  it("nests workers under their parent and filters by title", () => {
+    const rows = nestSessions([session("p", { title: "Parent" }), session("w", { title: "Worker task", parent_session_id: "p" }), session("q", { title: "Other" })]);
+    expect(rows.map((r) => [r.session.session_id, r.depth])).toEqual([["p", 0], ["w", 1], ["q", 0]]);
+    expect(filterSessions(rows, "WORK").map((r) => r.session.session_id)).toEqual(["w"]);
+    expect(filterSessions(rows, " ")).toHaveLength(3);
+    expect(newestTopLevel([session("a", { created_at: "2026-01-02T00:00:00Z", parent_session_id: "b" }), session("b")])?.session_id).toBe("b");
+  });
+});
+
+describe("settingsPatch", () => {
+  it("sends changed fields and secrets only when typed", () => {
+    const before = { provider: "anthropic", anthropic_api_key: "sk-…abcd", openai_base_url: "" };
+    expect(settingsPatch(before, { ...before }, { anthropic: "", openai: "" })).toEqual({});
+    expect(settingsPatch(before, { ...before, openai_base_url: " http://127.0.0.1:11434/v1 ", dashboard_enabled: true }, { anthropic: "", openai: "" })).toEqual({
+      openai_base_url: "http://127.0.0.1:11434/v1",
+      dashboard_enabled: true,
+    });
+    expect(settingsPatch(before, before, { anthropic: "sk-new", openai: "" })).toEqual({ anthropic_api_key: "sk-new" });
+  });
+});

@@ -1,0 +1,299 @@
+// The application controller: one chat store for every session, the session
+// list, which session is open (and its transport), history paging and the
+// user's actions. Components read the two stores and call these methods.
+
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Session } from "../protocol";
+import { createChatStore, type ChatStore, type SessionState } from "../state";
+import type { Transport } from "../transport/types";
+import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
+import type { HubClient, ModelInfo } from "./hub";
+
+/** UI state outside the per-session chat state. */
+export interface UiState {
+  sessions: Session[];
+  sessionsLoaded: boolean;
+  selectedId: string | null;
+  models: ModelInfo[];
+  /** A failed user action, shown as a dismissible notice. */
+  notice: string | null;
+  loadingOlder: boolean;
+}
+
+/** Controller options. */
+export interface ControllerOptions {
+  hub: HubClient;
+  /** A new transport for one session stream. */
+  transport: () => Transport;
+  schedule?: FrameScheduler;
+  /** Session-list refresh interval (default 2 s); 0 disables polling. */
+  pollMs?: number;
+  /** Called when the open session changes (e.g. to update location.hash). */
+  onSelect?: (id: string | null) => void;
+  /** History page size when scrolling up (default 100). */
+  pageSize?: number;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Whether the session shows as running in the sidebar. */
+export function sessionRunning(s: Session, live: SessionState | undefined): boolean {
+  if (live && live.connection === "connected") return live.turn.running;
+  return Boolean(s.current_turn_id);
+}
+
+/** Drives the UI: see the file comment. */
+export class AppController {
+  /** Per-session chat state (the pure reducer). */
+  readonly chat: StoreApi<ChatStore>;
+  /** Sessions, selection, models and notices. */
+  readonly ui: StoreApi<UiState>;
+  private readonly hub: HubClient;
+  private readonly makeTransport: () => Transport;
+  private readonly batcher: ActionBatcher;
+  private readonly pollMs: number;
+  private readonly pageSize: number;
+  private readonly onSelect: (id: string | null) => void;
+  private transport: Transport | null = null;
+  private pollTimer: ReturnType<typeof setInterval> | null = null;
+  private unsubRunning: (() => void) | null = null;
+  private disposed = false;
+
+  constructor(opts: ControllerOptions) {
+    this.hub = opts.hub;
+    this.makeTransport = opts.transport;
+    this.pollMs = opts.pollMs ?? 2000;
+    this.pageSize = opts.pageSize ?? 100;
+    this.onSelect = opts.onSelect ?? (() => undefined);
+    this.chat = createChatStore();
+    this.ui = createStore<UiState>()(() => ({ sessions: [], sessionsLoaded: false, selectedId: null, models: [], notice: null, loadingOlder: false }));
+    this.batcher = new ActionBatcher((actions) => this.chat.getState().dispatchAll(actions), opts.schedule ?? defaultScheduler());
+  }
+
+  /** Loads sessions and models, opens initialId (or the newest top-level session) and starts polling. */
+  async start(initialId: string | null): Promise<void> {
+    const [sessions] = await Promise.all([this.refreshSessions(), this.loadModels()]);
+    if (this.disposed) return;
+    const wanted = initialId && sessions.some((s) => s.session_id === initialId) ? initialId : null;
+    const first = wanted ?? newestTopLevel(sessions)?.session_id ?? null;
+    if (first) this.open(first);
+    if (this.pollMs > 0) this.pollTimer = setInterval(() => void this.refreshSessions(), this.pollMs);
+    // The sidebar's running dot of the open session follows its live state; refresh the list when it flips.
+    let wasRunning: boolean | undefined;
+    this.unsubRunning = this.chat.subscribe((st) => {
+      const id = this.ui.getState().selectedId;
+      const running = id ? st.sessions[id]?.turn.running : undefined;
+      if (running !== wasRunning) {
+        wasRunning = running;
+        void this.refreshSessions();
+      }
+    });
+  }
+
+  /** Stops polling and closes the open transport. */
+  dispose(): void {
+    this.disposed = true;
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    this.unsubRunning?.();
+    this.transport?.close();
+    this.transport = null;
+    this.batcher.dispose();
+  }
+
+  /** Re-reads the session list; failures become a notice. */
+  async refreshSessions(): Promise<Session[]> {
+    try {
+      const sessions = await this.hub.listSessions();
+      sessions.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+      this.ui.setState({ sessions, sessionsLoaded: true });
+      return sessions;
+    } catch (err) {
+      this.ui.setState({ sessionsLoaded: true, notice: `Could not list sessions: ${message(err)}` });
+      return this.ui.getState().sessions;
+    }
+  }
+
+  /** Reads the model list (context windows for the meter). */
+  async loadModels(): Promise<void> {
+    try {
+      this.ui.setState({ models: await this.hub.listModels() });
+    } catch (err) {
+      this.notify(`Could not list models: ${message(err)}`);
+    }
+  }
+
+  /** Opens a session: streams it into the chat store, resuming from its cursor. */
+  open(id: string): void {
+    if (this.disposed) return;
+    if (this.ui.getState().selectedId === id && this.transport) return;
+    this.batcher.flush();
+    this.transport?.close();
+    const t = this.makeTransport();
+    this.transport = t;
+    this.ui.setState({ selectedId: id });
+    this.onSelect(id);
+    const cursor = this.chat.getState().sessions[id]?.lastEventId ?? null;
+    t.connect(id, cursor, {
+      frame: (frame) => this.batcher.push({ type: "frame", sessionId: id, frame }),
+      state: (state) => this.batcher.push({ type: "connection", sessionId: id, state }),
+    });
+  }
+
+  /** Closes the open session (nothing selected). */
+  private closeCurrent(): void {
+    this.batcher.flush();
+    this.transport?.close();
+    this.transport = null;
+    this.ui.setState({ selectedId: null });
+    this.onSelect(null);
+  }
+
+  /** Creates a session and opens it. */
+  async newSession(title?: string): Promise<Session | null> {
+    try {
+      const s = await this.hub.createSession(title ? { title } : {});
+      await this.refreshSessions();
+      this.open(s.session_id);
+      return s;
+    } catch (err) {
+      this.notify(`Could not create a session: ${message(err)}`);
+      return null;
+    }
+  }
+
+  /** Renames a session. */
+  async rename(id: string, title: string): Promise<void> {
+    const t = title.trim();
+    if (!t) return;
+    try {
+      await this.hub.renameSession(id, t);
+      await this.refreshSessions();
+    } catch (err) {
+      this.notify(`Could not rename: ${message(err)}`);
+    }
+  }
+
+  /** Deletes a session (the caller has confirmed); opens the next one if it was open. */
+  async remove(id: string): Promise<void> {
+    try {
+      await this.hub.deleteSession(id);
+    } catch (err) {
+      this.notify(`Could not delete: ${message(err)}`);
+      return;
+    }
+    const wasOpen = this.ui.getState().selectedId === id;
+    if (wasOpen) this.closeCurrent();
+    const sessions = await this.refreshSessions();
+    if (wasOpen) {
+      const next = newestTopLevel(sessions.filter((s) => s.session_id !== id));
+      if (next) this.open(next.session_id);
+    }
+  }
+
+  /** Submits text to the open session; a submission during a running turn shows as queued. */
+  async send(text: string): Promise<void> {
+    const id = this.ui.getState().selectedId;
+    if (!id || text.trim() === "") return;
+    try {
+      const r = await this.hub.submitTurn(id, text);
+      this.batcher.flush();
+      this.chat.getState().dispatch({ type: "turnSubmitted", sessionId: id, turnId: r.turn_id, content: text, queued: r.queued });
+    } catch (err) {
+      this.notify(`Could not send: ${message(err)}`);
+    }
+  }
+
+  /** Cancels the open session's running turn. */
+  async cancel(): Promise<void> {
+    const id = this.ui.getState().selectedId;
+    if (!id) return;
+    this.batcher.flush();
+    const turn = this.chat.getState().sessions[id]?.turn.currentTurnId ?? null;
+    try {
+      await this.hub.cancelTurn(id, turn);
+    } catch (err) {
+      this.notify(`Could not stop: ${message(err)}`);
+    }
+  }
+
+  /** Compacts the open session's context now. */
+  async compact(): Promise<void> {
+    const id = this.ui.getState().selectedId;
+    if (!id) return;
+    try {
+      await this.hub.compactSession(id);
+    } catch (err) {
+      this.notify(`Could not compact: ${message(err)}`);
+    }
+  }
+
+  /** Loads the page of history before the oldest loaded message of the open session. */
+  async loadOlder(): Promise<void> {
+    const id = this.ui.getState().selectedId;
+    if (!id || this.ui.getState().loadingOlder) return;
+    const s = this.chat.getState().sessions[id];
+    const oldest = s?.order[0];
+    if (!s || !s.hasMoreHistory || !oldest) return;
+    this.ui.setState({ loadingOlder: true });
+    try {
+      const page = await this.hub.messagesBefore(id, oldest, this.pageSize);
+      this.batcher.flush();
+      this.chat.getState().dispatch({ type: "history", sessionId: id, messages: page.messages, hasMore: page.hasMore });
+    } catch (err) {
+      this.notify(`Could not load older messages: ${message(err)}`);
+    } finally {
+      this.ui.setState({ loadingOlder: false });
+    }
+  }
+
+  /** Clears the visible error of the open session. */
+  clearError(): void {
+    const id = this.ui.getState().selectedId;
+    if (id) this.chat.getState().dispatch({ type: "clearError", sessionId: id });
+  }
+
+  /** Shows a notice. */
+  notify(text: string | null): void {
+    this.ui.setState({ notice: text });
+  }
+
+  /** The context window of a model id ("provider:model"), or null when unknown. */
+  contextWindow(model: string | null | undefined): number | null {
+    if (!model) return null;
+    const m = this.ui.getState().models.find((x) => x.id === model);
+    return m && m.context_window > 0 ? m.context_window : null;
+  }
+
+  /** Resolves once the open session (if any) shows its state and no turn runs, or after maxMs. */
+  settled(maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let unsubChat = () => {};
+      let unsubUi = () => {};
+      const done = () => {
+        clearTimeout(timer);
+        unsubChat();
+        unsubUi();
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      const check = () => {
+        const ui = this.ui.getState();
+        if (!ui.sessionsLoaded) return;
+        if (ui.selectedId === null) return done();
+        const s = this.chat.getState().sessions[ui.selectedId];
+        if (s && s.connection === "connected" && !s.turn.running) done();
+      };
+      unsubChat = this.chat.subscribe(check);
+      unsubUi = this.ui.subscribe(check);
+      check();
+    });
+  }
+}
+
+/** The newest session without a parent (workers open from their delegation card). */
+export function newestTopLevel(sessions: Session[]): Session | undefined {
+  return sessions.filter((s) => !s.parent_session_id).sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0];
+}

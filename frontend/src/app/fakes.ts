@@ -1,0 +1,120 @@
+// Test doubles for the app layer: an in-memory HubClient and a Transport
+// that plays recorded server frames (the real wire traces). Used by the
+// Vitest suites only.
+
+import type { HistoryMessage, ServerFrame, Session } from "../protocol";
+import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
+import type { HistoryPage, HubClient, ModelInfo, SettingsView, SubmitResult } from "./hub";
+
+/** A session record with defaults. */
+export function session(id: string, over: Partial<Session> = {}): Session {
+  return {
+    session_id: id,
+    title: `Session ${id}`,
+    workspace_path: "/w",
+    active_model: "anthropic:claude-sonnet-4-6",
+    parent_session_id: "",
+    created_at: "2026-05-08T14:00:00Z",
+    turn_count: 0,
+    cost_so_far_usd: 0,
+    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    context_start_offset: 0,
+    depth: 0,
+    ...over,
+  };
+}
+
+/** An in-memory hub that records calls. */
+export class FakeHub implements HubClient {
+  sessions: Session[] = [];
+  calls: [string, ...unknown[]][] = [];
+  history: HistoryMessage[] = [];
+  submitQueued = false;
+  settings: SettingsView = {};
+  models: ModelInfo[] = [{ id: "anthropic:claude-sonnet-4-6", provider: "anthropic", context_window: 200_000, configured: true }];
+  private next = 0;
+
+  listSessions(): Promise<Session[]> {
+    this.calls.push(["listSessions"]);
+    return Promise.resolve(this.sessions.map((s) => ({ ...s })));
+  }
+  createSession(req: { title?: string } = {}): Promise<Session> {
+    this.calls.push(["createSession", req]);
+    const s = session(`new${++this.next}`, { title: req.title ?? "New session", created_at: `2027-01-01T00:00:0${this.next}Z` });
+    this.sessions.push(s);
+    return Promise.resolve(s);
+  }
+  renameSession(id: string, title: string): Promise<Session> {
+    this.calls.push(["renameSession", id, title]);
+    const s = this.sessions.find((x) => x.session_id === id)!;
+    s.title = title;
+    return Promise.resolve(s);
+  }
+  deleteSession(id: string): Promise<void> {
+    this.calls.push(["deleteSession", id]);
+    this.sessions = this.sessions.filter((s) => s.session_id !== id);
+    return Promise.resolve();
+  }
+  submitTurn(id: string, content: string): Promise<SubmitResult> {
+    this.calls.push(["submitTurn", id, content]);
+    return Promise.resolve({ turn_id: `turn${++this.next}`, queued: this.submitQueued });
+  }
+  cancelTurn(id: string, turnId?: string | null): Promise<void> {
+    this.calls.push(["cancelTurn", id, turnId ?? null]);
+    return Promise.resolve();
+  }
+  compactSession(id: string): Promise<void> {
+    this.calls.push(["compactSession", id]);
+    return Promise.resolve();
+  }
+  messagesBefore(id: string, beforeId: string | null, limit: number): Promise<HistoryPage> {
+    this.calls.push(["messagesBefore", id, beforeId, limit]);
+    return Promise.resolve({ messages: this.history, hasMore: false });
+  }
+  getSettings(): Promise<SettingsView> {
+    return Promise.resolve({ ...this.settings });
+  }
+  updateSettings(patch: SettingsView): Promise<SettingsView> {
+    this.calls.push(["updateSettings", patch]);
+    this.settings = { ...this.settings, ...patch };
+    return Promise.resolve({ ...this.settings });
+  }
+  listModels(): Promise<ModelInfo[]> {
+    return Promise.resolve(this.models);
+  }
+}
+
+/** A transport that plays frames given per session id when connected. */
+export class ScriptedTransport implements Transport {
+  handlers: TransportHandlers | null = null;
+  sessionId = "";
+  cursor: string | null = null;
+  closed = false;
+  constructor(private readonly script: (sessionId: string) => ServerFrame[]) {}
+  connect(sessionId: string, cursor: string | null, h: TransportHandlers): void {
+    this.sessionId = sessionId;
+    this.cursor = cursor;
+    this.handlers = h;
+    h.state("connecting");
+    for (const f of this.script(sessionId)) {
+      h.frame(f);
+      if (f.type === "snapshot") h.state("connected");
+    }
+  }
+  /** Delivers more frames, as the server would. */
+  push(...frames: ServerFrame[]): void {
+    for (const f of frames) this.handlers?.frame(f);
+  }
+  setState(s: ConnectionState): void {
+    this.handlers?.state(s);
+  }
+  send(): boolean {
+    return !this.closed;
+  }
+  request<T>(): Promise<T> {
+    return Promise.reject(new Error("not used"));
+  }
+  close(): void {
+    this.closed = true;
+  }
+}
