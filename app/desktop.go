@@ -8,14 +8,18 @@ import (
 	"log/slog"
 	"sync"
 
+	"agenthub/ipc/wailsipc"
+
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
-// windowOptions is the Wails configuration of the main window bound to a.
-func windowOptions(a *App, assets fs.FS) *options.App {
+// windowOptions is the Wails configuration of the main window bound to a
+// and to the IPC bridge (the page's transport: frontend/src/transport/wails.ts).
+func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS) *options.App {
 	return &options.App{
 		Title:     Name,
 		Width:     1100,
@@ -27,7 +31,7 @@ func windowOptions(a *App, assets fs.FS) *options.App {
 		},
 		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
 		OnStartup:        a.startup,
-		Bind:             []any{a},
+		Bind:             []any{a, bridge},
 		Linux: &linux.Options{
 			ProgramName: "agenthub",
 		},
@@ -38,7 +42,7 @@ func windowOptions(a *App, assets fs.FS) *options.App {
 // with the "bindings" tag, as `go tool wails generate module` does): it
 // writes frontend/wailsjs and returns without opening anything.
 func GenerateBindings() error {
-	return wails.Run(windowOptions(NewApp(nil), nil))
+	return wails.Run(windowOptions(NewApp(nil), &wailsipc.Bridge{}, nil))
 }
 
 // RunDesktop opens the instance for desktop mode, serves the dashboard if
@@ -76,7 +80,19 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, getenv func(strin
 	}
 
 	a := NewApp(inst)
-	opts := windowOptions(a, assets)
+	svc, err := wailsipc.NewService(wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, Emitter: wailsEmitter{a}, Logger: log})
+	if err != nil {
+		return fmt.Errorf("window transport: %w", err)
+	}
+	defer func() {
+		if cerr := svc.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	opts := windowOptions(a, svc.Bridge(), assets)
+	// A reload (or the first load) drops the previous page's subscriptions;
+	// the new page resubscribes from its cursor.
+	opts.OnDomReady = func(context.Context) { svc.DomReady() }
 	var smoke *smokeRun
 	if cfg.SmokeTestDir != "" {
 		smoke = newSmokeRun(cfg.SmokeTestDir, getenv, log)
@@ -103,4 +119,17 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, getenv func(strin
 		}
 	}
 	return nil
+}
+
+// wailsEmitter delivers `localChat:event` batches to the page through the
+// Wails runtime, with the context Wails gave the App at startup (runtime.*
+// must never see another context). Before startup there is no page to
+// deliver to, and nothing is subscribed, so Emit does nothing.
+type wailsEmitter struct{ a *App }
+
+// Emit implements wailsipc.Emitter.
+func (e wailsEmitter) Emit(name string, data ...any) {
+	if ctx := e.a.wailsContext(); ctx != nil {
+		runtime.EventsEmit(ctx, name, data...)
+	}
 }

@@ -35,6 +35,6 @@ func RunHeadless(ctx context.Context, cfg Config, assets fs.FS, getenv func(stri
 	if _, err := fmt.Fprintf(stdout, "dashboard: %s\n", inst.Dashboard.URL()); err != nil {
 		return fmt.Errorf("print dashboard URL: %w", err)
 	}
-	log.Info("headless hub running", "data_dir", dir, "provider_configured", DetectProvider(inst.Settings, getenv).Configured)
+	log.Info("headless hub running", "data_dir", dir, "provider_configured", DetectProvider(inst.settings.Current(), getenv).Configured)
 	return inst.Dashboard.Serve(ctx)
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"agenthub/app/hub"
+	"agenthub/app/llm"
+	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
 	"agenthub/store"
 
@@ -41,17 +45,22 @@ func (e *DataDirInUseError) Error() string {
 type Instance struct {
 	// Config is the parsed configuration, with DataDir resolved.
 	Config Config
-	// Settings were loaded from DataDir/settings.json at Open.
-	Settings Settings
 	// Store is the open bbolt file (exclusively locked).
 	Store *store.DB
+	// Bus is the protocol core: the single log writer and the subscriptions.
+	Bus *ipc.Bus
+	// Hub runs sessions and turns; it implements ipc.HubAPI.
+	Hub *hub.Hub
 	// Dashboard is the bound listener, or nil when the dashboard is off.
 	Dashboard *dashboard.Server
+	// API is the protocol surface mounted on Dashboard (nil when off).
+	API *dashboard.API
 	// Headless reports the mode the instance was opened for.
 	Headless bool
 
-	getenv func(string) string
-	log    *slog.Logger
+	settings *settingsService
+	getenv   func(string) string
+	log      *slog.Logger
 }
 
 // OpenOptions configures Open.
@@ -92,17 +101,66 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	inst := &Instance{Config: cfg, Settings: st, Store: db, Headless: opts.Headless, getenv: opts.Getenv, log: log}
+	inst := &Instance{Config: cfg, Store: db, Headless: opts.Headless, settings: newSettingsService(dir, st), getenv: opts.Getenv, log: log}
+	if err := inst.startServices(); err != nil {
+		return nil, errors.Join(err, inst.Close())
+	}
 	if addr, on := dashboardAddr(cfg, st, opts.Headless); on {
 		srv, err := dashboard.Listen(dashboard.Options{Addr: addr, Assets: opts.Assets, Logger: log})
 		if err != nil {
-			_ = db.Close()
-			return nil, err
+			return nil, errors.Join(err, inst.Close())
 		}
-		srv.Handle("GET /api/info", http.HandlerFunc(inst.serveInfo))
 		inst.Dashboard = srv
+		srv.Handle("GET /api/info", http.HandlerFunc(inst.serveInfo))
+		api, err := dashboard.MountAPI(srv, dashboard.APIOptions{Bus: inst.Bus, Hub: inst.Hub, Logger: log})
+		if err != nil {
+			return nil, errors.Join(err, inst.Close())
+		}
+		inst.API = api
 	}
 	return inst, nil
+}
+
+// startServices starts the protocol core (Bus) and the hub on the open
+// store, with the providers and prices the settings describe, and keeps
+// both following later settings changes. The hub's crash recovery runs here,
+// before any client can attach.
+func (in *Instance) startServices() error {
+	cfg := in.Config
+	bus, err := ipc.NewBus(in.Store, ipc.Options{
+		ClientQueue:          cfg.ClientQueue,
+		ReplayLimit:          cfg.ReplayLimit,
+		Heartbeat:            cfg.Heartbeat,
+		EventRetention:       cfg.EventRetention,
+		DeltaRetention:       cfg.DeltaRetention,
+		Logger:               in.log,
+		RoutingPolicyVersion: func() string { return hub.RoutingPolicy + "@" + hub.RoutingPolicyVersion },
+	})
+	if err != nil {
+		return fmt.Errorf("start event bus: %w", err)
+	}
+	in.Bus = bus
+	st := in.settings.Current()
+	st.applyPrices()
+	h, err := hub.New(hub.Config{
+		DataDir:          cfg.DataDir,
+		DefaultWorkspace: cfg.Workspace,
+		DefaultModel:     cfg.Model,
+		TurnTimeout:      cfg.TurnTimeout,
+		Logger:           in.log,
+	}, bus, llm.New(st.llmConfig()), in.settings)
+	if err != nil {
+		return fmt.Errorf("start hub: %w", err)
+	}
+	in.settings.setListener(func(s Settings) {
+		s.applyPrices()
+		h.SetProviders(llm.New(s.llmConfig()))
+	})
+	if err := h.Start(context.Background()); err != nil {
+		return errors.Join(fmt.Errorf("start hub: %w", err), h.Close())
+	}
+	in.Hub = h
+	return nil
 }
 
 // openStore opens DIR/agenthub.db, turning a lock timeout into the
@@ -152,14 +210,14 @@ func (in *Instance) Info() Info {
 	}
 	model := in.Config.Model
 	if model == "" {
-		model = in.Settings.Model
+		model = in.settings.Current().Model
 	}
 	info := Info{
 		Name:     Name,
 		Version:  in.Config.Version,
 		Mode:     mode,
 		DataDir:  in.Config.DataDir,
-		Provider: DetectProvider(in.Settings, in.getenv),
+		Provider: DetectProvider(in.settings.Current(), in.getenv),
 		Model:    model,
 	}
 	if in.Dashboard != nil {
@@ -177,11 +235,27 @@ func (in *Instance) serveInfo(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// Close closes the dashboard listener if it never served and the store.
+// Close shuts down in dependency order: the dashboard (listener and open
+// streams), the hub (cancelling running turns, keeping queued ones), the
+// bus (draining pending events) and last the store, marking a clean
+// shutdown. It is safe on a partly opened instance.
 func (in *Instance) Close() error {
 	var errs []error
+	if in.API != nil {
+		in.API.Close()
+	}
 	if in.Dashboard != nil {
 		errs = append(errs, in.Dashboard.Close())
+	}
+	if in.Hub != nil {
+		if err := in.Hub.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close hub: %w", err))
+		}
+	}
+	if in.Bus != nil {
+		if err := in.Bus.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close event bus: %w", err))
+		}
 	}
 	if err := in.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"agenthub/app/llm"
 )
 
 // SettingsFile is the settings file's name inside the data dir.
@@ -31,6 +33,9 @@ type Settings struct {
 	DashboardEnabled bool `json:"dashboard_enabled,omitempty"`
 	// DashboardListen overrides the dashboard address when --listen is not given.
 	DashboardListen string `json:"dashboard_listen,omitempty"`
+	// Prices overrides entries of the model price table (USD per million
+	// tokens), keyed by model name without the provider prefix.
+	Prices map[string]llm.Price `json:"prices,omitempty"`
 }
 
 // LoadSettings reads DIR/settings.json. A missing file yields zero Settings

@@ -69,7 +69,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		t.Fatalf("settings.json mode %v %v, want 0600", st.Mode().Perm(), err)
 	}
 	got, err := LoadSettings(dir)
-	if err != nil || got != want {
+	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip: %+v %v", got, err)
 	}
 	entries, _ := os.ReadDir(dir)

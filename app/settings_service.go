@@ -1,0 +1,222 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"agenthub/app/llm"
+	"agenthub/ipc"
+	"agenthub/ipc/dashboard"
+)
+
+// settingsService owns the live Settings: it serves the hub's view
+// (hub.Settings), persists every change to DATA_DIR/settings.json (0600) and
+// tells its listener so providers and prices follow the new values. Safe for
+// concurrent use.
+type settingsService struct {
+	dir string
+
+	mu       sync.Mutex
+	cur      Settings
+	onChange func(Settings) // called with the new settings after a save; may be nil
+}
+
+// newSettingsService serves s, loaded from dir.
+func newSettingsService(dir string, s Settings) *settingsService {
+	return &settingsService{dir: dir, cur: s}
+}
+
+// Current returns a copy of the current settings.
+func (ss *settingsService) Current() Settings {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.cur.clone()
+}
+
+// setListener installs the change listener (before any Update can run).
+func (ss *settingsService) setListener(fn func(Settings)) {
+	ss.mu.Lock()
+	ss.onChange = fn
+	ss.mu.Unlock()
+}
+
+// DefaultModel implements hub.Settings.
+func (ss *settingsService) DefaultModel() string {
+	return ss.Current().Model
+}
+
+// Masked implements hub.Settings: the settings as JSON with API keys masked.
+func (ss *settingsService) Masked() (json.RawMessage, error) {
+	return maskedJSON(ss.Current())
+}
+
+// settingsPatch is the subset of Settings a client may change. A nil field
+// is left as it is; an API key equal to its masked form is left as it is
+// (the page echoes back what getSettings showed).
+type settingsPatch struct {
+	Provider         *string              `json:"provider"`
+	Model            *string              `json:"model"`
+	AnthropicAPIKey  *string              `json:"anthropic_api_key"`
+	AnthropicBaseURL *string              `json:"anthropic_base_url"`
+	OpenAIAPIKey     *string              `json:"openai_api_key"`
+	OpenAIBaseURL    *string              `json:"openai_base_url"`
+	DashboardEnabled *bool                `json:"dashboard_enabled"`
+	DashboardListen  *string              `json:"dashboard_listen"`
+	Prices           map[string]llm.Price `json:"prices"`
+}
+
+// Update implements hub.Settings: it validates and merges a partial settings
+// object, saves it and returns the result masked. Unknown fields and bad
+// values are errors wrapping ipc.ErrInvalidInput; nothing is saved then.
+func (ss *settingsService) Update(patch json.RawMessage) (json.RawMessage, error) {
+	var p settingsPatch
+	dec := json.NewDecoder(bytes.NewReader(patch))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%w: settings: %v", ipc.ErrInvalidInput, err)
+	}
+	ss.mu.Lock()
+	next := ss.cur.clone()
+	if err := p.applyTo(&next); err != nil {
+		ss.mu.Unlock()
+		return nil, fmt.Errorf("%w: settings: %v", ipc.ErrInvalidInput, err)
+	}
+	if err := SaveSettings(ss.dir, next); err != nil {
+		ss.mu.Unlock()
+		return nil, err
+	}
+	ss.cur = next
+	listener := ss.onChange
+	ss.mu.Unlock()
+	if listener != nil {
+		listener(next.clone())
+	}
+	return maskedJSON(next)
+}
+
+// applyTo merges p into s after validating every field.
+func (p settingsPatch) applyTo(s *Settings) error {
+	if p.Provider != nil {
+		v := strings.TrimSpace(*p.Provider)
+		if v != "" && v != "anthropic" && v != "openai" {
+			return fmt.Errorf("provider %q: want \"anthropic\" or \"openai\"", v)
+		}
+		s.Provider = v
+	}
+	if p.Model != nil {
+		v := strings.TrimSpace(*p.Model)
+		if v != "" {
+			if _, _, err := llm.ParseModel(v); err != nil {
+				return fmt.Errorf("model %q: %v", v, err)
+			}
+		}
+		s.Model = v
+	}
+	setKey := func(dst *string, v *string) {
+		if v == nil {
+			return
+		}
+		nv := strings.TrimSpace(*v)
+		if nv != "" && nv == maskSecret(*dst) {
+			return // the masked value echoed back: keep the stored key
+		}
+		*dst = nv
+	}
+	setKey(&s.AnthropicAPIKey, p.AnthropicAPIKey)
+	setKey(&s.OpenAIAPIKey, p.OpenAIAPIKey)
+	for _, f := range []struct {
+		dst  *string
+		v    *string
+		name string
+	}{{&s.AnthropicBaseURL, p.AnthropicBaseURL, "anthropic_base_url"}, {&s.OpenAIBaseURL, p.OpenAIBaseURL, "openai_base_url"}} {
+		if f.v == nil {
+			continue
+		}
+		v := strings.TrimSpace(*f.v)
+		if v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s %q: want an http(s) URL", f.name, v)
+			}
+		}
+		*f.dst = v
+	}
+	if p.DashboardEnabled != nil {
+		s.DashboardEnabled = *p.DashboardEnabled
+	}
+	if p.DashboardListen != nil {
+		v := strings.TrimSpace(*p.DashboardListen)
+		if v != "" {
+			if err := dashboard.ValidateAddr(v); err != nil {
+				return fmt.Errorf("dashboard_listen: %v", err)
+			}
+		}
+		s.DashboardListen = v
+	}
+	if p.Prices != nil {
+		for model, pr := range p.Prices {
+			if model == "" || pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0 {
+				return fmt.Errorf("prices[%q]: prices must be non-negative and the model named", model)
+			}
+		}
+		s.Prices = p.Prices
+	}
+	return nil
+}
+
+// maskSecret shows the last four characters of a secret, "" for none.
+func maskSecret(v string) string {
+	if v == "" {
+		return ""
+	}
+	if len(v) <= 8 {
+		return "••••"
+	}
+	return "••••" + v[len(v)-4:]
+}
+
+// maskedJSON encodes s with its API keys masked.
+func maskedJSON(s Settings) (json.RawMessage, error) {
+	s.AnthropicAPIKey = maskSecret(s.AnthropicAPIKey)
+	s.OpenAIAPIKey = maskSecret(s.OpenAIAPIKey)
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("settings: encode: %w", err)
+	}
+	return b, nil
+}
+
+// llmConfig is the provider configuration the settings describe
+// (environment variables still take precedence inside llm).
+func (s Settings) llmConfig() llm.Config {
+	return llm.Config{
+		AnthropicAPIKey:  s.AnthropicAPIKey,
+		AnthropicBaseURL: s.AnthropicBaseURL,
+		OpenAIAPIKey:     s.OpenAIAPIKey,
+		OpenAIBaseURL:    s.OpenAIBaseURL,
+	}
+}
+
+// applyPrices resets the llm price table to its defaults plus s's overrides.
+func (s Settings) applyPrices() {
+	llm.ResetPrices()
+	if len(s.Prices) > 0 {
+		llm.SetPrices(s.Prices)
+	}
+}
+
+// clone returns a deep copy of s.
+func (s Settings) clone() Settings {
+	c := s
+	if s.Prices != nil {
+		c.Prices = make(map[string]llm.Price, len(s.Prices))
+		for k, v := range s.Prices {
+			c.Prices[k] = v
+		}
+	}
+	return c
+}
