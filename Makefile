@@ -19,7 +19,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 BIN          := build/bin/agenthub
 ARTIFACTS    := artifacts
 ARGS         ?=
-APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git
+APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git chromium
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 

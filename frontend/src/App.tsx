@@ -70,7 +70,7 @@ function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; 
           </div>
         )}
         {selected ? (
-          <ChatPane key={selected} ctl={ctl} sessionId={selected} />
+          <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} />
         ) : (
           <Welcome info={info} onNew={() => void ctl.newSession()} onSettings={() => setSettings(true)} />
         )}

@@ -3,22 +3,36 @@
 
 import { useStore } from "zustand";
 import { Composer, CompactionNotice, ConnectionBanner, ContextMeter, MessageList, formatUsage } from "../chat";
+import type { SessionState } from "../state";
 import type { AppController } from "./controller";
 
 /** Props of ChatPane. */
 export interface ChatPaneProps {
   ctl: AppController;
   sessionId: string;
+  /** The hub's default model (a session with no model of its own uses it). */
+  defaultModel: string;
+}
+
+/** Tokens in context after the last call, or from the newest assistant message's usage when no call was seen live. */
+export function contextUsed(s: SessionState | undefined): number | null {
+  if (!s) return null;
+  if (s.contextTokens !== null) return s.contextTokens;
+  for (let i = s.order.length - 1; i >= 0; i--) {
+    const u = s.messages[s.order[i]!]?.usage;
+    if (u) return u.input_tokens + (u.cache_read_tokens ?? 0) + (u.cache_write_tokens ?? 0) + u.output_tokens;
+  }
+  return null;
 }
 
 /** The chat view of one session. */
-export function ChatPane({ ctl, sessionId }: ChatPaneProps) {
+export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
   const s = useStore(ctl.chat, (st) => st.sessions[sessionId]);
   const listed = useStore(ctl.ui, (u) => u.sessions.find((x) => x.session_id === sessionId));
   useStore(ctl.ui, (u) => u.models); // re-render when context windows arrive
   const loadingOlder = useStore(ctl.ui, (u) => u.loadingOlder);
   const title = s?.session?.title || listed?.title || "Untitled";
-  const model = s?.activeModel || s?.session?.active_model || listed?.active_model || "";
+  const model = s?.activeModel || s?.session?.active_model || listed?.active_model || defaultModel;
   const window = s?.contextWindow ?? ctl.contextWindow(model);
   const busy = s?.turn.running ?? false;
   const usage = s?.sessionUsage;
@@ -41,7 +55,7 @@ export function ChatPane({ ctl, sessionId }: ChatPaneProps) {
               {formatUsage(usage)}
             </span>
           )}
-          <ContextMeter used={s?.contextTokens ?? null} window={window} />
+          <ContextMeter used={contextUsed(s)} window={window} />
           <button type="button" className="btn btn-xs" onClick={() => void ctl.compact()} disabled={!s || busy || s.order.length === 0} title="Summarise older messages to free context">
             Compact
           </button>

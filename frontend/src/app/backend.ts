@@ -60,6 +60,12 @@ function bridgeOf(win: unknown): WailsBridgeLike | undefined {
   return (win as WailsWindow).go?.wailsipc?.Bridge;
 }
 
+/**
+ * The UI subscribes to every event type: preset:chat lacks llm.call_* (usage,
+ * context size, provider errors) and session.* (title, totals).
+ */
+export const UI_FILTER = 'preset:full' as const;
+
 const NO_BRIDGE = 'the hub is not connected to this window (wailsipc.Bridge is not bound)';
 
 /** The Wails backend: bound App.Info / App.FrontendReady and the wailsipc Bridge. */
@@ -83,7 +89,7 @@ export function wailsBackend(win: unknown): Backend {
       return hub;
     },
     transport() {
-      return isWailsAvailable() ? new WailsTransport() : new UnavailableTransport(NO_BRIDGE);
+      return isWailsAvailable() ? new WailsTransport({ filter: UI_FILTER }) : new UnavailableTransport(NO_BRIDGE);
     },
   };
 }
@@ -109,7 +115,7 @@ export function httpBackend(fetchFn: typeof fetch, base = ''): Backend {
       return hub;
     },
     transport() {
-      return new WsTransport({ baseUrl: base, token: null, fetch: fetchFn });
+      return new WsTransport({ baseUrl: base, token: null, fetch: fetchFn, filter: UI_FILTER });
     },
   };
 }

@@ -55,7 +55,7 @@ export function ToolCard({ card }: ToolCardProps) {
       <header className="tool-head">
         <span className={busy ? "tool-spinner" : "tool-dot"} aria-hidden="true" />
         <span className="tool-name">{card.toolName || "tool"}</span>
-        <span className="tool-status-text">{card.statusText || STATUS_LABEL[card.status]}</span>
+        <span className="tool-status-text">{card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : ""}</span>
         <span className="tool-badge">{STATUS_LABEL[card.status]}</span>
       </header>
       <details className="tool-input">

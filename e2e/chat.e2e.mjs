@@ -1,0 +1,147 @@
+// End-to-end chat test in a real browser: playwright-core driving Debian's
+// /usr/bin/chromium against a running headless Agent Hub whose LLM provider
+// is a scripted fake (started by e2e_test.go, which also builds and launches
+// the binary). Synchronises on DOM state only; where the Go side must act
+// (release a stalled stream), the script prints "SYNC <name>" and waits for
+// one line on stdin.
+//
+// Env: E2E_URL (dashboard URL with ?token=), E2E_ARTIFACTS (screenshot dir),
+// E2E_FRONTEND (frontend dir whose node_modules holds playwright-core),
+// E2E_CHROMIUM (default /usr/bin/chromium).
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const url = process.env.E2E_URL;
+const artifacts = process.env.E2E_ARTIFACTS ?? 'artifacts';
+const frontend = process.env.E2E_FRONTEND ?? path.resolve(import.meta.dirname, '../frontend');
+const chromiumPath = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
+if (!url) {
+  console.error('E2E_URL is required');
+  process.exit(2);
+}
+const { chromium } = createRequire(path.join(frontend, 'package.json'))('playwright-core');
+
+const lines = createInterface({ input: process.stdin });
+const waiting = [];
+lines.on('line', (l) => waiting.shift()?.(l));
+/** Asks the Go side to do something and waits for its answer. */
+function sync(name) {
+  console.log(`SYNC ${name}`);
+  return new Promise((resolve) => waiting.push(resolve));
+}
+const step = (name) => console.log(`STEP ${name}`);
+const T = 20_000;
+
+mkdirSync(artifacts, { recursive: true });
+const profile = mkdtempSync(path.join(tmpdir(), 'agenthub-e2e-chromium-'));
+// A fresh profile directory (playwright passes it as --user-data-dir).
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: chromiumPath,
+  headless: true,
+  viewport: { width: 1280, height: 860 },
+  args: [
+    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync',
+  ],
+});
+let failed = false;
+try {
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+
+  step('first load');
+  await page.locator('.sidebar').waitFor({ timeout: T });
+  if (new URL(page.url()).searchParams.has('token')) throw new Error('the token stayed in the address bar');
+
+  step('new session');
+  await page.locator('.sidebar .btn-primary').click();
+  await page.locator('.chat-title h1').waitFor({ timeout: T });
+  const rows = page.locator('.side-row');
+  await rows.first().waitFor({ timeout: T });
+
+  step('send a message: tool call, then streamed text');
+  const composer = page.locator('textarea[aria-label="Message"]');
+  await composer.fill('Run the tool, then explain.');
+  await composer.press('Enter');
+  await page.locator('.msg-user', { hasText: 'Run the tool, then explain.' }).waitFor({ timeout: T });
+  const tool = page.locator('.tool-card[data-status="done"]', { hasText: 'bash' });
+  await tool.waitFor({ timeout: T });
+  await tool.locator('.tool-output-text', { hasText: 'hello-from-tool' }).waitFor({ timeout: T });
+  const streaming = page.locator('.msg-assistant', { hasText: 'Part one' });
+  await streaming.waitFor({ timeout: T });
+  await page.locator('[data-testid="running"]').waitFor({ timeout: T });
+  await page.locator('.side-row.is-selected[data-running="true"]').waitFor({ timeout: T });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-streaming.png') });
+
+  step('reload mid-stream: same text');
+  const before = (await streaming.locator('.md').innerText()).trim();
+  await page.reload();
+  const again = page.locator('.msg-assistant', { hasText: 'Part one' });
+  await again.waitFor({ timeout: T });
+  const after = (await again.locator('.md').innerText()).trim();
+  if (after !== before) throw new Error(`text after reload differs:\nbefore: ${JSON.stringify(before)}\nafter:  ${JSON.stringify(after)}`);
+  await page.locator('[data-testid="running"]').waitFor({ timeout: T });
+
+  await sync('release-stream');
+  step('stream completes');
+  await page.locator('.msg-assistant', { hasText: 'The end.' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
+  await page.locator('.msg-assistant pre code.language-go').first().waitFor({ timeout: T });
+  await page.locator('.msg-assistant .msg-usage').first().waitFor({ timeout: T });
+  await page.locator('[data-testid="session-usage"]').waitFor({ timeout: T });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-finished.png') });
+
+  step('cancel mid-stream with Esc');
+  await composer.fill('Count slowly.');
+  await composer.press('Enter');
+  await page.locator('.msg-assistant', { hasText: 'Counting: 1 2 3' }).waitFor({ timeout: T });
+  await composer.press('Escape');
+  await page.locator('.msg-assistant', { hasText: 'Counting: 1 2 3' }).locator('.msg-annotation', { hasText: '(cancelled)' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
+
+  step('provider error is visible');
+  await composer.fill('This call fails.');
+  await composer.press('Enter');
+  await page.locator('[data-testid="chat-error"]', { hasText: 'invalid x-api-key' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-error.png') });
+
+  step('dark theme');
+  await page.locator('.side-bottom button[aria-label^="Theme"]').click(); // system → light
+  await page.locator('.side-bottom button[aria-label^="Theme"]').click(); // light → dark
+  await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached', timeout: T });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-dark.png') });
+
+  step('delete the session');
+  const count = await rows.count();
+  const selected = page.locator('.side-row.is-selected');
+  const id = await selected.getAttribute('data-session-id');
+  await selected.hover();
+  await selected.locator('button[aria-label^="Delete"]').click();
+  await selected.locator('.side-confirm button', { hasText: 'Delete' }).click();
+  await page.locator(`.side-row[data-session-id="${id}"]`).waitFor({ state: 'detached', timeout: T });
+  if ((await rows.count()) !== count - 1) throw new Error('the session list did not shrink by one');
+
+  if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
+  console.log('E2E OK');
+} catch (err) {
+  failed = true;
+  console.error(`E2E FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  try {
+    const pages = browser.pages();
+    if (pages[0]) await pages[0].screenshot({ path: path.join(artifacts, 'e2e-failure.png') });
+  } catch {
+    // the browser is gone: nothing to capture
+  }
+} finally {
+  await browser.close();
+  lines.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,229 @@
+// Package e2e runs the UI end to end: the real headless binary, a fake
+// Anthropic server speaking the real SSE wire format, and Debian's chromium
+// driven by playwright-core (chat.e2e.mjs).
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agenthub/app/llm/llmtest"
+)
+
+const (
+	chromiumPath = "/usr/bin/chromium"
+	model        = "claude-sonnet-4-6"
+)
+
+// repoRoot is the module root (this package lives in e2e/).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(wd)
+}
+
+// prerequisites skips the test when the browser tooling is missing and
+// fails when the frontend has not been built (the binary would embed nothing).
+func prerequisites(t *testing.T, root string) string {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("e2e: %s is missing (apt-get install chromium); skipping the browser test", chromiumPath)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("e2e: node is not installed; skipping the browser test")
+	}
+	if _, err := os.Stat(filepath.Join(root, "frontend/node_modules/playwright-core/package.json")); err != nil {
+		t.Skip("e2e: frontend/node_modules/playwright-core is missing (cd frontend && npm ci); skipping the browser test")
+	}
+	if _, err := os.Stat(filepath.Join(root, "frontend/dist/index.html")); err != nil {
+		t.Fatal("e2e: frontend/dist/index.html is missing: build the frontend first (make frontend)")
+	}
+	return node
+}
+
+// script enqueues the provider responses of the scenario in chat.e2e.mjs and
+// returns the gate that holds the second stream mid-text.
+func script(srv *llmtest.Server) (midText *llmtest.Gate) {
+	usage := llmtest.AnthropicUsage{Input: 1200, Output: 40}
+	// Turn 1, call 1: a bash tool call.
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		Text("I'll run a command first.").
+		ToolUse("toolu_e2e_1", "bash", `{"command": "echo hello`, `-from-tool"}`).
+		Finish("tool_use", 40).Response())
+	// Turn 1, call 2: streamed Markdown that stalls mid-text until released.
+	midText = llmtest.NewGate()
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		BeginText().
+		TextDelta("## Result\n\nPart one: the tool printed ").
+		TextDelta("`hello-from-tool`.\n\n").
+		TextDelta("Part one continues with **bold** text").
+		Stall(midText).
+		TextDelta(" and then part two.\n\n```go\nfmt.Println(\"hi\")\n```\n\n").
+		TextDelta("The end.").
+		EndBlock().
+		Finish("end_turn", 60).Response())
+	// Turn 2: a stream that never finishes on its own (the user cancels it).
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		BeginText().
+		TextDelta("Counting: 1 2 3").
+		Stall(llmtest.NewGate()).
+		TextDelta(" 4").
+		EndBlock().
+		Finish("end_turn", 10).Response())
+	// Turn 3: an authentication failure (not retriable).
+	srv.Enqueue(llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")))
+	return midText
+}
+
+// dashboardInfo is DATA_DIR/dashboard.json.
+type dashboardInfo struct {
+	URL   string `json:"url"`
+	Port  int    `json:"port"`
+	Token string `json:"token"`
+}
+
+// waitDashboard waits until the headless process has written dashboard.json
+// (it prints the URL line right after) by reading its stdout.
+func waitDashboard(t *testing.T, stdout io.Reader, dataDir string) dashboardInfo {
+	t.Helper()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "dashboard: ") {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			b, err := os.ReadFile(filepath.Join(dataDir, "dashboard.json"))
+			if err != nil {
+				t.Fatalf("read dashboard.json: %v", err)
+			}
+			var info dashboardInfo
+			if err := json.Unmarshal(b, &info); err != nil {
+				t.Fatalf("decode dashboard.json: %v", err)
+			}
+			return info
+		}
+	}
+	t.Fatalf("the headless binary exited without printing the dashboard URL (scan: %v)", sc.Err())
+	return dashboardInfo{}
+}
+
+func TestChatInBrowser(t *testing.T) {
+	root := repoRoot(t)
+	node := prerequisites(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "agenthub")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	srv := llmtest.NewServer(t)
+	gate := script(srv)
+	defer gate.Release()
+
+	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app := exec.CommandContext(ctx, bin, "--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
+		"--workspace", workspace, "--model", "anthropic:"+model)
+	app.Env = append(filteredEnv(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+	var appLog strings.Builder
+	app.Stderr = &lockedWriter{w: &appLog}
+	stdout, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Start(); err != nil {
+		t.Fatalf("start agenthub: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	defer func() {
+		_ = app.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = app.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("agenthub log:\n%s", appLog.String())
+		}
+	}()
+	info := waitDashboard(t, stdout, dataDir)
+	if info.Token == "" || !strings.Contains(info.URL, "token=") {
+		t.Fatalf("dashboard.json = %+v", info)
+	}
+
+	artifacts := filepath.Join(root, "artifacts")
+	e2e := exec.CommandContext(ctx, node, filepath.Join(root, "e2e", "chat.e2e.mjs"))
+	e2e.Env = append(os.Environ(), "E2E_URL="+info.URL, "E2E_ARTIFACTS="+artifacts, "E2E_FRONTEND="+filepath.Join(root, "frontend"), "E2E_CHROMIUM="+chromiumPath)
+	in, err := e2e.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e2e.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodeErr strings.Builder
+	e2e.Stderr = &nodeErr
+	if err := e2e.Start(); err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	var transcript []string
+	ok := false
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript = append(transcript, line)
+		switch {
+		case line == "SYNC release-stream":
+			gate.Release()
+			fmt.Fprintln(in, "released")
+		case line == "E2E OK":
+			ok = true
+		}
+	}
+	_ = in.Close()
+	err = e2e.Wait()
+	t.Logf("e2e transcript:\n%s", strings.Join(transcript, "\n"))
+	if err != nil || !ok {
+		t.Fatalf("chat.e2e.mjs failed (%v):\n%s", err, nodeErr.String())
+	}
+	if reqs := srv.Requests(); len(reqs) != 4 {
+		t.Errorf("the fake provider got %d requests, want 4 (tool call, text, cancelled, failure)", len(reqs))
+	}
+}
+
+// filteredEnv is the environment without provider credentials of the
+// developer's shell, so only the fake provider is configured.
+func filteredEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
