@@ -122,6 +122,15 @@ type Session struct {
 	ContextSummary     string `json:"context_summary,omitempty"`
 	// Depth is 0 for a top-level session, parent's Depth+1 for a worker.
 	Depth int `json:"depth"`
+	// QueuedTurns are the submissions waiting behind the running turn, oldest
+	// first (their user messages are stored only when each turn starts).
+	QueuedTurns []QueuedTurn `json:"queued_turns,omitempty"`
+}
+
+// QueuedTurn is a submission waiting in a session's queue.
+type QueuedTurn struct {
+	TurnID  string `json:"turn_id"`
+	Content string `json:"content"` // the user's text
 }
 
 // Turn statuses.
@@ -144,4 +153,9 @@ type Turn struct {
 	CreatedAt     time.Time `json:"created_at"`
 	StartedAt     time.Time `json:"started_at,omitzero"`
 	EndedAt       time.Time `json:"ended_at,omitzero"`
+	// Content is a queued submission's user message content. A queued turn's
+	// user message is stored when the turn starts (so its offset follows the
+	// previous turn's messages); until then UserMessageID is "" and Content
+	// holds it. Empty once the message is stored.
+	Content []ContentBlock `json:"content,omitempty"`
 }

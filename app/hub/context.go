@@ -87,9 +87,10 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 
 // requestMessages is the provider history of stored messages, for the turn
 // currentTurn. Assistant messages that failed (status error, superseded by a
-// retry) or are empty are left out. A user message is stored when it is
-// submitted, so one queued behind a running turn has an offset among that
-// turn's messages: each user message is moved to just before the first
+// retry) or are empty are left out. A queued turn's user message is stored
+// when the turn starts, so offsets are already in conversation order; builds
+// before that stored it at submit time, among the running turn's messages, so
+// for such records each user message is moved to just before the first
 // message its turn produced, and the current turn's to the end. Tool calls
 // without results and orphaned results are repaired by the llm adapters
 // (llm.RepairToolPairs); the hub stores a result for every call it

@@ -71,7 +71,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 		fail(worker.ID, ipc.FailureError, "hub is closing")
 		return "", &tool.Error{Class: tool.ClassExec, Message: "hub is closing"}
 	}
-	t, err := h.enqueueLocked(ctx, ws, content)
+	t, _, err := h.enqueueLocked(ctx, ws, content)
 	if err == nil {
 		ws.queue = ws.queue[:len(ws.queue)-1] // runs here, not from the queue
 	}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -197,9 +198,35 @@ func (h *Hub) Start(ctx context.Context) error {
 		}
 	}
 	for _, s := range h.sessions {
+		h.syncQueuedLocked(s)
 		h.startNextLocked(s)
 	}
 	return nil
+}
+
+// syncQueuedLocked makes the session record's QueuedTurns match the loaded
+// queue (records written before QueuedTurns existed, or by an older build),
+// emitting session.updated when it changes.
+func (h *Hub) syncQueuedLocked(s *session) {
+	var want []store.QueuedTurn
+	for _, t := range s.queue {
+		text := textOfBlocks(t.Content)
+		if len(t.Content) == 0 && t.UserMessageID != "" {
+			if m, err := h.db.Message(t.SessionID, t.UserMessageID); err == nil {
+				text = textOfMessage(m)
+			}
+		}
+		want = append(want, store.QueuedTurn{TurnID: t.ID, Content: text})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.Equal(want, s.rec.QueuedTurns) {
+		return
+	}
+	s.rec.QueuedTurns = want
+	if err := h.bus.Emit(h.sessionDraft(s.rec, ipc.ActorSystem)); err != nil {
+		h.log.Warn("hub: updating queued turns", "session", s.rec.ID, "err", err)
+	}
 }
 
 // Close cancels every running turn (reason "shutdown"; queued turns stay

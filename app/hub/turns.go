@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,9 +26,12 @@ var (
 // MaxInputBytes bounds a user submission.
 const MaxInputBytes = 1 << 20
 
-// SubmitTurn persists the user message and a queued Turn record in one
-// commit and returns the turn id; the turn starts now or, when another turn
-// of the session runs, after it (Queued true).
+// SubmitTurn stores a submission and returns the turn id. When no turn of
+// the session runs or waits, the user message and the Turn record are
+// committed together and the turn starts now. Otherwise (Queued true) the
+// Turn record is committed as queued with the message content in it, and the
+// session record lists it in QueuedTurns; its user message is stored only
+// when the turn starts, so its offset follows the earlier turns' messages.
 func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.SubmitResult, error) {
 	if strings.TrimSpace(content) == "" {
 		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
@@ -47,35 +51,65 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 	if len(s.queue) >= h.cfg.QueueLimit {
 		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, err := h.enqueueLocked(ctx, s, content)
+	t, queued, err := h.enqueueLocked(ctx, s, content)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
-	queued := s.running != nil
 	h.startNextLocked(s)
 	return ipc.SubmitResult{TurnID: t.ID, Queued: queued}, nil
 }
 
-// enqueueLocked commits the user message and the queued turn (riding on a
-// session.updated event) and appends the turn to the session's queue.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string) (store.Turn, error) {
+// enqueueLocked commits a submission (riding on a session.updated event) and
+// appends its turn to the session's queue. It reports whether the turn waits
+// behind another one: then only the Turn record (holding the content) is
+// stored and the session record lists it; otherwise the user message is
+// stored with it.
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	queued := s.running != nil || len(s.queue) > 0
 	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now}
-	m := store.Message{
-		ID: agent.NewID(), SessionID: s.rec.ID, TurnID: t.ID, Role: store.RoleUser,
-		Content: []store.ContentBlock{{Type: store.BlockText, Text: content}},
-		Status:  store.StatusComplete, CreatedAt: now,
+	blocks := []store.ContentBlock{{Type: store.BlockText, Text: content}}
+	var ops []store.Op
+	prevQueued := s.rec.QueuedTurns
+	if queued {
+		t.Content = blocks
+		s.rec.QueuedTurns = append(slices.Clip(s.rec.QueuedTurns), store.QueuedTurn{TurnID: t.ID, Content: content})
+	} else {
+		m := userMessage(t, blocks)
+		t.UserMessageID = m.ID
+		ops = append(ops, store.PutMessage(m))
 	}
-	t.UserMessageID = m.ID
 	d := h.sessionDraft(s.rec, ipc.ActorUser)
-	d.Ops = append(d.Ops, store.PutMessage(m), store.PutTurn(t))
+	d.TurnID = t.ID
+	d.Ops = append(d.Ops, ops...)
+	d.Ops = append(d.Ops, store.PutTurn(t))
 	if _, err := h.bus.Commit(context.WithoutCancel(ctx), d); err != nil {
-		return store.Turn{}, fmt.Errorf("storing the submission: %w", err)
+		s.rec.QueuedTurns = prevQueued
+		return store.Turn{}, false, fmt.Errorf("storing the submission: %w", err)
 	}
 	s.queue = append(s.queue, t)
-	return t, nil
+	return t, queued, nil
+}
+
+// userMessage is the user message of turn t with content blocks.
+func userMessage(t store.Turn, blocks []store.ContentBlock) store.Message {
+	return store.Message{
+		ID: agent.NewID(), SessionID: t.SessionID, TurnID: t.ID, Role: store.RoleUser,
+		Content: blocks, Status: store.StatusComplete, CreatedAt: t.CreatedAt,
+	}
+}
+
+// withoutQueued returns qs without the entry of turnID (a new slice).
+func withoutQueued(qs []store.QueuedTurn, turnID string) []store.QueuedTurn {
+	var out []store.QueuedTurn
+	for _, q := range qs {
+		if q.TurnID != turnID {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // startNextLocked starts the session's oldest queued turn when none runs.
@@ -151,10 +185,13 @@ func (h *Hub) CancelTurn(ctx context.Context, sessionID, turnID, reason string) 
 		}
 		s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
 		t.Status, t.Reason, t.EndedAt = store.TurnCancelled, cause.Error(), time.Now().UTC()
+		s.mu.Lock()
+		s.rec.QueuedTurns = withoutQueued(s.rec.QueuedTurns, t.ID)
 		err := h.bus.Emit(ipc.Draft{
 			Type: ipc.TypeTurnCancelled, SessionID: sessionID, TurnID: t.ID, Actor: ipc.ActorUser,
-			Payload: ipc.TurnCancelled{Reason: cause.Error()}, Ops: []store.Op{store.PutTurn(t)},
+			Payload: ipc.TurnCancelled{Reason: cause.Error()}, Ops: []store.Op{store.PutTurn(t), store.PutSession(s.rec)},
 		})
+		s.mu.Unlock()
 		h.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("cancelling queued turn %s: %w", turnID, err)
@@ -200,17 +237,31 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 	providers := h.providers
 	h.mu.Unlock()
 
-	user, err := h.db.Message(sessionID, r.turn.UserMessageID)
-	if err != nil {
-		h.log.Error("hub: turn's user message missing", "session", sessionID, "turn", r.turn.ID, "err", err)
+	// A queued submission's user message is stored now, with turn.started,
+	// so its offset follows the messages of the turns before it.
+	var ops []store.Op
+	var user store.Message
+	if len(r.turn.Content) > 0 {
+		user = userMessage(r.turn, r.turn.Content)
+		r.turn.UserMessageID, r.turn.Content = user.ID, nil
+		ops = append(ops, store.PutMessage(user))
+	} else {
+		var err error
+		if user, err = h.db.Message(sessionID, r.turn.UserMessageID); err != nil {
+			h.log.Error("hub: turn's user message missing", "session", sessionID, "turn", r.turn.ID, "err", err)
+		}
 	}
 	r.turn.Status, r.turn.StartedAt = store.TurnRunning, time.Now().UTC()
 	turn := r.turn
-	rec.Emit(ipc.Draft{
+	// Committed, not just enqueued: the context loader reads the user message.
+	rec.Commit(ipc.Draft{
 		Type: ipc.TypeTurnStarted, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent,
 		Payload: ipc.TurnStarted{UserMessageID: turn.UserMessageID, Input: textOfMessage(user)},
-		Ops:     []store.Op{store.PutTurn(turn)},
-	}, func(s *store.Session) { s.CurrentTurnID = turn.ID })
+		Ops:     append(ops, store.PutTurn(turn)),
+	}, func(s *store.Session) {
+		s.CurrentTurnID = turn.ID
+		s.QueuedTurns = withoutQueued(s.QueuedTurns, turn.ID)
+	})
 
 	route := h.route(sess)
 	rec.Emit(ipc.Draft{Type: ipc.TypeRouteDecided, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent, Payload: route}, nil)
