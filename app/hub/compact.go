@@ -31,7 +31,8 @@ func (h *Hub) CompactSession(ctx context.Context, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	model := h.route(s.record()).Model
+	route, _ := h.route(ctx, s.record())
+	model := route.Model
 	_, err = h.compact(ctx, s, "", model, "request", -1)
 	return err
 }

@@ -8,27 +8,8 @@ import (
 	"agenthub/app/agent"
 	"agenthub/app/llm"
 	"agenthub/app/tool"
-	"agenthub/ipc"
 	"agenthub/store"
 )
-
-// route is the routing policy: the session's model, else the settings'
-// default, else the --model flag default. An empty Model means none is
-// configured anywhere.
-func (h *Hub) route(s store.Session) ipc.RouteDecided {
-	d := ipc.RouteDecided{Policy: RoutingPolicy, PolicyVersion: RoutingPolicyVersion}
-	switch {
-	case s.ActiveModel != "":
-		d.Model, d.Reason = s.ActiveModel, "session model"
-	case h.settings != nil && h.settings.DefaultModel() != "":
-		d.Model, d.Reason = h.settings.DefaultModel(), "settings default model"
-	case h.cfg.DefaultModel != "":
-		d.Model, d.Reason = h.cfg.DefaultModel, "--model flag default"
-	default:
-		d.Reason = "no model configured"
-	}
-	return d
-}
 
 // systemPrompt is the agent's system prompt for a session, with the
 // compaction summary (if any) prepended.

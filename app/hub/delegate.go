@@ -36,6 +36,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	pr := &recorder{h: h, s: parent}
 	status := "Starting sub-agent: " + firstLine(task)
 	depth := prec.Depth + 1
+	proute, _ := h.route(ctx, prec)
 	fail := func(workerID, mode, msg string) {
 		pr.Emit(d.draft(ipc.TypeDelegateFailed, ipc.DelegateFailed{
 			ToolUseID: env.ToolUseID, WorkerSessionID: workerID, FailureMode: mode, Message: msg,
@@ -49,7 +50,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	}
 	worker := store.Session{
 		ID: agent.NewID(), Title: "Worker: " + firstLine(task), WorkspacePath: prec.WorkspacePath,
-		ActiveModel: h.route(prec).Model, ParentSessionID: prec.ID, Depth: depth, CreatedAt: time.Now().UTC(),
+		ActiveModel: proute.Model, ParentSessionID: prec.ID, Depth: depth, CreatedAt: time.Now().UTC(),
 	}
 	if _, err := h.createSession(context.WithoutCancel(ctx), worker); err != nil {
 		fail("", ipc.FailureError, err.Error())

@@ -263,13 +263,21 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 		s.QueuedTurns = withoutQueued(s.QueuedTurns, turn.ID)
 	})
 
-	route := h.route(sess)
-	rec.Emit(ipc.Draft{Type: ipc.TypeRouteDecided, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent, Payload: route}, nil)
+	route, failure := h.route(r.ctx, sess)
+	var pin func(*store.Session)
+	if route.Model != "" && sess.ActiveModel == "" {
+		// A session created without a model keeps the one routing resolved.
+		pin = func(s *store.Session) {
+			if s.ActiveModel == "" {
+				s.ActiveModel = route.Model
+			}
+		}
+	}
+	rec.Emit(ipc.Draft{Type: ipc.TypeRouteDecided, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent, Payload: route}, pin)
 
 	var out agent.Outcome
 	if route.Model == "" {
-		out = agent.Outcome{Status: agent.StatusFailed, ErrorClass: ipc.ErrClassNotConfigured,
-			Error: "No model configured: pass --model provider:model or choose a model in Settings"}
+		out = agent.Outcome{Status: agent.StatusFailed, ErrorClass: ipc.ErrClassNotConfigured, Error: failure}
 	} else {
 		outDir := filepath.Join(h.cfg.DataDir, "tool-output", sessionID)
 		d := &delegator{h: h, sessionID: sessionID, turnID: turn.ID}

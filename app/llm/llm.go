@@ -97,6 +97,11 @@ func New(cfg Config) *Registry {
 	return &Registry{cfg: cfg}
 }
 
+// Config returns the registry's configuration with the environment overrides
+// applied and defaults filled (what its providers use). The HTTPClient is
+// shared: callers may use it but must not modify it.
+func (r *Registry) Config() Config { return r.cfg }
+
 // Provider returns the adapter for name ("anthropic" or "openai"). An unknown
 // name is an *Error of class invalid_request; a provider without credentials
 // (Anthropic: no API key; OpenAI-compatible: neither API key nor base URL) is
