@@ -61,6 +61,9 @@ type Config struct {
 	Recorder Recorder
 	// MaxTokens caps each call's output (0: the llm default).
 	MaxTokens int
+	// ThinkingBudget > 0 asks the model for extended thinking with this many
+	// tokens (llm.Request.ThinkingBudget); 0 disables it.
+	ThinkingBudget int
 	// MaxAttempts bounds the attempts of one LLM call (retries of
 	// retriable errors); 0 means 4.
 	MaxAttempts int

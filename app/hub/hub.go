@@ -38,6 +38,12 @@ type Settings interface {
 	Update(patch json.RawMessage) (json.RawMessage, error)
 }
 
+// ThinkingSettings is optionally implemented by Settings: a settings-level
+// thinking budget (tokens; 0 means "use Config.ThinkingBudget").
+type ThinkingSettings interface {
+	ThinkingBudget() int
+}
+
 // Config tunes the hub. Zero fields take the documented defaults.
 type Config struct {
 	// DataDir holds tool outputs (DATA_DIR/tool-output/<session>/). Required.
@@ -64,6 +70,12 @@ type Config struct {
 	QueueLimit int
 	// MaxTokens caps each LLM call's output (0: the llm default).
 	MaxTokens int
+	// ThinkingBudget > 0 turns on extended thinking with this token budget
+	// for models that support it (Anthropic: Claude 3.7 and later; OpenAI
+	// reasoning models get a reasoning effort derived from it). Default 0:
+	// off. Settings implementing ThinkingSettings override it when they
+	// return > 0.
+	ThinkingBudget int
 	// MaxAttempts bounds the attempts of one LLM call. Default 4.
 	MaxAttempts int
 	// Backoff overrides llm.Backoff (tests use a zero delay).

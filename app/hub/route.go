@@ -139,3 +139,37 @@ func firstListedModel(ctx context.Context, cfg llm.Config) (string, error) {
 	}
 	return "", fmt.Errorf("GET %s: the list is empty", endpoint)
 }
+
+// thinkingBudget is the thinking budget of calls to model: the settings'
+// budget when set, else Config.ThinkingBudget; 0 for Anthropic models
+// without extended thinking.
+func (h *Hub) thinkingBudget(model string) int {
+	budget := h.cfg.ThinkingBudget
+	if ts, ok := h.settings.(ThinkingSettings); ok {
+		if b := ts.ThinkingBudget(); b > 0 {
+			budget = b
+		}
+	}
+	if budget <= 0 {
+		return 0
+	}
+	prov, name, err := llm.ParseModel(model)
+	if err != nil {
+		return 0
+	}
+	if prov == llm.ProviderAnthropic && !anthropicThinks(name) {
+		return 0
+	}
+	return budget
+}
+
+// anthropicThinks reports whether an Anthropic model supports extended
+// thinking: every Claude model from 3.7 on (the older families are listed).
+func anthropicThinks(model string) bool {
+	for _, old := range []string{"claude-2", "claude-instant", "claude-3-haiku", "claude-3-sonnet", "claude-3-opus", "claude-3-5-"} {
+		if strings.HasPrefix(model, old) {
+			return false
+		}
+	}
+	return strings.HasPrefix(model, "claude-")
+}

@@ -288,17 +288,18 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 		}
 		out = agent.Run(r.ctx, agent.Config{
 			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
-			Tools:       tools,
-			Env:         tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir},
-			Context:     h.contextFunc(s, turn.ID, route.Model, tools),
-			Recorder:    rec,
-			MaxTokens:   h.cfg.MaxTokens,
-			MaxAttempts: h.cfg.MaxAttempts,
-			Backoff:     h.cfg.Backoff,
-			OnText:      onText,
-			BeforeTools: beforeTools,
-			CancelText:  cancelText,
-			Logger:      h.log,
+			Tools:          tools,
+			Env:            tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir},
+			Context:        h.contextFunc(s, turn.ID, route.Model, tools),
+			Recorder:       rec,
+			MaxTokens:      h.cfg.MaxTokens,
+			ThinkingBudget: h.thinkingBudget(route.Model),
+			MaxAttempts:    h.cfg.MaxAttempts,
+			Backoff:        h.cfg.Backoff,
+			OnText:         onText,
+			BeforeTools:    beforeTools,
+			CancelText:     cancelText,
+			Logger:         h.log,
 		})
 	}
 	h.finishTurn(r, rec, out)
