@@ -95,7 +95,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, getenv func(strin
 	opts.OnDomReady = func(context.Context) { svc.DomReady() }
 	var smoke *smokeRun
 	if cfg.SmokeTestDir != "" {
-		smoke = newSmokeRun(cfg.SmokeTestDir, getenv, log)
+		smoke = newSmokeRun(a, cfg.SmokeTestDir, getenv, log)
 		opts.OnStartup = func(wctx context.Context) {
 			a.startup(wctx)
 			wg.Add(1)

@@ -1,12 +1,18 @@
 package app
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -18,26 +24,69 @@ const SmokeTimeout = 60 * time.Second
 // ScreenshotFile is the smoke test's screenshot name inside its directory.
 const ScreenshotFile = "desktop-window.png"
 
-// smokeRun is the desktop smoke test: wait for FrontendReady, screenshot
-// the X display, quit the window. Its fields are read after run returns.
-type smokeRun struct {
-	dir    string
-	getenv func(string) string
-	log    *slog.Logger
+// TestControlEnv, set to "stdio" together with --smoke-test DIR, turns the
+// smoke test into a scripted desktop test: instead of screenshot-and-quit,
+// the app reads JSON commands from stdin, one per line, and writes what
+// happens to stdout, one JSON object per line after TestLinePrefix. It is
+// the harness of app/desktoptest; docs/testing.md describes it.
+//
+// Commands ({"id": N, "cmd": ...}; each is answered by {"event":"ack","id":N,
+// "error":"..."} once done):
+//
+//	emit {"data": {...}}       runtime.EventsEmit("agenthub:test", data) to the page's test hooks
+//	reload                     runtime.WindowReload: a real page reload
+//	screenshot {"name": "x.png"} import -window root into DIR/x.png ("path" in the ack)
+//	quit                       close the window; the smoke test succeeds
+//
+// Stdin's end quits too. Page reports (App.TestReport) are written as
+// {"event":"report","report":{...}}.
+const TestControlEnv = "AGENTHUB_TEST_CONTROL"
 
-	done bool  // the page reported ready and the screenshot was saved
+// TestLinePrefix starts every line the test harness writes to stdout, so
+// other output on stdout cannot be mistaken for it.
+const TestLinePrefix = "agenthub-test: "
+
+// TestEvent is the Wails event the harness's emit command sends to the page.
+const TestEvent = "agenthub:test"
+
+// smokeRun is the desktop smoke test: wait for FrontendReady, screenshot
+// the X display, quit the window. With TestControlEnv=stdio it is driven by
+// commands on stdin instead. Its fields are read after run returns.
+type smokeRun struct {
+	dir     string
+	getenv  func(string) string
+	log     *slog.Logger
+	control *testControl // nil for the plain smoke test
+
+	done bool  // the page reported ready and the screenshot was saved (or quit was commanded)
 	err  error // why the smoke test failed
 }
 
-func newSmokeRun(dir string, getenv func(string) string, log *slog.Logger) *smokeRun {
-	return &smokeRun{dir: dir, getenv: getenv, log: log}
+// newSmokeRun prepares the smoke test of the window bound to a. In
+// test-control mode it installs a's test sink right away, before the page
+// can load, so the page's first report is never missed.
+func newSmokeRun(a *App, dir string, getenv func(string) string, log *slog.Logger) *smokeRun {
+	s := &smokeRun{dir: dir, getenv: getenv, log: log}
+	if getenv(TestControlEnv) == "stdio" {
+		s.control = newTestControl(os.Stdin, os.Stdout)
+		a.mu.Lock()
+		a.testSink = s.control.report
+		a.mu.Unlock()
+	}
+	return s
 }
 
 // run waits for the page (or ctx's end, or SmokeTimeout), takes the
 // screenshot and quits the window in every case, so the app never hangs.
+// In test-control mode it runs the command loop instead.
 func (s *smokeRun) run(ctx context.Context, a *App) {
 	wctx := a.wailsContext()
 	defer runtime.Quit(wctx)
+	if s.control != nil {
+		s.err = s.control.serve(ctx, wailsWindow{wctx}, s.dir, s.getenv("DISPLAY"))
+		s.done = s.err == nil
+		return
+	}
 	start := time.Now()
 	timer := time.NewTimer(SmokeTimeout)
 	defer timer.Stop()
@@ -51,7 +100,7 @@ func (s *smokeRun) run(ctx context.Context, a *App) {
 		return
 	}
 	s.log.Info("smoke: page ready", "after", time.Since(start).Round(time.Millisecond))
-	path, err := screenshot(ctx, s.dir, s.getenv("DISPLAY"))
+	path, err := screenshot(ctx, s.dir, ScreenshotFile, s.getenv("DISPLAY"))
 	if err != nil {
 		s.err = err
 		return
@@ -60,16 +109,168 @@ func (s *smokeRun) run(ctx context.Context, a *App) {
 	s.done = true
 }
 
-// screenshot saves the whole X display to DIR/desktop-window.png with
-// ImageMagick's import and checks the file is non-empty.
-func screenshot(ctx context.Context, dir, display string) (string, error) {
+// window is what the test-control loop does to the window.
+type window interface {
+	emit(name string, data any)
+	reload()
+}
+
+// wailsWindow is the real window, through the Wails runtime and its context.
+type wailsWindow struct{ ctx context.Context }
+
+func (w wailsWindow) emit(name string, data any) { runtime.EventsEmit(w.ctx, name, data) }
+func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
+
+// testCommand is one line of the harness's stdin.
+type testCommand struct {
+	ID   int             `json:"id"`
+	Cmd  string          `json:"cmd"`
+	Data json.RawMessage `json:"data,omitempty"`
+	Name string          `json:"name,omitempty"`
+}
+
+// testLine is one line of the harness's stdout.
+type testLine struct {
+	Event  string      `json:"event"` // "ack" | "report"
+	ID     int         `json:"id,omitempty"`
+	Cmd    string      `json:"cmd,omitempty"`
+	Error  string      `json:"error,omitempty"`
+	Path   string      `json:"path,omitempty"`
+	Report *PageReport `json:"report,omitempty"`
+}
+
+// testControl is the stdin/stdout command channel of the desktop test.
+type testControl struct {
+	in io.Reader
+
+	mu  sync.Mutex // serialises writes to out
+	out io.Writer
+}
+
+func newTestControl(in io.Reader, out io.Writer) *testControl {
+	return &testControl{in: in, out: out}
+}
+
+// write sends one line; write errors are ignored (the harness is gone, and
+// stdin's end will stop the loop).
+func (c *testControl) write(l testLine) {
+	b, err := json.Marshal(l)
+	if err != nil {
+		b, _ = json.Marshal(testLine{Event: "ack", ID: l.ID, Error: "encode: " + err.Error()})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = io.WriteString(c.out, TestLinePrefix+string(b)+"\n")
+}
+
+// report is the App's test sink: it forwards a page report.
+func (c *testControl) report(r PageReport) { c.write(testLine{Event: "report", Report: &r}) }
+
+// serve runs commands until quit (nil), stdin's end (nil: the harness
+// left) or ctx's end (the window closed: an error).
+func (c *testControl) serve(ctx context.Context, w window, dir, display string) error {
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	// The reader ends at stdin's end; a Read blocked on stdin cannot be
+	// interrupted, so when serve returns first it is left to the process
+	// exit (it never writes after serve stopped selecting: sends select
+	// on ctx too).
+	go func() {
+		sc := bufio.NewScanner(c.in)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("test control: %w", ctx.Err())
+		case err := <-readErr:
+			if err != nil {
+				return fmt.Errorf("test control: read stdin: %w", err)
+			}
+			return nil
+		case line := <-lines:
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			quit := c.handle(ctx, w, dir, display, line)
+			if quit {
+				return nil
+			}
+		}
+	}
+}
+
+// handle runs one command line, acknowledges it, and reports whether it
+// was quit. A malformed or unknown command gets an ack with an error and
+// changes nothing.
+func (c *testControl) handle(ctx context.Context, w window, dir, display, line string) (quit bool) {
+	var cmd testCommand
+	if err := json.Unmarshal([]byte(line), &cmd); err != nil {
+		c.write(testLine{Event: "ack", Error: fmt.Sprintf("invalid command %q: %v", truncateLine(line), err)})
+		return false
+	}
+	ack := testLine{Event: "ack", ID: cmd.ID, Cmd: cmd.Cmd}
+	switch cmd.Cmd {
+	case "emit":
+		var data any
+		if len(cmd.Data) == 0 || json.Unmarshal(cmd.Data, &data) != nil {
+			ack.Error = "emit needs a JSON data field"
+			break
+		}
+		w.emit(TestEvent, data)
+	case "reload":
+		w.reload()
+	case "screenshot":
+		path, err := screenshot(ctx, dir, cmd.Name, display)
+		if err != nil {
+			ack.Error = err.Error()
+		}
+		ack.Path = path
+	case "quit":
+		quit = true
+	default:
+		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot or quit)", cmd.Cmd)
+	}
+	c.write(ack)
+	return quit
+}
+
+func truncateLine(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// checkScreenshotName accepts a plain file name ending in .png.
+func checkScreenshotName(name string) error {
+	if name == "" || name != filepath.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || !strings.HasSuffix(name, ".png") {
+		return fmt.Errorf("screenshot: name %q must be a plain file name ending in .png", name)
+	}
+	return nil
+}
+
+// screenshot saves the whole X display to DIR/NAME with ImageMagick's
+// import and checks the file is non-empty. NAME is a plain *.png file name.
+func screenshot(ctx context.Context, dir, name, display string) (string, error) {
+	if err := checkScreenshotName(name); err != nil {
+		return "", err
+	}
 	if display == "" {
-		return "", fmt.Errorf("screenshot: DISPLAY is not set (run under xvfb-run)")
+		return "", errors.New("screenshot: DISPLAY is not set (run under xvfb-run)")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("screenshot: %w", err)
 	}
-	path, err := filepath.Abs(filepath.Join(dir, ScreenshotFile))
+	path, err := filepath.Abs(filepath.Join(dir, name))
 	if err != nil {
 		return "", fmt.Errorf("screenshot: %w", err)
 	}

@@ -58,6 +58,60 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class RenderedMessage {
+	    role: string;
+	    status: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RenderedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.role = source["role"];
+	        this.status = source["status"];
+	        this.text = source["text"];
+	    }
+	}
+	export class PageReport {
+	    kind: string;
+	    page_id: string;
+	    session_id: string;
+	    running: boolean;
+	    messages: RenderedMessage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PageReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.page_id = source["page_id"];
+	        this.session_id = source["session_id"];
+	        this.running = source["running"];
+	        this.messages = this.convertValues(source["messages"], RenderedMessage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class ReadyReport {
 	    version: string;

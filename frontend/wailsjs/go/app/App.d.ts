@@ -5,3 +5,5 @@ import {app} from '../models';
 export function FrontendReady(arg1:app.ReadyReport):Promise<void>;
 
 export function Info():Promise<app.Info>;
+
+export function TestReport(arg1:app.PageReport):Promise<boolean>;

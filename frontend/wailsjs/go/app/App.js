@@ -9,3 +9,7 @@ export function FrontendReady(arg1) {
 export function Info() {
   return window['go']['app']['App']['Info']();
 }
+
+export function TestReport(arg1) {
+  return window['go']['app']['App']['TestReport'](arg1);
+}

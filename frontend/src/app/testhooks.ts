@@ -1,0 +1,128 @@
+// Test hooks of the desktop test harness (app/smoke.go, app/desktoptest).
+// In the Wails window the page asks Go's App.TestReport whether the harness
+// runs; only then does it report each page load and every change of the
+// transcript it renders (read from the DOM), and obey the harness's
+// `agenthub:test` events. Otherwise — a normal launch, or the browser
+// dashboard — it removes its listener and does nothing more.
+
+/** The Wails event the harness sends to the page (app.TestEvent). */
+export const TEST_EVENT = 'agenthub:test';
+
+/** One message as the window renders it (app.RenderedMessage). */
+export interface RenderedMessage {
+  role: string;
+  status: string;
+  text: string;
+}
+
+/** What the page reports to the harness (app.PageReport). */
+export interface PageReport {
+  kind: 'loaded' | 'transcript' | 'painted';
+  page_id: string;
+  session_id: string;
+  running: boolean;
+  messages: RenderedMessage[];
+}
+
+/**
+ * A command from the harness: open a session; report the transcript now;
+ * report it (as kind "painted") once two more frames have been drawn.
+ */
+type TestCommand = { cmd: 'open'; session_id: string } | { cmd: 'transcript' } | { cmd: 'paint' };
+
+interface HookWindow {
+  go?: { app?: { App?: { TestReport?: (r: PageReport) => Promise<boolean> } } };
+  runtime?: { EventsOn?: (name: string, cb: (...data: unknown[]) => void) => () => void };
+}
+
+/** The rendered transcript of doc: the open session, whether a turn shows as running, the messages in order. */
+export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'kind' | 'page_id'> {
+  const m = /^#\/s\/([^/?#]+)$/.exec(hash);
+  const rows = Array.from(doc.querySelectorAll<HTMLElement>('.msg-list article.msg'));
+  const index = (el: HTMLElement) => Number(el.closest('[data-index]')?.getAttribute('data-index') ?? 0);
+  rows.sort((a, b) => index(a) - index(b));
+  return {
+    session_id: m ? decodeURIComponent(m[1]!) : '',
+    running: doc.querySelector('[data-testid="running"]') !== null,
+    messages: rows.map((el) => ({
+      role: /\bmsg-(user|assistant|toolResult)\b/.exec(el.className)?.[1] ?? '',
+      status: el.getAttribute('data-status') ?? '',
+      text: Array.from(el.querySelectorAll('.msg-user-text, .md, .tool-output-text'))
+        .map((n) => n.textContent ?? '')
+        .join(''),
+    })),
+  };
+}
+
+function randomId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return c?.randomUUID ? c.randomUUID() : `page-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Installs the hooks in win (the Wails window). Reports are sent one at a
+ * time, in order: a change while one is in flight is sent, as the latest
+ * state, once it has been delivered.
+ */
+export function installTestHooks(win: Window = window): void {
+  const w = win as unknown as HookWindow;
+  const send = w.go?.app?.App?.TestReport;
+  const on = w.runtime?.EventsOn;
+  if (typeof send !== 'function' || typeof on !== 'function') return;
+  const pageId = randomId();
+  const current = (kind: PageReport['kind']): PageReport => ({ kind, page_id: pageId, ...readTranscript(win.document, win.location.hash) });
+
+  let active = false;
+  let inFlight = false;
+  let dirty = false;
+  let last = '';
+  let frame: number | null = null;
+  const flush = (force: boolean) => {
+    if (!active) return;
+    if (force) last = '';
+    if (inFlight) {
+      dirty = true;
+      return;
+    }
+    const r = current('transcript');
+    const key = JSON.stringify(r);
+    if (!force && key === last) return;
+    last = key;
+    inFlight = true;
+    send(r)
+      .catch((err: unknown) => console.error('TestReport failed', err))
+      .finally(() => {
+        inFlight = false;
+        if (dirty) {
+          dirty = false;
+          flush(false);
+        }
+      });
+  };
+  const schedule = () => {
+    if (frame !== null) return;
+    frame = win.requestAnimationFrame(() => {
+      frame = null;
+      flush(false);
+    });
+  };
+
+  // The listener is registered before the load is reported, so a command
+  // sent in answer to "loaded" is never missed.
+  const off = on(TEST_EVENT, (data: unknown) => {
+    const c = data as TestCommand;
+    if (c?.cmd === 'open' && typeof c.session_id === 'string') win.location.hash = `#/s/${encodeURIComponent(c.session_id)}`;
+    else if (c?.cmd === 'transcript') flush(true);
+    else if (c?.cmd === 'paint') win.requestAnimationFrame(() => win.requestAnimationFrame(() => void send(current('painted'))));
+  });
+  send(current('loaded')).then(
+    (enabled) => {
+      if (!enabled) return off();
+      active = true;
+      new MutationObserver(schedule).observe(win.document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid'] });
+      win.addEventListener('hashchange', schedule);
+      schedule();
+    },
+    () => off(),
+  );
+}
