@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"agenthub/app/agent"
 	"agenthub/app/llm"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -83,7 +85,7 @@ func (h *Hub) compact(ctx context.Context, s *session, turnID, model, trigger st
 	summary, usage := rec.ContextSummary, store.Usage{}
 	if len(removed) > 0 {
 		res.ContextStartOffset = kept0Offset(msgs, b)
-		text, u, err := h.summarise(ctx, model, rec.ContextSummary, removed)
+		text, u, err := h.summaryCall(ctx, rc, turnID, model, rec.ContextSummary, removed)
 		usage = u
 		if err != nil {
 			h.log.Warn("hub: compaction summary failed; truncating", "session", rec.ID, "err", err)
@@ -129,19 +131,57 @@ func compactionBoundary(msgs []store.Message, keep int64) int {
 	return b
 }
 
+// summaryCall makes the summary LLM call as one visible call of its own:
+// llm.call_started (its own call_id, no message_id: the summary is not a
+// stored message), then llm.call_completed with its usage, or llm.call_failed
+// (will_retry false) when the call fails. It returns the summary, the call's
+// usage (with cost) and an error when there is no usable summary.
+func (h *Hub) summaryCall(ctx context.Context, rc *recorder, turnID, model, previous string, removed []store.Message) (string, store.Usage, error) {
+	sessionID := rc.s.record().ID
+	callID := agent.NewID()
+	draft := func(typ string, payload any) ipc.Draft {
+		return ipc.Draft{Type: typ, SessionID: sessionID, TurnID: turnID, Actor: ipc.ActorSystem, Payload: payload}
+	}
+	rc.Emit(draft(ipc.TypeLLMCallStarted, ipc.LLMCallStarted{CallID: callID, Model: model, Attempt: 1}), nil)
+	start := time.Now()
+	res, err := h.summarise(ctx, model, previous, removed)
+	if err != nil {
+		le, ok := llm.AsError(err)
+		if !ok {
+			le = &llm.Error{Class: llm.ErrClassNetwork, Message: err.Error()}
+		}
+		if ctx.Err() != nil {
+			le = &llm.Error{Class: llm.ErrClassCancelled, Message: "cancelled"}
+		}
+		rc.Emit(draft(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{
+			CallID: callID, Model: model, ErrorClass: le.Class, Message: le.Message, Attempt: 1,
+		}), nil)
+		return "", res.Usage, err
+	}
+	rc.Emit(draft(ipc.TypeLLMCallCompleted, ipc.LLMCallCompleted{
+		CallID: callID, Model: model, StopReason: res.StopReason, Usage: res.Usage,
+		DurationMS: time.Since(start).Milliseconds(),
+	}), nil)
+	text := strings.TrimSpace(textOfBlocks(res.Content))
+	if text == "" {
+		return "", res.Usage, errors.New("the model returned an empty summary")
+	}
+	return text, res.Usage, nil
+}
+
 // summarise asks the model for a summary of removed (and of the previous
-// summary, which covers what came before).
-func (h *Hub) summarise(ctx context.Context, model, previous string, removed []store.Message) (string, store.Usage, error) {
+// summary, which covers what came before). The Result's usage has its cost.
+func (h *Hub) summarise(ctx context.Context, model, previous string, removed []store.Message) (llm.Result, error) {
 	provName, name, err := llm.ParseModel(model)
 	if err != nil {
-		return "", store.Usage{}, err
+		return llm.Result{}, err
 	}
 	h.mu.Lock()
 	providers := h.providers
 	h.mu.Unlock()
 	p, err := providers.Provider(provName)
 	if err != nil {
-		return "", store.Usage{}, err
+		return llm.Result{}, err
 	}
 	var in strings.Builder
 	if previous != "" {
@@ -156,14 +196,7 @@ func (h *Hub) summarise(ctx context.Context, model, previous string, removed []s
 		Messages: []store.Message{{Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: in.String()}}}},
 	}, discardSink{})
 	res.Usage.CostUSD = llm.Cost(model, res.Usage)
-	if err != nil {
-		return "", res.Usage, err
-	}
-	text := strings.TrimSpace(textOfBlocks(res.Content))
-	if text == "" {
-		return "", res.Usage, errors.New("the model returned an empty summary")
-	}
-	return text, res.Usage, nil
+	return res, err
 }
 
 func textOfBlocks(cs []store.ContentBlock) string {

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -36,8 +37,42 @@ func TestCompactionAtThresholdWithSummary(t *testing.T) {
 	w.turnEnd(s.ID)
 	got := only(w.got, s.ID)
 	i := indexOfType(got, ipc.TypeCompactionStarted)
-	if i < 0 || got[i-1] != ipc.TypeRouteDecided || got[i+1] != ipc.TypeCompactionComplete || got[i+2] != ipc.TypeLLMCallStarted {
-		t.Fatalf("compaction not before the call: %v", got)
+	if i < 0 || strings.Join(got[i-1:i+5], " ") != strings.Join([]string{ipc.TypeRouteDecided, ipc.TypeCompactionStarted,
+		ipc.TypeLLMCallStarted, ipc.TypeLLMCallCompleted, ipc.TypeCompactionComplete, ipc.TypeLLMCallStarted}, " ") {
+		t.Fatalf("compaction (with its summary call) not before the turn's call: %v", got)
+	}
+	// The summary call has its own call_id, no message, and its usage counts
+	// toward the session's cost.
+	var calls []ipc.LLMCallStarted
+	var sumDone ipc.LLMCallCompleted
+	seen := false
+	for _, e := range w.got {
+		switch {
+		case e.Type == ipc.TypeCompactionStarted:
+			seen = true
+		case e.Type == ipc.TypeLLMCallStarted && seen:
+			var p ipc.LLMCallStarted
+			e.decode(t, &p)
+			calls = append(calls, p)
+		case e.Type == ipc.TypeLLMCallCompleted && seen && sumDone.CallID == "":
+			e.decode(t, &sumDone)
+		}
+	}
+	if len(calls) != 2 || calls[0].CallID == calls[1].CallID || calls[0].MessageID != "" || sumDone.CallID != calls[0].CallID ||
+		sumDone.Usage.InputTokens != 100 || sumDone.Usage.CostUSD <= 0 {
+		t.Fatalf("summary call %+v, completed %+v", calls, sumDone)
+	}
+	var turns []ipc.TurnCompleted
+	for _, e := range w.got {
+		if e.Type == ipc.TypeTurnCompleted {
+			var tc ipc.TurnCompleted
+			e.decode(t, &tc)
+			turns = append(turns, tc)
+		}
+	}
+	wantCost := turns[0].Usage.CostUSD + turns[1].Usage.CostUSD + sumDone.Usage.CostUSD
+	if sess, _ := h.db.Session(s.ID); math.Abs(sess.CostSoFarUSD-wantCost) > 1e-12 || sess.Usage.InputTokens != 400 {
+		t.Fatalf("session cost %v (usage %+v), want %v", sess.CostSoFarUSD, sess.Usage, wantCost)
 	}
 	var cc ipc.CompactionCompleted
 	findEvent(w.got, ipc.TypeCompactionComplete).decode(t, &cc)
@@ -78,7 +113,17 @@ func TestCompactionOnRequestFallsBackToTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.untilType(ipc.TypeCompactionStarted)
-	e := w.untilType(ipc.TypeCompactionComplete)
+	var st ipc.LLMCallStarted
+	w.untilType(ipc.TypeLLMCallStarted).decode(t, &st)
+	var fl ipc.LLMCallFailed
+	w.untilType(ipc.TypeLLMCallFailed).decode(t, &fl)
+	if fl.CallID != st.CallID || fl.ErrorClass != ipc.ErrClassInvalidRequest || fl.WillRetry {
+		t.Fatalf("summary call failed %+v (started %+v)", fl, st)
+	}
+	e := w.next()
+	if e.Type != ipc.TypeCompactionComplete {
+		t.Fatalf("after llm.call_failed: %s", e.Type)
+	}
 	var cc ipc.CompactionCompleted
 	e.decode(t, &cc)
 	// 4 messages: user(3000), assistant call, result, "ok": the kept span may

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -119,11 +120,13 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 	if err := after.SetTime(ulid.Timestamp(start.Add(-time.Millisecond))); err != nil {
 		after = ulid.ULID{}
 	}
+	llmCalls := &openCalls{}
 	err := h.db.SessionEvents(t.SessionID, after, func(r store.EventRecord) error {
 		var e envelope
 		if err := json.Unmarshal(r.Data, &e); err != nil || e.TurnID == nil || *e.TurnID != t.ID {
 			return nil
 		}
+		llmCalls.apply(r.Type, e.Payload)
 		return applyStreamEvent(r.Type, e.Payload, partials, &order)
 	})
 	if err != nil {
@@ -149,6 +152,22 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 			MessageID: id, StopReason: llm.StopCancelled, FinalContent: content,
 		}, store.PutMessage(m)), func(r *store.Session) { r.StreamingMessageID = "" })
 		partialID = id
+	}
+	// An LLM call the crash left open failed (seed 001 §9.1: every
+	// llm.call_started ends with llm.call_completed or llm.call_failed).
+	rebuilt := map[string]bool{}
+	for _, id := range order {
+		rebuilt[id] = partials[id] != nil
+	}
+	for _, c := range llmCalls.open {
+		msgID := ""
+		if rebuilt[c.MessageID] {
+			msgID = c.MessageID
+		}
+		rc.Commit(draft(ipc.TypeLLMCallFailed, ipc.ActorSystem, ipc.LLMCallFailed{
+			CallID: c.CallID, Model: c.Model, MessageID: msgID, ErrorClass: ipc.ErrClassCancelled,
+			Message: "interrupted by restart", Attempt: c.Attempt,
+		}), nil)
 	}
 	// Every tool call of the turn needs a result.
 	msgs, _, err := h.db.Messages(sessionID, 0, 0)
@@ -191,6 +210,29 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 		r.TurnCount++
 	})
 	return nil
+}
+
+// openCalls tracks the turn's llm.call_started events without an end.
+type openCalls struct {
+	open []ipc.LLMCallStarted
+}
+
+// apply folds one event of the turn.
+func (o *openCalls) apply(typ string, payload json.RawMessage) {
+	switch typ {
+	case ipc.TypeLLMCallStarted:
+		var p ipc.LLMCallStarted
+		if json.Unmarshal(payload, &p) == nil && p.CallID != "" {
+			o.open = append(o.open, p)
+		}
+	case ipc.TypeLLMCallCompleted, ipc.TypeLLMCallFailed:
+		var p struct {
+			CallID string `json:"call_id"`
+		}
+		if json.Unmarshal(payload, &p) == nil {
+			o.open = slices.DeleteFunc(o.open, func(c ipc.LLMCallStarted) bool { return c.CallID == p.CallID })
+		}
+	}
 }
 
 // applyStreamEvent folds one streaming event of the turn into partials.

@@ -77,7 +77,33 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := types(recovered)
-	assertSeq(t, rs[len(rs)-3:], "message.complete", "tool.failed", "turn.cancelled")
+	assertSeq(t, rs[len(rs)-4:], "message.complete", "llm.call_failed", "tool.failed", "turn.cancelled")
+	var cf ipc.LLMCallFailed
+	recovered[len(recovered)-3].decode(t, &cf)
+	if cf.CallID != "c1" || cf.ErrorClass != ipc.ErrClassCancelled || cf.Message != "interrupted by restart" ||
+		cf.MessageID != msgID || cf.Attempt != 1 || cf.WillRetry {
+		t.Fatalf("llm.call_failed %+v", cf)
+	}
+	// Every llm.call_started of the turn has an end.
+	ends := map[string]int{}
+	for _, e := range recovered {
+		var p struct {
+			CallID string `json:"call_id"`
+		}
+		switch e.Type {
+		case ipc.TypeLLMCallStarted:
+			e.decode(t, &p)
+			ends[p.CallID]++
+		case ipc.TypeLLMCallCompleted, ipc.TypeLLMCallFailed:
+			e.decode(t, &p)
+			ends[p.CallID]--
+		}
+	}
+	for id, n := range ends {
+		if n != 0 {
+			t.Fatalf("call %s left open (%d)", id, n)
+		}
+	}
 	var tc ipc.TurnCancelled
 	recovered[len(recovered)-1].decode(t, &tc)
 	if tc.Reason != "interrupted" || tc.PartialMessageID != msgID || len(tc.CancelledTools) != 1 {
