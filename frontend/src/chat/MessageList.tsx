@@ -4,8 +4,8 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo } from "react";
-import { useEffect, useLayoutEffect, useRef } from "react";
-import type { SessionState } from "../state";
+import { useLayoutEffect, useRef } from "react";
+import type { ChatMessage, SessionState } from "../state";
 import { visibleMessages } from "../state";
 import { MessageView } from "./MessageView";
 
@@ -21,6 +21,14 @@ export interface MessageListProps {
 }
 
 const NEAR_TOP_PX = 200;
+
+/** A cheap size signature of a content block (changes whenever it grows). */
+function blockSize(b: ChatMessage["content"][number] | undefined): number {
+  if (!b) return 0;
+  if (b.type === "text") return b.text.length;
+  if (b.type === "thinking") return b.thinking.length;
+  return JSON.stringify(b).length;
+}
 const NEAR_BOTTOM_PX = 80;
 
 /** The session's messages, virtualised. */
@@ -50,12 +58,15 @@ export function MessageList({ session, onLoadOlder, onOpenSession }: MessageList
     prevTotal.current = total;
   });
 
-  // Follow the newest content while the user is at the bottom.
+  // Follow the newest content while the user is at the bottom: one direct
+  // scrollTop write after layout (scrollToIndex re-measures over several frames).
   const last = messages[messages.length - 1];
-  const lastSig = last ? `${last.id}:${last.content.length}:${JSON.stringify(last.content[last.content.length - 1] ?? null).length}` : "";
-  useEffect(() => {
-    if (atBottom.current && messages.length > 0) v.scrollToIndex(messages.length - 1, { align: "end" });
-  }, [messages.length, lastSig, v]);
+  const lastBlock = last?.content[last.content.length - 1];
+  const lastSig = last ? `${last.id}:${last.content.length}:${blockSize(lastBlock)}` : "";
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (el && atBottom.current && messages.length > 0) el.scrollTop = el.scrollHeight;
+  }, [messages.length, lastSig, total]);
 
   const onScroll = () => {
     const el = scrollRef.current;
