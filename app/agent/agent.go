@@ -69,6 +69,12 @@ type Config struct {
 	MaxAttempts int
 	// MaxSteps bounds the LLM calls of one turn; 0 means 100.
 	MaxSteps int
+	// MaxResultBytes caps the tool output the model sees (and the stored
+	// toolResult): a longer output keeps its first quarter and its end around
+	// an omission marker, and tool.completed reports truncated with the full
+	// size. 0 means DefaultMaxResultBytes. The built-in tools cap their own
+	// output below this; the cap guards against any tool that does not.
+	MaxResultBytes int
 	// Backoff returns the wait before retry number attempt; nil means llm.Backoff.
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
 	// OnText, if set, receives every text delta of the turn's assistant
@@ -107,6 +113,10 @@ type Outcome struct {
 	CancelledTools []string
 }
 
+// DefaultMaxResultBytes is the default Config.MaxResultBytes (read_file's
+// own cap, the largest of the built-in tools).
+const DefaultMaxResultBytes = 256 << 10
+
 // NewID returns a fresh ULID string (message, call and tool ids).
 func NewID() string { return ulid.Make().String() }
 
@@ -126,6 +136,9 @@ func Run(ctx context.Context, c Config) Outcome {
 	}
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = 100
+	}
+	if c.MaxResultBytes <= 0 {
+		c.MaxResultBytes = DefaultMaxResultBytes
 	}
 	if c.Backoff == nil {
 		c.Backoff = llm.Backoff

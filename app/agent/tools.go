@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"agenthub/app/tool"
 	"agenthub/ipc"
@@ -98,6 +99,7 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		l.failTool(call, te.Class, te.Message, "Failed: "+status, summary)
 		return false
 	}
+	res = capResult(res, l.MaxResultBytes)
 	if res.StatusText == "" {
 		res.StatusText = status
 	}
@@ -125,4 +127,27 @@ func (l *loop) failTool(call store.ContentBlock, class, message, status, summary
 		ToolUseID: call.ID, ToolName: call.Name, ErrorClass: class, Message: message,
 		StatusText: status, Summary: summary,
 	}, store.PutMessage(result)), nil)
+}
+
+// capResult limits res.Output to limit bytes: the first quarter and the rest
+// from the end, cut at UTF-8 boundaries, around a marker saying how much was
+// omitted. Truncated and OutputBytes (the full size) are set when it cuts.
+func capResult(res tool.Result, limit int) tool.Result {
+	out := res.Output
+	if len(out) <= limit {
+		return res
+	}
+	head := limit / 4
+	tail := limit - head
+	for head > 0 && !utf8.RuneStart(out[head]) {
+		head--
+	}
+	start := len(out) - tail
+	for start < len(out) && !utf8.RuneStart(out[start]) {
+		start++
+	}
+	res.Output = fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", out[:head], start-head, out[start:])
+	res.Truncated = true
+	res.OutputBytes = max(res.OutputBytes, int64(len(out)))
+	return res
 }
