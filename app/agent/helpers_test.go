@@ -149,9 +149,11 @@ type testTool struct {
 	run  func(ctx context.Context, env tool.Env, input json.RawMessage) (tool.Result, error)
 }
 
-func (t testTool) Name() string            { return t.name }
-func (t testTool) Description() string     { return "test tool " + t.name }
-func (t testTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
+func (t testTool) Name() string        { return t.name }
+func (t testTool) Description() string { return "test tool " + t.name }
+func (t testTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{}}`)
+}
 func (t testTool) Describe(json.RawMessage) (string, string) {
 	return "Running " + t.name, "**" + t.name + "**\n"
 }
