@@ -68,6 +68,17 @@ export function MessageList({ session, onLoadOlder, onOpenSession }: MessageList
     if (el && atBottom.current && messages.length > 0) el.scrollTop = el.scrollHeight;
   }, [messages.length, lastSig, total]);
 
+  // The viewport shrinks or grows (an error banner, the queue, a window resize): stay pinned to the bottom.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => {
+      if (atBottom.current) el.scrollTop = el.scrollHeight;
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
   const onScroll = () => {
     const el = scrollRef.current;
     if (!el) return;
