@@ -36,6 +36,9 @@ type Settings struct {
 	// Prices overrides entries of the model price table (USD per million
 	// tokens), keyed by model name without the provider prefix.
 	Prices map[string]llm.Price `json:"prices,omitempty"`
+	// ThinkingBudget is the extended-thinking budget in tokens for models
+	// that support it; 0 leaves thinking off.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 }
 
 // LoadSettings reads DIR/settings.json. A missing file yields zero Settings

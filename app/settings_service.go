@@ -49,6 +49,15 @@ func (ss *settingsService) DefaultModel() string {
 	return ss.Current().Model
 }
 
+// maxThinkingBudget bounds the thinking budget a user may set (tokens).
+const maxThinkingBudget = 128000
+
+// ThinkingBudget implements hub.ThinkingSettings: the settings' thinking
+// budget in tokens, 0 for off.
+func (ss *settingsService) ThinkingBudget() int {
+	return ss.Current().ThinkingBudget
+}
+
 // Masked implements hub.Settings: the settings as JSON with API keys masked.
 func (ss *settingsService) Masked() (json.RawMessage, error) {
 	return maskedJSON(ss.Current())
@@ -67,6 +76,7 @@ type settingsPatch struct {
 	DashboardEnabled *bool                `json:"dashboard_enabled"`
 	DashboardListen  *string              `json:"dashboard_listen"`
 	Prices           map[string]llm.Price `json:"prices"`
+	ThinkingBudget   *int                 `json:"thinking_budget"`
 }
 
 // Update implements hub.Settings: it validates and merges a partial settings
@@ -156,6 +166,12 @@ func (p settingsPatch) applyTo(s *Settings) error {
 			}
 		}
 		s.DashboardListen = v
+	}
+	if p.ThinkingBudget != nil {
+		if *p.ThinkingBudget < 0 || *p.ThinkingBudget > maxThinkingBudget {
+			return fmt.Errorf("thinking_budget %d: want 0 (off) to %d tokens", *p.ThinkingBudget, maxThinkingBudget)
+		}
+		s.ThinkingBudget = *p.ThinkingBudget
 	}
 	if p.Prices != nil {
 		for model, pr := range p.Prices {

@@ -1,0 +1,89 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"agenthub/ipc"
+)
+
+func TestSettingsServiceMasksAndKeepsEchoedKeys(t *testing.T) {
+	dir := t.TempDir()
+	ss := newSettingsService(dir, Settings{})
+	var seen []Settings
+	ss.setListener(func(s Settings) { seen = append(seen, s) })
+
+	out, err := ss.Update(json.RawMessage(`{"anthropic_api_key":"sk-ant-secret-1234","model":"anthropic:claude-sonnet-4-6","thinking_budget":2048}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "secret") {
+		t.Fatalf("Update echoed the key: %s", out)
+	}
+	var masked Settings
+	if err := json.Unmarshal(out, &masked); err != nil {
+		t.Fatal(err)
+	}
+	if masked.AnthropicAPIKey != "••••1234" || masked.Model != "anthropic:claude-sonnet-4-6" {
+		t.Fatalf("masked settings %+v", masked)
+	}
+	// The page sends back what it was shown: the stored key must survive.
+	if _, err := ss.Update(json.RawMessage(`{"anthropic_api_key":"••••1234"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := ss.Current().AnthropicAPIKey; got != "sk-ant-secret-1234" {
+		t.Fatalf("key after masked echo = %q", got)
+	}
+	if ss.ThinkingBudget() != 2048 || ss.DefaultModel() != "anthropic:claude-sonnet-4-6" {
+		t.Fatalf("budget %d model %q", ss.ThinkingBudget(), ss.DefaultModel())
+	}
+	if len(seen) != 2 || seen[0].AnthropicAPIKey != "sk-ant-secret-1234" {
+		t.Fatalf("listener calls %+v", seen)
+	}
+	fi, err := os.Stat(filepath.Join(dir, SettingsFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("settings file mode %v err %v", fi.Mode().Perm(), err)
+	}
+	onDisk, err := LoadSettings(dir)
+	if err != nil || onDisk.AnthropicAPIKey != "sk-ant-secret-1234" || onDisk.ThinkingBudget != 2048 {
+		t.Fatalf("on disk %+v %v", onDisk, err)
+	}
+	// Clearing a key with "" is allowed.
+	if _, err := ss.Update(json.RawMessage(`{"anthropic_api_key":""}`)); err != nil || ss.Current().AnthropicAPIKey != "" {
+		t.Fatalf("clear key: %v %q", err, ss.Current().AnthropicAPIKey)
+	}
+}
+
+func TestSettingsServiceRejectsBadPatches(t *testing.T) {
+	dir := t.TempDir()
+	ss := newSettingsService(dir, Settings{Model: "openai:gpt-4.1"})
+	for name, patch := range map[string]string{
+		"unknown field":    `{"colour":"red"}`,
+		"not an object":    `[1,2]`,
+		"bad model":        `{"model":"gpt-4.1"}`,
+		"bad provider":     `{"provider":"acme"}`,
+		"bad base url":     `{"openai_base_url":"file:///etc/passwd"}`,
+		"non-loopback":     `{"dashboard_listen":"0.0.0.0:8421"}`,
+		"negative price":   `{"prices":{"gpt-4.1":{"input":-1}}}`,
+		"huge budget":      `{"thinking_budget":99999999}`,
+		"malformed json":   `{"model":`,
+		"wrong value type": `{"dashboard_enabled":"yes"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ss.Update(json.RawMessage(patch))
+			if !errors.Is(err, ipc.ErrInvalidInput) {
+				t.Fatalf("Update(%s) = %v, want ErrInvalidInput", patch, err)
+			}
+		})
+	}
+	if got := ss.Current(); got.Model != "openai:gpt-4.1" || got.Provider != "" {
+		t.Fatalf("a rejected patch changed the settings: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, SettingsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a rejected patch wrote the file: %v", err)
+	}
+}
