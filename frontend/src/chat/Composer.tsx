@@ -41,6 +41,7 @@ export function Composer({ busy, queued, onSend, onCancel, disabled = false }: C
       )}
       <textarea
         aria-label="Message"
+        autoFocus
         value={text}
         rows={3}
         disabled={disabled}
