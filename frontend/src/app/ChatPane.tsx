@@ -87,7 +87,7 @@ export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
           </button>
         </div>
       )}
-      <Composer busy={busy} queued={s?.turn.queued ?? []} onSend={(t) => void ctl.send(t)} onCancel={() => void ctl.cancel()} disabled={!s || s.deleted} />
+      <Composer busy={busy} queued={s?.turn.queued ?? []} onSend={(t) => void ctl.send(t)} onCancel={() => void ctl.cancel()} onCancelQueued={(t) => void ctl.cancelQueued(t)} disabled={!s || s.deleted} />
     </section>
   );
 }

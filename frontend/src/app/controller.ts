@@ -219,6 +219,17 @@ export class AppController {
     }
   }
 
+  /** Cancels a queued submission of the open session before it starts. */
+  async cancelQueued(turnId: string): Promise<void> {
+    const id = this.ui.getState().selectedId;
+    if (!id) return;
+    try {
+      await this.hub.cancelTurn(id, turnId);
+    } catch (err) {
+      this.notify(`Could not remove the queued message: ${message(err)}`);
+    }
+  }
+
   /** Compacts the open session's context now. */
   async compact(): Promise<void> {
     const id = this.ui.getState().selectedId;

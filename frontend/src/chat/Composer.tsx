@@ -10,11 +10,13 @@ export interface ComposerProps {
   queued: QueuedTurn[];
   onSend: (text: string) => void;
   onCancel: () => void;
+  /** Cancels one queued submission (its turn never starts). */
+  onCancelQueued?: (turnId: string) => void;
   disabled?: boolean;
 }
 
 /** The message composer. */
-export function Composer({ busy, queued, onSend, onCancel, disabled = false }: ComposerProps) {
+export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, disabled = false }: ComposerProps) {
   const [text, setText] = useState("");
   const send = () => {
     if (disabled || text.trim() === "") return;
@@ -35,7 +37,15 @@ export function Composer({ busy, queued, onSend, onCancel, disabled = false }: C
       {queued.length > 0 && (
         <ul className="composer-queue" aria-label="Queued messages">
           {queued.map((q) => (
-            <li key={q.turnId}>Queued: {q.content}</li>
+            <li key={q.turnId} data-testid="queued-turn" data-confirmed={q.confirmed ? "true" : "false"}>
+              <span className="composer-queue-label">Queued</span>
+              <span className="composer-queue-text">{q.content}</span>
+              {onCancelQueued && (
+                <button type="button" className="icon-btn" aria-label={`Remove queued message: ${q.content.slice(0, 40)}`} onClick={() => onCancelQueued(q.turnId)}>
+                  ×
+                </button>
+              )}
+            </li>
           ))}
         </ul>
       )}

@@ -102,11 +102,14 @@ describe("Composer", () => {
     expect(onCancel).not.toHaveBeenCalled();
     expect(host.querySelector(".composer-stop")).toBeNull();
 
-    act(() => root.render(<Composer busy queued={[{ turnId: "t2", content: "next one" }]} onSend={onSend} onCancel={onCancel} />));
+    const onCancelQueued = vi.fn();
+    act(() => root.render(<Composer busy queued={[{ turnId: "t2", content: "next one", confirmed: true }]} onSend={onSend} onCancel={onCancel} onCancelQueued={onCancelQueued} />));
     press(host.querySelector("textarea")!, "Escape");
     expect(onCancel).toHaveBeenCalledTimes(1);
     act(() => host.querySelector<HTMLButtonElement>(".composer-stop")!.click());
     expect(onCancel).toHaveBeenCalledTimes(2);
-    expect(host.querySelector(".composer-queue")?.textContent).toBe("Queued: next one");
+    expect(host.querySelector(".composer-queue-text")?.textContent).toBe("next one");
+    act(() => host.querySelector<HTMLButtonElement>(".composer-queue button")!.click());
+    expect(onCancelQueued).toHaveBeenCalledWith("t2");
   });
 });

@@ -10,6 +10,7 @@ import {
   IMAGE_SOURCE_SPEC,
   MESSAGE_SPEC,
   PAYLOAD_SPECS,
+  QUEUED_TURN_SPEC,
   SESSION_SPEC,
   USAGE_SPEC,
   parseFieldSpec,
@@ -42,6 +43,13 @@ function checkKind(kind: Kind, v: unknown): string | null {
       return checkObject(USAGE_SPEC, v);
     case "session":
       return checkObject(SESSION_SPEC, v);
+    case "queued-turns":
+      if (!Array.isArray(v)) return "want queued turn array";
+      for (const q of v) {
+        const why = checkObject(QUEUED_TURN_SPEC, q);
+        if (why !== null) return `queued turn: ${why}`;
+      }
+      return null;
     case "image-source":
       return checkObject(IMAGE_SOURCE_SPEC, v);
     case "blocks":

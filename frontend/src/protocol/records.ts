@@ -92,6 +92,15 @@ export interface Session {
   context_start_offset: number;
   context_summary?: string;
   depth: number;
+  /** Submissions waiting behind the running turn, oldest first (their user messages are stored when each starts). */
+  queued_turns?: QueuedTurnRecord[];
+}
+
+/** A submission waiting in a session's queue (store.QueuedTurn). */
+export interface QueuedTurnRecord {
+  turn_id: string;
+  /** The user's text. */
+  content: string;
 }
 
 /** Turn statuses (store.Turn*). */

@@ -4,7 +4,7 @@
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
 import type { EventType, PayloadMap } from "./events";
-import type { ImageSource, Message, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, Usage } from "./records";
+import type { ImageSource, Message, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -16,6 +16,7 @@ export type Kind =
   | "string[]"
   | "usage"
   | "session"
+  | "queued-turns"
   | "blocks"
   | "image-source";
 
@@ -53,7 +54,11 @@ export const SESSION_SPEC: Spec<Session> = {
   context_start_offset: "number",
   context_summary: "string?",
   depth: "number",
+  queued_turns: "queued-turns?",
 };
+
+/** Spec of store.QueuedTurn. */
+export const QUEUED_TURN_SPEC: Spec<QueuedTurnRecord> = { turn_id: "string", content: "string" };
 
 /** Spec of store.Message. */
 export const MESSAGE_SPEC: Spec<Message> = {

@@ -2,7 +2,7 @@
 // compaction, sessions, warnings). Pure functions of (state, event).
 
 import type { EnvelopeBase, PayloadMap } from "../protocol";
-import { addSessionUsage } from "./history";
+import { addSessionUsage, withServerQueue } from "./history";
 import { newDelegation, toolCard } from "./stream";
 import type { DelegationCardState, SessionState, ToolCardState } from "./types";
 
@@ -142,6 +142,10 @@ export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): Sessi
  */
 export function onTurnCancelled(s: SessionState, e: Ev<"turn.cancelled">): SessionState {
   const p = e.payload;
+  if (e.turn_id !== null && e.turn_id !== s.turn.currentTurnId && s.turn.queued.some((q) => q.turnId === e.turn_id)) {
+    // A queued turn was cancelled before it started: it only leaves the queue.
+    return { ...s, turn: { ...s.turn, queued: s.turn.queued.filter((q) => q.turnId !== e.turn_id) } };
+  }
   let next = endTurn(s, e.turn_id);
   const pm = p.partial_message_id ? next.messages[p.partial_message_id] : undefined;
   if (pm?.status === "streaming") {
@@ -246,11 +250,14 @@ export function onCompactionCompleted(s: SessionState, e: Ev<"compaction.complet
 export function onSessionChanged(s: SessionState, e: Ev<"session.created"> | Ev<"session.updated">): SessionState {
   const p = e.payload;
   if (p.session.session_id !== s.sessionId) return s;
-  return {
-    ...s,
-    session: p.session,
-    deleted: p.deleted === true,
-    sessionUsage: p.session.usage ?? s.sessionUsage,
-    activeModel: p.session.active_model || s.activeModel,
-  };
+  return withServerQueue(
+    {
+      ...s,
+      session: p.session,
+      deleted: p.deleted === true,
+      sessionUsage: p.session.usage ?? s.sessionUsage,
+      activeModel: p.session.active_model || s.activeModel,
+    },
+    p.session.queued_turns,
+  );
 }

@@ -3,7 +3,8 @@
 
 import { addUsage, zeroUsage, type HistoryMessage, type Message, type SnapshotFrame, type ToolCallBlock } from "../protocol";
 import { normaliseBlocks } from "../protocol";
-import type { ChatMessage, SessionState, ToolCardState } from "./types";
+import type { Session } from "../protocol";
+import type { ChatMessage, QueuedTurn, SessionState, ToolCardState } from "./types";
 
 /** Returns the annotation of a message status. */
 export function annotationFor(status: string): ChatMessage["annotation"] {
@@ -131,6 +132,34 @@ export function deriveTools(s: SessionState, turnRunning: boolean): SessionState
   return { ...s, messages, tools };
 }
 
+/** Whether a message of turnId is known (the turn has started). */
+function turnStarted(s: SessionState, turnId: string): boolean {
+  for (const id of s.order) if (s.messages[id]?.turnId === turnId) return true;
+  return false;
+}
+
+/**
+ * Sets the queue from the session record's queued_turns (the server's state,
+ * so the queue survives reloads and restarts). Entries of this client's own
+ * submissions the record does not list yet stay until it does, or until their
+ * turn starts or is cancelled; turns already started are never re-added.
+ */
+export function withServerQueue(s: SessionState, server: Session["queued_turns"]): SessionState {
+  const listed = server ?? [];
+  const ids = new Set(listed.map((q) => q.turn_id));
+  const next: QueuedTurn[] = [];
+  for (const q of listed) {
+    if (q.turn_id === s.turn.currentTurnId || turnStarted(s, q.turn_id)) continue;
+    next.push({ turnId: q.turn_id, content: q.content, confirmed: true });
+  }
+  for (const q of s.turn.queued) if (!q.confirmed && !ids.has(q.turnId)) next.push(q);
+  const same = next.length === s.turn.queued.length && next.every((q, i) => {
+    const p = s.turn.queued[i]!;
+    return p.turnId === q.turnId && p.content === q.content && p.confirmed === q.confirmed;
+  });
+  return same ? s : { ...s, turn: { ...s.turn, queued: next } };
+}
+
 /** Replaces a session's state with a snapshot (keeping connection, queue and history paging). */
 export function applySnapshot(prev: SessionState, f: SnapshotFrame): SessionState {
   const base = emptySession(prev.sessionId);
@@ -144,7 +173,7 @@ export function applySnapshot(prev: SessionState, f: SnapshotFrame): SessionStat
     order: sorted.map((m) => m.id),
     messages,
     streamingIds: sorted.filter((m) => m.status === "streaming").map((m) => m.id),
-    turn: { currentTurnId: current, running: current !== null, queued: prev.turn.queued.filter((q) => q.turnId !== current) },
+    turn: { currentTurnId: current, running: current !== null, queued: prev.turn.queued.filter((q) => !q.confirmed && q.turnId !== current) },
     sessionUsage: f.session.usage ?? zeroUsage(),
     activeModel: f.session.active_model || null,
     lastEventId: f.snapshot_at_event_id,
@@ -152,7 +181,7 @@ export function applySnapshot(prev: SessionState, f: SnapshotFrame): SessionStat
     hasMoreHistory: sorted.length > 0 && (sorted[0]?.offset ?? 0) > 0,
     compaction: { ...base.compaction, last: prev.compaction.last },
   };
-  return deriveTools(s, current !== null);
+  return deriveTools(withServerQueue(s, f.session.queued_turns), current !== null);
 }
 
 /**

@@ -283,7 +283,7 @@ describe("history pages and turn queue", () => {
     const startIdx = t.frames.findIndex((f) => f.type === "event" && f.event.type === "turn.started");
     let st = run(t, t.frames.slice(0, startIdx + 1));
     st = reduce(st, { type: "turnSubmitted", sessionId: t.sessionId, turnId: "01JZ4MQQ0000000000000TVRNQ", content: "next" });
-    expect(st.sessions[t.sessionId]!.turn.queued).toEqual([{ turnId: "01JZ4MQQ0000000000000TVRNQ", content: "next" }]);
+    expect(st.sessions[t.sessionId]!.turn.queued).toEqual([{ turnId: "01JZ4MQQ0000000000000TVRNQ", content: "next", confirmed: false }]);
     const s = emptySession("x");
     expect(reduce({ sessions: { x: s } }, { type: "turnSubmitted", sessionId: "x", turnId: "t", content: "c" }).sessions.x!.turn.queued).toEqual([]);
   });

@@ -92,9 +92,11 @@ function reduceSession(s: SessionState, a: Action): SessionState {
       return s.lastError === null ? s : { ...s, lastError: null };
     case "turnSubmitted":
       if (s.turn.currentTurnId === a.turnId || s.turn.queued.some((q) => q.turnId === a.turnId)) return s;
+      // Already started (its user message arrived before the submit answer).
+      if (s.order.some((id) => s.messages[id]?.turnId === a.turnId)) return s;
       // queued (the server's answer) wins; without it, queue only behind a running turn.
       if (a.queued === false || (a.queued === undefined && !s.turn.running)) return s;
-      return { ...s, turn: { ...s.turn, queued: [...s.turn.queued, { turnId: a.turnId, content: a.content }] } };
+      return { ...s, turn: { ...s.turn, queued: [...s.turn.queued, { turnId: a.turnId, content: a.content, confirmed: false }] } };
     case "frame": {
       const f = a.frame;
       switch (f.type) {

@@ -107,6 +107,12 @@ export interface CompactionState {
 export interface QueuedTurn {
   turnId: string;
   content: string;
+  /**
+   * False while only this client's submit answer knows it (the session record
+   * has not listed it yet); true once a server record (snapshot or
+   * session.updated queued_turns) did. Server lists replace confirmed entries.
+   */
+  confirmed: boolean;
 }
 
 /** The turn in flight and those queued behind it. */
