@@ -96,6 +96,47 @@ describe("AppController", () => {
     expect(hub.calls).toContainEqual(["cancelTurn", plain.sessionId, running.turn.currentTurnId]);
   });
 
+  it("applies session.updated / session.created of the subscribed stream to the list at once", async () => {
+    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    hub.sessions = [session(plain.sessionId, { title: "" }), session("other", { created_at: "2020-01-01T00:00:00Z" })];
+    await ctl.start(null);
+    clock.tick();
+    const listCalls = () => hub.calls.filter((c) => c[0] === "listSessions").length;
+    const before = listCalls();
+    let n = 0;
+    const ev = (type: string, rec: ReturnType<typeof session>, extra: Record<string, unknown> = {}): ServerFrame => {
+      const f = decodeServerFrame({
+        type: "event",
+        event: { id: `01KZ${String(++n).padStart(22, "0")}`, type, session_id: rec.session_id, turn_id: null, ts: "2026-05-08T15:00:00Z", actor: "agent", payload: { session: rec, ...extra } },
+      });
+      if (f.type === "unknown") throw new Error(f.reason);
+      return f;
+    };
+    const t = transports[0]!;
+    t.push(ev("session.updated", session(plain.sessionId, { title: "Live title", current_turn_id: "T9" })));
+    t.push(ev("session.created", session("worker1", { parent_session_id: plain.sessionId, created_at: "2026-06-01T00:00:00Z", current_turn_id: "W1" })));
+    clock.tick();
+    const list = ctl.ui.getState().sessions;
+    expect(list.find((s) => s.session_id === plain.sessionId)?.title).toBe("Live title");
+    expect(list.find((s) => s.session_id === plain.sessionId)?.current_turn_id).toBe("T9");
+    expect(list.find((s) => s.session_id === "worker1")?.current_turn_id).toBe("W1");
+    expect(listCalls()).toBe(before); // no poll needed
+
+    // A list answer older than a live record does not undo it.
+    hub.sessions = [session(plain.sessionId, { title: "stale" }), session("other", { created_at: "2020-01-01T00:00:00Z" })];
+    const pending = ctl.refreshSessions();
+    t.push(ev("session.updated", session(plain.sessionId, { title: "Newer" })));
+    clock.tick();
+    await pending;
+    expect(ctl.ui.getState().sessions.find((s) => s.session_id === plain.sessionId)?.title).toBe("Newer");
+    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).not.toContain("worker1"); // the list is authoritative for others
+
+    t.push(ev("session.updated", session("other"), { deleted: true }));
+    clock.tick();
+    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toEqual([plain.sessionId]);
+    ctl.dispose();
+  });
+
   it("creates, renames and deletes sessions; deleting the open one opens the next", async () => {
     const { hub, ctl, selected } = setup();
     hub.sessions = [session("a", { created_at: "2026-01-01T00:00:00Z" })];

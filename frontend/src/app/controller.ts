@@ -26,7 +26,11 @@ export interface ControllerOptions {
   /** A new transport for one session stream. */
   transport: () => Transport;
   schedule?: FrameScheduler;
-  /** Session-list refresh interval (default 2 s); 0 disables polling. */
+  /**
+   * Session-list refresh interval (default 10 s; 0 disables polling). The
+   * records of subscribed sessions (session.created / session.updated events)
+   * apply at once; the poll catches changes of sessions nobody subscribed to.
+   */
   pollMs?: number;
   /** Called when the open session changes (e.g. to update location.hash). */
   onSelect?: (id: string | null) => void;
@@ -58,13 +62,18 @@ export class AppController {
   private readonly onSelect: (id: string | null) => void;
   private transport: Transport | null = null;
   private pollTimer: ReturnType<typeof setInterval> | null = null;
-  private unsubRunning: (() => void) | null = null;
+  private unsubLive: (() => void) | null = null;
+  /** The session records last merged from live state, by id. */
+  private liveSeen = new Map<string, Session | null>();
+  /** When each id's live record was merged (liveSeq at the time), so a slower list answer does not undo it. */
+  private liveAt = new Map<string, number>();
+  private liveSeq = 0;
   private disposed = false;
 
   constructor(opts: ControllerOptions) {
     this.hub = opts.hub;
     this.makeTransport = opts.transport;
-    this.pollMs = opts.pollMs ?? 2000;
+    this.pollMs = opts.pollMs ?? 10_000;
     this.pageSize = opts.pageSize ?? 100;
     this.onSelect = opts.onSelect ?? (() => undefined);
     this.chat = createChatStore();
@@ -80,16 +89,30 @@ export class AppController {
     const first = wanted ?? newestTopLevel(sessions)?.session_id ?? null;
     if (first) this.open(first);
     if (this.pollMs > 0) this.pollTimer = setInterval(() => void this.refreshSessions(), this.pollMs);
-    // The sidebar's running dot of the open session follows its live state; refresh the list when it flips.
-    let wasRunning: boolean | undefined;
-    this.unsubRunning = this.chat.subscribe((st) => {
-      const id = this.ui.getState().selectedId;
-      const running = id ? st.sessions[id]?.turn.running : undefined;
-      if (running !== wasRunning) {
-        wasRunning = running;
-        void this.refreshSessions();
-      }
-    });
+    this.unsubLive = this.chat.subscribe(() => this.mergeLive());
+    this.mergeLive();
+  }
+
+  /**
+   * Applies session records that arrived as events (session.created /
+   * session.updated of the subscribed session and of workers whose events
+   * reach it) to the session list: titles, cost and the running state show
+   * at once instead of at the next poll. A deleted session leaves the list.
+   */
+  private mergeLive(): void {
+    const changed: { id: string; rec: Session | null }[] = [];
+    for (const [id, st] of Object.entries(this.chat.getState().sessions)) {
+      const rec = st.deleted ? null : st.session;
+      if (rec === undefined || (rec === null && !st.deleted)) continue;
+      if (this.liveSeen.get(id) === rec) continue;
+      this.liveSeen.set(id, rec);
+      this.liveAt.set(id, ++this.liveSeq);
+      changed.push({ id, rec });
+    }
+    if (changed.length === 0) return;
+    let sessions = this.ui.getState().sessions;
+    for (const { id, rec } of changed) sessions = upsert(sessions, id, rec);
+    if (sessions !== this.ui.getState().sessions) this.ui.setState({ sessions });
   }
 
   /** Stops polling and closes the open transport. */
@@ -97,7 +120,7 @@ export class AppController {
     this.disposed = true;
     if (this.pollTimer !== null) clearInterval(this.pollTimer);
     this.pollTimer = null;
-    this.unsubRunning?.();
+    this.unsubLive?.();
     this.transport?.close();
     this.transport = null;
     this.batcher.dispose();
@@ -105,9 +128,14 @@ export class AppController {
 
   /** Re-reads the session list; failures become a notice. */
   async refreshSessions(): Promise<Session[]> {
+    const asked = this.liveSeq;
     try {
-      const sessions = await this.hub.listSessions();
-      sessions.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+      let sessions = await this.hub.listSessions();
+      // Records that arrived live while the list was in flight are newer than it.
+      for (const [id, at] of this.liveAt) {
+        if (at > asked) sessions = upsert(sessions, id, this.liveSeen.get(id) ?? null);
+      }
+      sessions = sortSessions(sessions);
       this.ui.setState({ sessions, sessionsLoaded: true });
       return sessions;
     } catch (err) {
@@ -302,6 +330,24 @@ export class AppController {
       check();
     });
   }
+}
+
+/** Sessions newest first (by created_at). */
+function sortSessions(list: Session[]): Session[] {
+  return [...list].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+}
+
+/** list with id's record replaced, added (rec set, not listed) or removed (rec null); the same array when nothing changes. */
+function upsert(list: Session[], id: string, rec: Session | null): Session[] {
+  const i = list.findIndex((s) => s.session_id === id);
+  if (rec === null) return i < 0 ? list : list.filter((s) => s.session_id !== id);
+  if (i >= 0) {
+    if (list[i] === rec) return list;
+    const next = list.slice();
+    next[i] = rec;
+    return next;
+  }
+  return sortSessions([...list, rec]);
 }
 
 /** The newest session without a parent (workers open from their delegation card). */
