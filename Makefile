@@ -98,12 +98,18 @@ test-bindings: deps frontend
 
 # Launch the real desktop binary under Xvfb; it screenshots the window into
 # $(ARTIFACTS)/ once the page reports ready through App.FrontendReady, then quits.
+# Then the desktop tests (app/desktoptest, each under its own xvfb-run) drive
+# it through a reload mid-stream and a finished conversation (docs/testing.md).
 test-desktop: build
 	@echo "== desktop smoke test (xvfb)"
 	@mkdir -p $(ARTIFACTS); data="$$(mktemp -d)"; trap 'rm -rf "$$data"' EXIT; \
 	timeout 180 xvfb-run -a -s "-screen 0 1280x900x24" ./$(BIN) --data-dir "$$data" --smoke-test $(ARTIFACTS); \
 	test -s $(ARTIFACTS)/desktop-window.png; \
 	echo "desktop smoke test passed: $(ARTIFACTS)/desktop-window.png"
+	@echo "== desktop tests (xvfb: reload mid-stream, finished conversation)"
+	AGENTHUB_DESKTOP_BIN="$(abspath $(BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
+	  go test -count=1 -timeout 120s -v ./app/desktoptest/
+	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png
 
 clean:
 	rm -rf build/bin $(ARTIFACTS)
