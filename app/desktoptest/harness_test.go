@@ -144,6 +144,12 @@ func (d *desktop) stop() {
 		return
 	default:
 	}
+	// Nobody reads the lines any more: drain them so the app's stdout
+	// never blocks its quitting.
+	go func() {
+		for range d.lines {
+		}
+	}()
 	_ = d.stdin.Close() // stdin's end quits the app
 	select {
 	case <-d.exited:
