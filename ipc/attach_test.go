@@ -282,23 +282,20 @@ func TestSlowClientClosure(t *testing.T) {
 	fast := subscribe(t, b, SubscribeRequest{SessionID: "s", Name: "tui"})
 	// The fast client reads each event before the next is committed (lock
 	// step, so it can never fall behind); the slow one never reads and
-	// overflows after ClientQueue + its hand-off buffer.
+	// overflows after ClientQueue + its hand-off buffer. The writer sets
+	// the slow client's error before the overflowing Commit returns, so the
+	// warning is committed after the last event read here.
 	var evs []Event
-	for i := 0; ; i++ {
-		select {
-		case <-slow.Done():
-		default:
-			if i > 16+outBuffer+10 {
-				t.Fatal("slow client never closed")
-			}
-			if _, err := b.Commit(context.Background(), delta("s", "m", fmt.Sprint(i))); err != nil {
-				t.Fatal(err)
-			}
-			evs = append(evs, nextEvent(t, fast))
-			continue
+	for i := 0; slow.Err() == nil; i++ {
+		if i > 16+outBuffer+10 {
+			t.Fatal("slow client never closed")
 		}
-		break
+		if _, err := b.Commit(context.Background(), delta("s", "m", fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, nextEvent(t, fast))
 	}
+	<-slow.Done()
 	if subErrCode(slow.Err()) != CodeClientTooSlow {
 		t.Fatalf("slow client err %v", slow.Err())
 	}

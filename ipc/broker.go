@@ -10,8 +10,9 @@ import (
 
 // broker is the set of live subscriptions. Only the writer publishes.
 type broker struct {
-	mu   sync.Mutex
-	subs map[*Subscription]struct{}
+	mu      sync.Mutex
+	subs    map[*Subscription]struct{}
+	scratch []*Subscription // publish's reusable list of subs (under mu)
 }
 
 func (br *broker) add(s *Subscription) {
@@ -37,10 +38,11 @@ func (br *broker) all() []*Subscription {
 }
 
 // publish runs after commit: it updates the session tree from the batch's
-// ops, enqueues each event on every matching subscription without blocking,
-// and closes (client_too_slow) any subscription whose queue is full. For each
-// such closure the writer emits a bus.handler_warning itself, in a later
-// batch, so nothing here waits on the writer.
+// ops, then hands each matching subscription this commit's frames as one
+// batch, without blocking, and closes (client_too_slow) any live
+// subscription whose queue overflows. For each such closure the writer
+// emits a bus.handler_warning itself, in a later batch, so nothing here
+// waits on the writer.
 func (b *Bus) publish(items []built) {
 	for _, it := range items {
 		for _, op := range it.ops {
@@ -50,30 +52,42 @@ func (b *Bus) publish(items []built) {
 		}
 	}
 	b.broker.mu.Lock()
-	var slow []*Subscription
+	subs := b.broker.scratch[:0]
+	for s := range b.broker.subs {
+		subs = append(subs, s)
+	}
 	for _, it := range items {
 		for i := range it.records {
 			r := &it.records[i]
 			var f OutFrame
-			for s := range b.broker.subs {
+			for _, s := range subs {
 				if !s.matches(r.SessionID, r.Type, r.Actor) {
 					continue
 				}
 				if f.Data == nil {
-					f = OutFrame{EventID: r.ID.String(), Data: eventFrame(r.Data)}
+					f = OutFrame{EventID: it.ids[i], Data: it.frames[i]}
 				}
-				select {
-				case s.live <- f:
-				default:
-					delete(b.broker.subs, s)
-					slow = append(slow, s)
-				}
+				s.batch = append(s.batch, f)
 			}
 		}
 	}
+	var slow []*Subscription
+	for _, s := range subs {
+		if len(s.batch) == 0 {
+			continue
+		}
+		if !s.queue.offer(s.batch) {
+			delete(b.broker.subs, s)
+			slow = append(slow, s)
+		}
+		clear(s.batch)
+		s.batch = s.batch[:0]
+	}
+	clear(subs)
+	b.broker.scratch = subs
 	b.broker.mu.Unlock()
 	for _, s := range slow {
-		msg := fmt.Sprintf("Outbound queue of %d events overflowed; reconnect with replay.", cap(s.live))
+		msg := fmt.Sprintf("Outbound queue of %d events overflowed; reconnect with replay.", s.queue.limit)
 		s.fail(&SubscribeError{Code: CodeClientTooSlow, Message: msg})
 		p, err := prepare(Draft{
 			Type: TypeBusHandlerWarning, SessionID: s.sessionID, Actor: ActorSystem,

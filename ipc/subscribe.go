@@ -24,9 +24,13 @@ type SubscribeRequest struct {
 
 // Subscription is one client's ordered frame stream: optional snapshot, the
 // replayed events, then live events, with no gap and no duplicate at the
-// seam. Live events are buffered (at most ClientQueue) from the moment of
-// Subscribe; replayed events are read from bbolt and handed over at the
-// consumer's pace, outside that queue.
+// seam. Live events are queued (at most ClientQueue events) from the moment
+// of Subscribe; replayed events are read from bbolt and handed over at the
+// consumer's pace, outside that queue. While the subscription is not yet
+// live (its snapshot, replay or catch-up is still being handed over) a full
+// queue is not the client's fault: the queue is dropped and the missing
+// events are read back from the log (see pump.go). Once live, a full queue
+// closes the subscription with client_too_slow.
 type Subscription struct {
 	bus       *Bus
 	name      string
@@ -36,7 +40,9 @@ type Subscription struct {
 	initial   []OutFrame // snapshot + replay
 	seam      string     // live events with id <= seam are already covered
 
-	live chan OutFrame
+	queue subQueue   // live events handed over by the writer, in batches
+	batch []OutFrame // writer-only scratch: this commit's frames for s
+
 	out  chan OutFrame
 	done chan struct{}
 	ctx  context.Context
@@ -102,11 +108,6 @@ func (s *Subscription) matches(sessionID, typ, actor string) bool {
 
 var errReplayTooLarge = errors.New("replay too large")
 
-// outBuffer is the hand-off buffer between a subscription's pump and its
-// consumer (fewer goroutine wake-ups under load). A consumer can therefore be
-// up to ClientQueue+outBuffer+1 events behind before it is closed as too slow.
-const outBuffer = 64
-
 // Subscribe validates req, registers the live queue, then in one read
 // transaction checks the session and cursor and reads the snapshot and/or
 // the replay. Errors are *SubscribeError: invalid_filter (naming the
@@ -128,9 +129,10 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 	}
 	s := &Subscription{
 		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx,
-		live: make(chan OutFrame, b.opts.ClientQueue), out: make(chan OutFrame, outBuffer),
+		out:  make(chan OutFrame, outBuffer),
 		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
 	}
+	s.queue.init(b.opts.ClientQueue)
 	if s.name == "" {
 		s.name = "subscriber"
 	}
@@ -201,6 +203,11 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 		}
 		return nil, fmt.Errorf("ipc: subscribe to %s: %w", req.SessionID, err)
 	}
+	if len(s.initial) == 0 {
+		// Nothing to hand over first: live at once (unless a burst already
+		// overflowed the queue, in which case the pump catches up first).
+		s.queue.markLive()
+	}
 	s.ack = SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: filter, Since: req.Since,
 		Snapshot: req.Snapshot, ReplayEventCount: replayed, Epoch: b.db.Epoch()}
 	go s.pump()
@@ -225,50 +232,4 @@ func (b *Bus) checkCursor(tx *store.Tx, c ulid.ULID) error {
 		return expired("is older than events already pruned by retention")
 	}
 	return nil
-}
-
-// pump hands frames to the consumer: initial frames, then live frames newer
-// than the seam.
-func (s *Subscription) pump() {
-	defer s.bus.wg.Done()
-	defer close(s.done)
-	defer close(s.out)
-	defer s.bus.broker.remove(s)
-	send := func(f OutFrame) bool {
-		select {
-		case s.out <- f:
-			return true
-		case <-s.stop:
-			s.setErr(ErrClosed)
-		case <-s.failed:
-		case <-s.ctx.Done():
-			s.setErr(s.ctx.Err())
-		}
-		return false
-	}
-	for _, f := range s.initial {
-		if !send(f) {
-			return
-		}
-	}
-	s.initial = nil
-	for {
-		select {
-		case f := <-s.live:
-			if f.EventID <= s.seam {
-				continue // already in the snapshot or replay
-			}
-			if !send(f) {
-				return
-			}
-		case <-s.stop:
-			s.setErr(ErrClosed)
-			return
-		case <-s.failed:
-			return
-		case <-s.ctx.Done():
-			s.setErr(s.ctx.Err())
-			return
-		}
-	}
 }

@@ -51,18 +51,33 @@ func (b *Bus) run() {
 	}
 }
 
-// built is one request's events ready to commit.
+// built is one request's events ready to commit. frames[i] is the event
+// frame of records[i] ({"type":"event","event":<envelope>}); records[i].Data
+// is the envelope inside it (one buffer, no copy). events is set only for
+// Commit requests (Emit callers never see their envelopes).
 type built struct {
 	req     *request
 	records []store.EventRecord
+	ids     []string
+	frames  [][]byte
 	events  []Event
 	ops     []store.Op
 }
 
 func (b *Bus) commitBatch(batch []*request) {
 	items := make([]built, len(batch))
-	var records []store.EventRecord
+	nrec, nops := 0, 0
+	for _, r := range batch {
+		nrec += len(r.drafts)
+		for _, p := range r.drafts {
+			nops += len(p.ops)
+		}
+	}
+	records := make([]store.EventRecord, 0, nrec)
 	var ops []store.Op
+	if nops > 0 {
+		ops = make([]store.Op, 0, nops)
+	}
 	for i, r := range batch {
 		items[i] = b.build(r)
 		records = append(records, items[i].records...)
@@ -111,27 +126,54 @@ func finish(it built, err error) {
 	it.req.done <- result{events: it.events}
 }
 
-// build assigns ids and timestamps and encodes the envelopes.
+const (
+	framePre  = `{"type":"event","event":`
+	framePost = `}`
+	// envelopeFixed is the envelope's fixed bytes: id, ts and punctuation.
+	envelopeFixed = len(`{"id":"`) + ulid.EncodedSize + len(`",`) + len(`,"ts":"`) + len(TimeFormat) + 2 + len(`",`)
+)
+
+// build assigns ids and timestamps and encodes the envelopes, all frames of
+// the request in one buffer.
 func (b *Bus) build(r *request) built {
-	it := built{req: r, records: make([]store.EventRecord, len(r.drafts)), events: make([]Event, len(r.drafts))}
+	n := len(r.drafts)
+	it := built{req: r, records: make([]store.EventRecord, n), ids: make([]string, n), frames: make([][]byte, n)}
+	if r.done != nil {
+		it.events = make([]Event, n)
+	}
+	size := 0
+	for _, p := range r.drafts {
+		size += len(framePre) + envelopeFixed + len(p.mid) + len(p.tail) + len(framePost)
+	}
+	buf := make([]byte, 0, size)
 	for i, p := range r.drafts {
 		id := b.nextID(b.opts.Now())
 		ts := time.UnixMilli(int64(id.Time())).UTC()
-		data := make([]byte, 0, 80+len(p.mid)+len(p.tail))
-		data = append(data, `{"id":"`...)
-		data = append(data, id.String()...)
-		data = append(data, `",`...)
-		data = append(data, p.mid...)
-		data = append(data, `,"ts":"`...)
-		data = ts.AppendFormat(data, TimeFormat)
-		data = append(data, `",`...)
-		data = append(data, p.tail...)
+		start := len(buf)
+		buf = append(buf, framePre...)
+		env := len(buf)
+		buf = append(buf, `{"id":"`...)
+		idAt := len(buf)
+		buf = buf[:idAt+ulid.EncodedSize]
+		_ = id.MarshalTextTo(buf[idAt:])
+		buf = append(buf, `",`...)
+		buf = append(buf, p.mid...)
+		buf = append(buf, `,"ts":"`...)
+		buf = ts.AppendFormat(buf, TimeFormat)
+		buf = append(buf, `",`...)
+		buf = append(buf, p.tail...)
+		envEnd := len(buf)
+		buf = append(buf, framePost...)
+		it.ids[i] = string(buf[idAt : idAt+ulid.EncodedSize])
+		it.frames[i] = buf[start:len(buf):len(buf)]
 		it.records[i] = store.EventRecord{
-			ID: id, SessionID: p.sessionID, Type: p.typ, Streaming: p.streaming, Data: data,
+			ID: id, SessionID: p.sessionID, Type: p.typ, Streaming: p.streaming, Data: buf[env:envEnd:envEnd],
 			Actor: p.actor, Group: p.group, Closes: p.closes,
 		}
-		it.events[i] = Event{ID: id, Type: p.typ, SessionID: p.sessionID, TurnID: p.turnID,
-			TS: Timestamp{ts}, Actor: p.actor, Payload: p.payload}
+		if it.events != nil {
+			it.events[i] = Event{ID: id, Type: p.typ, SessionID: p.sessionID, TurnID: p.turnID,
+				TS: Timestamp{ts}, Actor: p.actor, Payload: p.payload}
+		}
 		it.ops = append(it.ops, p.ops...)
 	}
 	return it

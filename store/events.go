@@ -39,9 +39,13 @@ func (r EventRecord) Time() time.Time { return ulid.Time(r.ID.Time()) }
 
 const recordVersion = 1
 
-func encodeRecord(r EventRecord) []byte {
-	n := 2 + 4*binary.MaxVarintLen64 + len(r.SessionID) + len(r.Type) + len(r.Actor) + len(r.Group) + len(r.Data)
-	b := make([]byte, 0, n)
+func recordSize(r *EventRecord) int {
+	return 2 + 4*binary.MaxVarintLen64 + len(r.SessionID) + len(r.Type) + len(r.Actor) + len(r.Group) + len(r.Data)
+}
+
+
+// appendRecord appends r's stored form to b.
+func appendRecord(b []byte, r *EventRecord) []byte {
 	var flags byte
 	if r.Streaming {
 		flags |= 1
@@ -91,6 +95,13 @@ func appendEvents(tx *bolt.Tx, events []EventRecord) error {
 	last := lastEventID(tx)
 	var sb *bolt.Bucket
 	var sbID string
+	// One buffer for every value of the batch (bbolt keeps the value slices
+	// until the transaction commits, so they must not be reused).
+	size := 0
+	for i := range events {
+		size += recordSize(&events[i])
+	}
+	buf := make([]byte, 0, size)
 	for i := range events {
 		r := &events[i]
 		if r.ID.Compare(last) <= 0 {
@@ -100,7 +111,9 @@ func appendEvents(tx *bolt.Tx, events []EventRecord) error {
 			return fmt.Errorf("event %s: session id and type are required", r.ID)
 		}
 		last = r.ID
-		if err := eb.Put(r.ID[:], encodeRecord(*r)); err != nil {
+		start := len(buf)
+		buf = appendRecord(buf, r)
+		if err := eb.Put(r.ID[:], buf[start:len(buf):len(buf)]); err != nil {
 			return err
 		}
 		if sb == nil || sbID != r.SessionID {
