@@ -43,7 +43,6 @@ func recordSize(r *EventRecord) int {
 	return 2 + 4*binary.MaxVarintLen64 + len(r.SessionID) + len(r.Type) + len(r.Actor) + len(r.Group) + len(r.Data)
 }
 
-
 // appendRecord appends r's stored form to b.
 func appendRecord(b []byte, r *EventRecord) []byte {
 	var flags byte
