@@ -41,6 +41,16 @@ func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte
 			msgs = append(msgs, partial)
 		}
 	}
+	routing := ""
+	if b.opts.RoutingPolicyVersion != nil {
+		routing = b.opts.RoutingPolicyVersion()
+	}
+	return encodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
+}
+
+// encodeSnapshot encodes the snapshot frame described at snapshot (pure:
+// the drift test feeds it fixed values).
+func encodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, epoch, routing string, hasRouting bool) ([]byte, error) {
 	if msgs == nil {
 		msgs = []store.Message{}
 	}
@@ -57,8 +67,8 @@ func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte
 		sj = append(sj, `,"current_turn_status":"in_flight"`...)
 	}
 	sj = append(sj, `,"routing_policy_version":`...)
-	if b.opts.RoutingPolicyVersion != nil {
-		sj = appendQuoted(sj, b.opts.RoutingPolicyVersion())
+	if hasRouting {
+		sj = appendQuoted(sj, routing)
 	} else {
 		sj = append(sj, "null"...)
 	}
@@ -74,7 +84,7 @@ func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte
 		Messages          []store.Message `json:"messages"`
 		SnapshotAtEventID *string         `json:"snapshot_at_event_id"`
 		Epoch             string          `json:"epoch"`
-	}{"snapshot", sj, msgs, at, b.db.Epoch()})
+	}{"snapshot", sj, msgs, at, epoch})
 }
 
 // rebuildPartial finds the assistant message being streamed in sess (the
