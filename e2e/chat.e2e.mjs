@@ -9,7 +9,7 @@
 // E2E_FRONTEND (frontend dir whose node_modules holds playwright-core),
 // E2E_CHROMIUM (default /usr/bin/chromium).
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -128,6 +128,80 @@ try {
   await page.locator(`.side-row[data-session-id="${id}"]`).waitFor({ state: 'detached', timeout: T });
   if ((await rows.count()) !== count - 1) throw new Error('the session list did not shrink by one');
 
+  step('second session: delegation card streams the worker');
+  await page.locator('.side-bottom button[aria-label^="Theme"]').click(); // dark → system
+  await page.locator('.sidebar .btn-primary').click();
+  await page.locator('.chat-empty').waitFor({ timeout: T });
+  const parentId = await page.locator('.side-row.is-selected').getAttribute('data-session-id');
+  await composer.fill('Delegate the README summary.');
+  await composer.press('Enter');
+  const card = page.locator('.deleg-card');
+  await card.locator('.deleg-task', { hasText: 'Summarise the README in one line' }).waitFor({ timeout: T });
+  await card.locator('.deleg-output', { hasText: 'Worker reading the README' }).waitFor({ timeout: T });
+  if ((await card.getAttribute('data-status')) !== 'running') throw new Error('the delegation card is not running while the worker streams');
+
+  step('queue a message while the turn runs; it survives a reload');
+  await composer.fill('Thanks!');
+  await composer.press('Enter');
+  await page.locator('[data-testid="queued-turn"][data-confirmed="true"]', { hasText: 'Thanks!' }).waitFor({ timeout: T });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-delegation.png') });
+  await page.reload();
+  await page.locator('[data-testid="queued-turn"]', { hasText: 'Thanks!' }).waitFor({ timeout: T });
+  await page.locator('.deleg-card[data-status="running"]', { hasText: 'Summarise the README' }).waitFor({ timeout: T });
+
+  await sync('release-worker');
+  step('the worker finishes: result on the card, then the queued turn runs in order');
+  await page.locator('.deleg-card[data-status="done"] .deleg-result', { hasText: 'the README explains the build' }).waitFor({ timeout: T });
+  await page.locator('.msg-assistant', { hasText: 'You are welcome.' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="queued-turn"]').waitFor({ state: 'detached', timeout: T });
+  const order = await page.locator('.msg').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+  const iThanks = order.findIndex((t) => t.includes('Thanks!'));
+  const iAnswer = order.findIndex((t) => t.includes('The worker says the README explains the build.'));
+  if (iThanks < 0 || iAnswer < 0 || iThanks < iAnswer) throw new Error(`queued message out of order: ${JSON.stringify(order)}`);
+  await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
+
+  step('the card opens the worker session');
+  await page.locator('.deleg-card .deleg-open').click();
+  await page.locator('.msg-assistant', { hasText: 'the README explains the build' }).waitFor({ timeout: T });
+  await page.locator('.msg-user', { hasText: 'Summarise the README in one line' }).waitFor({ timeout: T });
+  const workerId = await page.locator('.side-row.is-selected').getAttribute('data-session-id');
+  if (!workerId || workerId === parentId) throw new Error('the worker session is not the selected one');
+  await page.screenshot({ path: path.join(artifacts, 'e2e-worker.png') });
+  await page.locator(`.side-row[data-session-id="${parentId}"] .side-open`).click();
+  await page.locator('.deleg-card[data-status="done"]').waitFor({ timeout: T });
+
+  step('compact on request: indicator, then the notice with stats');
+  // Set the value directly (React sees the input event): chromium's own insertText of a 280 KB multi-line
+  // string into a textarea does not finish (measured: fill() > 60 s on a bare page, this path ≈ 1.3 s).
+  await composer.evaluate((el, v) => {
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(el, v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, `Here is a long log:\n${'log line with some words in it\n'.repeat(9000)}`);
+  await composer.press('Enter');
+  await page.locator('.msg-assistant', { hasText: 'Noted the long log.' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
+  await page.locator('.chat-stats button', { hasText: 'Compact' }).click();
+  await page.locator('[data-testid="compaction"][data-state="running"]').waitFor({ timeout: T });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-compacting.png') });
+  await sync('release-summary');
+  const notice = page.locator('[data-testid="compaction"][data-state="done"]');
+  await notice.waitFor({ timeout: T });
+  const noticeText = await notice.innerText();
+  if (!/\b[1-9]\d* messages? summarised/.test(noticeText) || !/1 kept/.test(noticeText)) throw new Error(`compaction notice: ${noticeText}`);
+  await page.screenshot({ path: path.join(artifacts, 'e2e-compacted.png') });
+
+  step('export as Markdown');
+  await page.locator('.chat-stats button', { hasText: 'Export' }).click();
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: T }),
+    page.locator('.menu-list [role="menuitem"]', { hasText: 'Markdown' }).click(),
+  ]);
+  if (!download.suggestedFilename().endsWith('.md')) throw new Error(`export file name ${download.suggestedFilename()}`);
+  const md = readFileSync(await download.path(), 'utf8');
+  for (const want of ['Delegate the README summary.', 'The worker says the README explains the build.', 'Thanks!', 'You are welcome.', 'Noted the long log.']) {
+    if (!md.includes(want)) throw new Error(`the Markdown export lacks ${JSON.stringify(want)}`);
+  }
+
   if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
   console.log('E2E OK');
 } catch (err) {
@@ -135,6 +209,13 @@ try {
   console.error(`E2E FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   try {
     const pages = browser.pages();
+    if (pages[0]) {
+      const state = await pages[0].evaluate(() => ({
+        textareas: [...document.querySelectorAll('textarea')].map((e) => ({ disabled: e.disabled, readOnly: e.readOnly, len: e.value.length })),
+        title: document.querySelector('.chat-title h1')?.textContent ?? null,
+      }));
+      console.error(`page state: ${JSON.stringify(state)}`);
+    }
     if (pages[0]) await pages[0].screenshot({ path: path.join(artifacts, 'e2e-failure.png') });
   } catch {
     // the browser is gone: nothing to capture

@@ -54,9 +54,20 @@ func prerequisites(t *testing.T, root string) string {
 	return node
 }
 
-// script enqueues the provider responses of the scenario in chat.e2e.mjs and
-// returns the gate that holds the second stream mid-text.
-func script(srv *llmtest.Server) (midText *llmtest.Gate) {
+// gates are the stalls of the scenario, released when chat.e2e.mjs prints
+// "SYNC <name>".
+type gates map[string]*llmtest.Gate
+
+// releaseAll lets every stalled stream finish (test teardown).
+func (g gates) releaseAll() {
+	for _, x := range g {
+		x.Release()
+	}
+}
+
+// script enqueues the provider responses of the scenario in chat.e2e.mjs, in
+// the order the hub makes the calls, and returns the gates of its stalls.
+func script(srv *llmtest.Server) gates {
 	usage := llmtest.AnthropicUsage{Input: 1200, Output: 40}
 	// Turn 1, call 1: a bash tool call.
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
@@ -64,7 +75,7 @@ func script(srv *llmtest.Server) (midText *llmtest.Gate) {
 		ToolUse("toolu_e2e_1", "bash", `{"command": "echo hello`, `-from-tool"}`).
 		Finish("tool_use", 40).Response())
 	// Turn 1, call 2: streamed Markdown that stalls mid-text until released.
-	midText = llmtest.NewGate()
+	midText := llmtest.NewGate()
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
 		BeginText().
 		TextDelta("## Result\n\nPart one: the tool printed ").
@@ -85,8 +96,47 @@ func script(srv *llmtest.Server) (midText *llmtest.Gate) {
 		Finish("end_turn", 10).Response())
 	// Turn 3: an authentication failure (not retriable).
 	srv.Enqueue(llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")))
-	return midText
+
+	// Second session, turn 1, call 1: the model delegates.
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		Text("Delegating the summary.").
+		ToolUse("toolu_e2e_deleg", "delegate", `{"task": "Summarise the README `, `in one line"}`).
+		Finish("tool_use", 30).Response())
+	// The worker session's own turn: streamed text that stalls until released.
+	worker := llmtest.NewGate()
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		BeginText().
+		TextDelta("Worker reading the README").
+		Stall(worker).
+		TextDelta(" and done: the README explains the build.").
+		EndBlock().
+		Finish("end_turn", 20).Response())
+	// Turn 1, call 2: the parent answers with the worker's result.
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		Text("The worker says the README explains the build.").
+		Finish("end_turn", 15).Response())
+	// Turn 2 (queued while turn 1 ran).
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		Text("You are welcome.").
+		Finish("end_turn", 5).Response())
+	// Turn 3: the answer to a long paste (large enough that compaction removes it).
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		Text("Noted the long log.").
+		Finish("end_turn", 5).Response())
+	// Compact on request: the summary call, stalled so the indicator shows.
+	summary := llmtest.NewGate()
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+		BeginText().
+		TextDelta("- The user asked for a README summary; a worker did it.").
+		Stall(summary).
+		TextDelta("\n- The user pasted a long log.").
+		EndBlock().
+		Finish("end_turn", 25).Response())
+	return gates{"release-stream": midText, "release-worker": worker, "release-summary": summary}
 }
+
+// wantRequests is how many provider calls the scenario makes.
+const wantRequests = 10
 
 // dashboardInfo is DATA_DIR/dashboard.json.
 type dashboardInfo struct {
@@ -134,8 +184,8 @@ func TestChatInBrowser(t *testing.T) {
 	}
 
 	srv := llmtest.NewServer(t)
-	gate := script(srv)
-	defer gate.Release()
+	stalls := script(srv)
+	defer stalls.releaseAll()
 
 	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
 	for _, d := range []string{dataDir, workspace} {
@@ -197,8 +247,13 @@ func TestChatInBrowser(t *testing.T) {
 		line := sc.Text()
 		transcript = append(transcript, line)
 		switch {
-		case line == "SYNC release-stream":
-			gate.Release()
+		case strings.HasPrefix(line, "SYNC "):
+			g, known := stalls[strings.TrimPrefix(line, "SYNC ")]
+			if !known {
+				t.Errorf("chat.e2e.mjs asked for an unknown sync %q", line)
+			} else {
+				g.Release()
+			}
 			fmt.Fprintln(in, "released")
 		case line == "E2E OK":
 			ok = true
@@ -210,8 +265,9 @@ func TestChatInBrowser(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("chat.e2e.mjs failed (%v):\n%s", err, nodeErr.String())
 	}
-	if reqs := srv.Requests(); len(reqs) != 4 {
-		t.Errorf("the fake provider got %d requests, want 4 (tool call, text, cancelled, failure)", len(reqs))
+	if reqs := srv.Requests(); len(reqs) != wantRequests {
+		t.Errorf("the fake provider got %d requests, want %d (tool call, text, cancelled, failure, delegate, worker, "+
+			"parent answer, queued turn, long paste, compaction summary)", len(reqs), wantRequests)
 	}
 }
 

@@ -5,6 +5,7 @@ import { useStore } from "zustand";
 import { Composer, CompactionNotice, ConnectionBanner, ContextMeter, MessageList, formatUsage } from "../chat";
 import type { SessionState } from "../state";
 import type { AppController } from "./controller";
+import { ExportMenu } from "./ExportMenu";
 
 /** Props of ChatPane. */
 export interface ChatPaneProps {
@@ -59,6 +60,7 @@ export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
           <button type="button" className="btn btn-xs" onClick={() => void ctl.compact()} disabled={!s || busy || s.order.length === 0} title="Summarise older messages to free context">
             Compact
           </button>
+          <ExportMenu ctl={ctl} title={title} disabled={!s || s.order.length === 0} />
         </div>
       </header>
       {s && <ConnectionBanner state={s.connection} />}

@@ -5,6 +5,7 @@ import { ActionBatcher } from "./batcher";
 import { AppController, newestTopLevel } from "./controller";
 import { FakeHub, ScriptedTransport, session } from "./fakes";
 import { createRpcClient, httpFrameSender } from "./rpc";
+import { exportFileName } from "./ExportMenu";
 import { settingsPatch } from "./SettingsDialog";
 import { filterSessions, nestSessions } from "./Sidebar";
 
@@ -135,6 +136,20 @@ describe("AppController", () => {
     clock.tick();
     expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toEqual([plain.sessionId]);
     ctl.dispose();
+  });
+
+  it("exports the open session through exportSession; failures become a notice", async () => {
+    const { hub, ctl } = setup();
+    hub.sessions = [session("a", { title: "Fix: the flaky test!" })];
+    await ctl.start(null);
+    const md = await ctl.exportOpen("markdown");
+    expect(hub.calls).toContainEqual(["exportSession", "a", "markdown"]);
+    expect(md?.content).toContain("# Fix: the flaky test!");
+    expect(exportFileName("Fix: the flaky test!", "markdown")).toBe("fix-the-flaky-test.md");
+    expect(exportFileName("¿?", "json")).toBe("session.json");
+    hub.sessions = [];
+    expect(await ctl.exportOpen("json")).toBeNull();
+    expect(ctl.ui.getState().notice).toMatch(/Could not export/);
   });
 
   it("creates, renames and deletes sessions; deleting the open one opens the next", async () => {

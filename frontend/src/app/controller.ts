@@ -7,7 +7,7 @@ import type { Session } from "../protocol";
 import { createChatStore, type ChatStore, type SessionState } from "../state";
 import type { Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
-import type { HubClient, ModelInfo } from "./hub";
+import type { ExportFormat, ExportResult, HubClient, ModelInfo } from "./hub";
 
 /** UI state outside the per-session chat state. */
 export interface UiState {
@@ -163,6 +163,8 @@ export class AppController {
     this.transport = t;
     this.ui.setState({ selectedId: id });
     this.onSelect(id);
+    // A session the list does not show yet (a worker opened from its card): list it now, not at the next poll.
+    if (!this.ui.getState().sessions.some((s) => s.session_id === id)) void this.refreshSessions();
     const cursor = this.chat.getState().sessions[id]?.lastEventId ?? null;
     t.connect(id, cursor, {
       frame: (frame) => this.batcher.push({ type: "frame", sessionId: id, frame }),
@@ -255,6 +257,18 @@ export class AppController {
       await this.hub.cancelTurn(id, turnId);
     } catch (err) {
       this.notify(`Could not remove the queued message: ${message(err)}`);
+    }
+  }
+
+  /** Exports the open session (Markdown or JSON); null (and a notice) when it fails. */
+  async exportOpen(format: ExportFormat): Promise<ExportResult | null> {
+    const id = this.ui.getState().selectedId;
+    if (!id) return null;
+    try {
+      return await this.hub.exportSession(id, format);
+    } catch (err) {
+      this.notify(`Could not export: ${message(err)}`);
+      return null;
     }
   }
 

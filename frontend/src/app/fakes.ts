@@ -4,7 +4,7 @@
 
 import type { HistoryMessage, ServerFrame, Session } from "../protocol";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
-import type { HistoryPage, HubClient, ModelInfo, SettingsView, SubmitResult } from "./hub";
+import type { ExportFormat, ExportResult, HistoryPage, HubClient, ModelInfo, SettingsView, SubmitResult } from "./hub";
 
 /** A session record with defaults. */
 export function session(id: string, over: Partial<Session> = {}): Session {
@@ -66,6 +66,16 @@ export class FakeHub implements HubClient {
   compactSession(id: string): Promise<void> {
     this.calls.push(["compactSession", id]);
     return Promise.resolve();
+  }
+  exportSession(id: string, format: ExportFormat): Promise<ExportResult> {
+    this.calls.push(["exportSession", id, format]);
+    const s = this.sessions.find((x) => x.session_id === id);
+    if (!s) return Promise.reject(new Error(`session ${id} not found`));
+    return Promise.resolve(
+      format === "json"
+        ? { format, media_type: "application/json", content: JSON.stringify({ session: s, messages: this.history }) }
+        : { format, media_type: "text/markdown; charset=utf-8", content: `# ${s.title}\n` },
+    );
   }
   messagesBefore(id: string, beforeId: string | null, limit: number): Promise<HistoryPage> {
     this.calls.push(["messagesBefore", id, beforeId, limit]);

@@ -29,6 +29,16 @@ export interface SettingsView {
   dashboard_listen?: string;
 }
 
+/** An export format of exportSession. */
+export type ExportFormat = "markdown" | "json";
+
+/** The answer to exportSession (rpc.ExportResult): the document as text. */
+export interface ExportResult {
+  format: ExportFormat;
+  media_type: string;
+  content: string;
+}
+
 /** One `before` page of history. */
 export interface HistoryPage {
   messages: HistoryMessage[];
@@ -44,6 +54,8 @@ export interface HubClient {
   submitTurn(id: string, content: string): Promise<SubmitResult>;
   cancelTurn(id: string, turnId?: string | null): Promise<void>;
   compactSession(id: string): Promise<void>;
+  /** The session's conversation as a Markdown or JSON document. */
+  exportSession(id: string, format: ExportFormat): Promise<ExportResult>;
   /** Messages older than beforeId (newest page when beforeId is null), oldest first. */
   messagesBefore(id: string, beforeId: string | null, limit: number): Promise<HistoryPage>;
   getSettings(): Promise<SettingsView>;
@@ -79,6 +91,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async compactSession(id) {
       await rpc.call("compactSession", { agentId: id });
+    },
+    exportSession(id, format) {
+      return rpc.call<ExportResult>("exportSession", { agentId: id, format });
     },
     async messagesBefore(id, beforeId, limit) {
       const page = await rpc.call<{ messages?: unknown[]; has_more?: boolean }>("getAgentMessages", {

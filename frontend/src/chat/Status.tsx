@@ -42,7 +42,7 @@ export interface CompactionNoticeProps {
 export function CompactionNotice({ compaction: c }: CompactionNoticeProps) {
   if (c.inProgress) {
     return (
-      <div className="compaction" role="status">
+      <div className="compaction compaction-running" role="status" data-testid="compaction" data-state="running">
         <span className="tool-spinner" aria-hidden="true" /> Compacting context…
       </div>
     );
@@ -50,9 +50,13 @@ export function CompactionNotice({ compaction: c }: CompactionNoticeProps) {
   if (!c.last) return null;
   const l = c.last;
   return (
-    <div className="compaction" role="status">
-      Context compacted: {l.removed} messages summarised ({l.tokensRemoved.toLocaleString("en-US")} tokens), {l.kept} kept (
-      {l.tokensKept.toLocaleString("en-US")} tokens).
+    <div className="compaction compaction-done" role="status" data-testid="compaction" data-state="done">
+      <span className="compaction-mark" aria-hidden="true">⇣</span>
+      <span>
+        Context compacted{l.reason === "tokens" ? " (truncated: the summary call failed)" : ""}: {l.removed} {l.removed === 1 ? "message" : "messages"}{" "}
+        {l.reason === "tokens" ? "dropped" : "summarised"} ({l.tokensRemoved.toLocaleString("en-US")} tokens), {l.kept} kept (
+        {l.tokensKept.toLocaleString("en-US")} tokens).
+      </span>
     </div>
   );
 }

@@ -21,6 +21,8 @@ export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionSt
   const p = e.payload;
   const next: SessionState = {
     ...s,
+    // The record follows too (the sidebar reads it): the hub commits this change with the event, not as a session.updated.
+    session: s.session && e.turn_id ? { ...s.session, current_turn_id: e.turn_id } : s.session,
     turn: { currentTurnId: e.turn_id, running: true, queued: s.turn.queued.filter((q) => q.turnId !== e.turn_id) },
     lastError: null,
   };
@@ -118,7 +120,12 @@ export function onToolFailed(s: SessionState, e: Ev<"tool.failed">): SessionStat
 
 function endTurn(s: SessionState, turnId: string | null): SessionState {
   if (s.turn.currentTurnId !== null && turnId !== null && s.turn.currentTurnId !== turnId) return s;
-  return { ...s, turn: { ...s.turn, currentTurnId: null, running: false } };
+  let session = s.session;
+  if (session?.current_turn_id !== undefined) {
+    const { current_turn_id: _ended, ...rest } = session;
+    session = rest;
+  }
+  return { ...s, session, turn: { ...s.turn, currentTurnId: null, running: false } };
 }
 
 /** Applies turn.completed; a failed turn leaves a visible error. */

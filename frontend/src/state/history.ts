@@ -4,7 +4,7 @@
 import { addUsage, zeroUsage, type HistoryMessage, type Message, type SnapshotFrame, type ToolCallBlock } from "../protocol";
 import { normaliseBlocks } from "../protocol";
 import type { Session } from "../protocol";
-import type { ChatMessage, QueuedTurn, SessionState, ToolCardState } from "./types";
+import type { ChatMessage, DelegationCardState, QueuedTurn, SessionState, ToolCardState } from "./types";
 
 /** Returns the annotation of a message status. */
 export function annotationFor(status: string): ChatMessage["annotation"] {
@@ -129,7 +129,48 @@ export function deriveTools(s: SessionState, turnRunning: boolean): SessionState
       output: res ? textOf(res) : card.output,
     };
   }
-  return { ...s, messages, tools };
+  return { ...s, messages, tools, delegations: deriveDelegations(s.delegations, calls, results, tools) };
+}
+
+/**
+ * Delegation cards for stored delegate calls that have none (a reload or a
+ * snapshot after the delegate.* events): the task from the call's input, the
+ * result from its toolResult. The worker's id and streamed text are known only
+ * from live events.
+ */
+function deriveDelegations(
+  have: SessionState["delegations"],
+  calls: Map<string, { block: ToolCallBlock; msg: ChatMessage }>,
+  results: Map<string, ChatMessage>,
+  tools: SessionState["tools"],
+): SessionState["delegations"] {
+  let out = have;
+  for (const [id, { block }] of calls) {
+    if (block.name !== "delegate" || have[id]) continue;
+    const res = results.get(id);
+    const tool = tools[id];
+    const task = typeof block.arguments.task === "string" ? block.arguments.task : "";
+    const status: DelegationCardState["status"] =
+      tool?.status === "cancelled" ? "cancelled" : res ? (res.isError ? "failed" : "done") : tool?.status === "error" ? "failed" : "running";
+    const text = res ? textOf(res) : null;
+    if (out === have) out = { ...have };
+    out[id] = {
+      toolUseId: id,
+      workerSessionId: null,
+      task,
+      depth: 0,
+      status,
+      workerOutput: "",
+      workerOutputDropped: 0,
+      result: status === "done" ? text : null,
+      success: status === "done" ? true : status === "running" ? null : false,
+      failureMode: status === "failed" ? "error" : null,
+      failureMessage: status === "failed" ? text : null,
+      statusText: "",
+      summary: "",
+    };
+  }
+  return out;
 }
 
 /** Whether a message of turnId is known (the turn has started). */

@@ -143,3 +143,24 @@ describe("queued turns from the session record", () => {
     expect(bad.type).toBe("unknown");
   });
 });
+
+describe("delegation cards from stored messages", () => {
+  it("a snapshot after the delegate events still shows a delegation card with the task and result", () => {
+    seq = 0;
+    const msg = (id: string, offset: number, role: string, content: unknown, extra: Record<string, unknown> = {}) => ({
+      id, session_id: SID, offset, turn_id: T1, role, content, status: "complete", created_at: "2026-05-08T14:31:40Z", ...extra,
+    });
+    const snap = wire({
+      type: "snapshot",
+      session: sessionRecord(),
+      messages: [
+        msg("U1", 0, "user", [{ type: "text", text: "delegate it" }]),
+        msg("A1", 1, "assistant", [{ type: "toolCall", id: "tu_d", name: "delegate", arguments: { task: "Summarise the README" } }]),
+        msg("R1", 2, "toolResult", [{ type: "text", text: "The README explains the build." }], { tool_call_id: "tu_d", tool_name: "delegate" }),
+      ],
+      snapshot_at_event_id: nextId(),
+    });
+    const d = sess(apply(initialChatState(), snap)).delegations.tu_d!;
+    expect(d).toMatchObject({ task: "Summarise the README", status: "done", result: "The README explains the build.", workerSessionId: null });
+  });
+});
