@@ -37,6 +37,9 @@ type SubscribeFrame struct {
 	Filter   json.RawMessage `json:"filter"`
 	Since    *string         `json:"since"`
 	Snapshot bool            `json:"snapshot"`
+	// Dialect selects the wire shape of event frames (additive): "" or
+	// "canonical", "seed000", "seed002", "seed004". See NewEncoder.
+	Dialect string `json:"dialect,omitempty"`
 }
 
 // CancelFrame asks to cancel a turn.
@@ -140,7 +143,7 @@ func DecodeClientFrame(data []byte) (ClientFrame, error) {
 }
 
 // SubscribeAckFrame is the subscribe_ack frame (seed 001 §4.2) plus the
-// additive epoch field.
+// additive epoch and dialect fields.
 type SubscribeAckFrame struct {
 	Type             string  `json:"type"` // "subscribe_ack"
 	ResolvedFilter   Filter  `json:"resolved_filter"`
@@ -148,6 +151,7 @@ type SubscribeAckFrame struct {
 	Snapshot         bool    `json:"snapshot"`
 	ReplayEventCount int     `json:"replay_event_count"`
 	Epoch            string  `json:"epoch"`
+	Dialect          string  `json:"dialect"` // additive: the resolved dialect
 }
 
 // JSON returns the frame's bytes.

@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -145,6 +146,35 @@ func (s *Subscription) send(f OutFrame) bool {
 	return false
 }
 
+// deliver hands one frame to the consumer in the subscription's dialect:
+// event frames are re-encoded (zero or more frames, all carrying the
+// event's id), anything else passes unchanged. An event the encoder cannot
+// read is logged and skipped. False once the subscription ends.
+func (s *Subscription) deliver(f OutFrame) bool {
+	if s.enc == nil || f.EventID == "" {
+		return s.send(f)
+	}
+	var ev Event
+	env := f.Data
+	if len(env) > len(framePre)+len(framePost) {
+		env = env[len(framePre) : len(env)-len(framePost)]
+	}
+	frames, err := [][]byte(nil), json.Unmarshal(env, &ev)
+	if err == nil {
+		frames, err = s.enc.Encode(ev)
+	}
+	if err != nil {
+		s.bus.log.Warn("ipc: dialect encoder skipped an event", "subscription", s.name, "event", f.EventID, "err", err)
+		return true
+	}
+	for _, b := range frames {
+		if !s.send(OutFrame{EventID: f.EventID, Data: b}) {
+			return false
+		}
+	}
+	return true
+}
+
 // pump hands frames to the consumer: the initial frames, then (catching up
 // from the log for as long as the queue falls behind) the live frames newer
 // than the last id handed over.
@@ -155,7 +185,7 @@ func (s *Subscription) pump() {
 	defer s.bus.broker.remove(s)
 	last := s.seam // every event with id <= last is covered
 	for _, f := range s.initial {
-		if !s.send(f) {
+		if !s.deliver(f) {
 			return
 		}
 	}
@@ -174,7 +204,7 @@ func (s *Subscription) pump() {
 	for {
 		for _, f := range batch {
 			if f.EventID > last {
-				if !s.send(f) {
+				if !s.deliver(f) {
 					return
 				}
 				last = f.EventID
@@ -238,7 +268,7 @@ func (s *Subscription) catchUp(last *string) bool {
 			return false
 		}
 		for _, f := range frames {
-			if !s.send(f) {
+			if !s.deliver(f) {
 				return false
 			}
 			*last = f.EventID

@@ -27,25 +27,30 @@ const maxPartialScan = 200_000
 //	 in-flight partial assistant message (status "streaming", rebuilt from the
 //	 streaming events in the log) appended when one is in flight],
 //	 "snapshot_at_event_id": id|null, "epoch": "…"}
-func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte, error) {
+//
+// It also returns the in-flight partial message, if any.
+func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte, *store.Message, error) {
 	msgs, _, err := tx.MessagesBefore(sess.ID, "", b.opts.SnapshotMessages)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var inFlight *store.Message
 	if sess.CurrentTurnID != "" || sess.StreamingMessageID != "" {
 		partial, ok, err := rebuildPartial(tx, sess)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ok {
 			msgs = append(msgs, partial)
+			inFlight = &partial
 		}
 	}
 	routing := ""
 	if b.opts.RoutingPolicyVersion != nil {
 		routing = b.opts.RoutingPolicyVersion()
 	}
-	return encodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
+	frame, err := encodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
+	return frame, inFlight, err
 }
 
 // encodeSnapshot encodes the snapshot frame described at snapshot (pure:

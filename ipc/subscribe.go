@@ -20,6 +20,10 @@ type SubscribeRequest struct {
 	Since     *string         // cursor: replay events after it
 	Snapshot  bool
 	Name      string // e.g. "dashboard 127.0.0.1:53122"; shown in bus.handler_warning
+	// Dialect is the subscribe frame's "dialect" ("" = canonical): event
+	// frames are re-encoded by NewEncoder(Dialect); other frames (snapshot)
+	// pass unchanged.
+	Dialect string
 }
 
 // Subscription is one client's ordered frame stream: optional snapshot, the
@@ -39,6 +43,7 @@ type Subscription struct {
 	ack       SubscribeAckFrame
 	initial   []OutFrame // snapshot + replay
 	seam      string     // live events with id <= seam are already covered
+	enc       Encoder    // nil for the canonical dialect; pump-only
 
 	queue subQueue   // live events handed over by the writer, in batches
 	batch []OutFrame // writer-only scratch: this commit's frames for s
@@ -113,13 +118,22 @@ var errReplayTooLarge = errors.New("replay too large")
 // the replay. Errors are *SubscribeError: invalid_filter (naming the
 // offending string), session_not_found (absent or deleted), cursor_expired
 // (malformed, unknown, pruned or from an earlier epoch), replay_too_large
-// (more than ReplayLimit matching events after the cursor). With Snapshot
+// (more than ReplayLimit matching events after the cursor), and
+// invalid_filter for an unknown dialect. With Snapshot
 // set, the snapshot replaces replay (Since is echoed but not replayed). The
 // subscription lives until Close, ctx ends, the bus closes or it overflows.
 func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscription, error) {
 	filter, err := ParseFilter(req.Filter)
 	if err != nil {
 		return nil, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
+	}
+	enc, err := NewEncoder(req.Dialect)
+	if err != nil {
+		return nil, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
+	}
+	dialect := req.Dialect
+	if dialect == "" {
+		dialect = DialectCanonical
 	}
 	var cursor ulid.ULID
 	if req.Since != nil && !req.Snapshot {
@@ -128,7 +142,7 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 		}
 	}
 	s := &Subscription{
-		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx,
+		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx, enc: enc,
 		out:  make(chan OutFrame, outBuffer),
 		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
 	}
@@ -159,9 +173,12 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 			s.seam = head.String()
 		}
 		if req.Snapshot {
-			snap, err := b.snapshot(tx, sess, head)
+			snap, partial, err := b.snapshot(tx, sess, head)
 			if err != nil {
 				return err
+			}
+			if partial != nil && enc != nil {
+				enc.Seed(*partial) // dialect updates continue from the snapshot
 			}
 			s.initial = append(s.initial, OutFrame{Data: snap})
 			return nil
@@ -209,7 +226,7 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 		s.queue.markLive()
 	}
 	s.ack = SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: filter, Since: req.Since,
-		Snapshot: req.Snapshot, ReplayEventCount: replayed, Epoch: b.db.Epoch()}
+		Snapshot: req.Snapshot, ReplayEventCount: replayed, Epoch: b.db.Epoch(), Dialect: dialect}
 	go s.pump()
 	return s, nil
 }

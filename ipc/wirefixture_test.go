@@ -168,7 +168,7 @@ func buildWireFixture(t *testing.T) wireFixture {
 		t.Fatal(err)
 	}
 	fx.Frames = []json.RawMessage{
-		SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: filter, Since: &since, Snapshot: false, ReplayEventCount: 2, Epoch: epoch}.JSON(),
+		SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: filter, Since: &since, Snapshot: false, ReplayEventCount: 2, Epoch: epoch, Dialect: DialectCanonical}.JSON(),
 		(&SubscribeError{Code: CodeCursorExpired, Message: "cursor is not in the event log; resubscribe with snapshot: true"}).Frame(),
 		snap,
 		eventFrame(env),

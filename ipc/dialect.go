@@ -1,0 +1,329 @@
+package ipc
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"agenthub/store"
+)
+
+// Dialects a subscription may ask for with the additive subscribe field
+// "dialect" (DESIGN.md §1): the canonical envelope, or one seed's wire shape
+// produced from the canonical events by an Encoder.
+const (
+	DialectCanonical = "canonical"
+	DialectSeed000   = "seed000" // StreamPayload {streamId, agentId, event}
+	DialectSeed002   = "seed002" // {type: message.start|message.chunk|message.end, payload}
+	DialectSeed004   = "seed004" // ChatAgentResponse {response, tool_calls, citations}
+)
+
+// Dialects lists every accepted dialect name.
+var Dialects = []string{DialectCanonical, DialectSeed000, DialectSeed002, DialectSeed004}
+
+// UpdateInterval is the seed000 message_update throttle: at most one
+// update per message per UpdateInterval of event time (the events' ts), plus
+// the final content in message_end. An update carries the whole accumulated
+// content (seed 000), so a message of n bytes streamed for d costs at most
+// (1 + d/UpdateInterval)·n bytes of updates — linear in n for a given
+// duration — instead of one full copy per delta (quadratic). Deltas of the
+// last interval before a pause show up with the next event of the
+// subscription at least UpdateInterval later, or with message_end.
+const UpdateInterval = 50 * time.Millisecond
+
+// Encoder turns canonical events into one dialect's frames. It is stateful
+// (accumulators per message and tool call) but pure given the event
+// sequence: the same events in the same order give the same frames. An
+// event with no mapping in the dialect gives no frames. Not safe for
+// concurrent use; a subscription owns one.
+type Encoder interface {
+	// Encode returns the frames (complete JSON texts) for ev, in order.
+	Encode(ev Event) ([][]byte, error)
+	// Seed primes the accumulators with an in-flight message (the partial
+	// message of a snapshot) so later updates continue from its content.
+	Seed(m store.Message)
+}
+
+// NewEncoder returns the encoder for a dialect; nil (no encoding) for
+// "canonical" or "". An unknown name is a *FilterError naming it (the
+// subscribe_error code is invalid_filter).
+func NewEncoder(dialect string) (Encoder, error) {
+	switch dialect {
+	case "", DialectCanonical:
+		return nil, nil
+	case DialectSeed000:
+		return &seed000{msgs: map[string]*accum{}, tools: map[string]string{}}, nil
+	case DialectSeed002:
+		return &seed002{text: map[string]*strings.Builder{}}, nil
+	case DialectSeed004:
+		return &seed004{calls: map[string]callInfo{}}, nil
+	}
+	return nil, &FilterError{Offending: truncate(dialect),
+		Message: fmt.Sprintf("dialect: unknown dialect %q (want one of %s)", truncate(dialect), strings.Join(Dialects, ", "))}
+}
+
+func marshalFrame(v any) ([][]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("ipc: encode dialect frame: %w", err)
+	}
+	return [][]byte{b}, nil
+}
+
+// decodePayload decodes ev's payload into p; a malformed payload is an
+// error naming the event.
+func decodePayload(ev Event, p any) error {
+	if err := json.Unmarshal(ev.Payload, p); err != nil {
+		return fmt.Errorf("ipc: %s event %s: decode payload: %w", ev.Type, ev.ID, err)
+	}
+	return nil
+}
+
+// ---- seed000: StreamPayload ----
+
+// accum is one streamed message's accumulated content.
+type accum struct {
+	content    []store.ContentBlock
+	partial    map[int]string // tool-call argument JSON still streaming
+	lastUpdate time.Time      // ts of the last message_update sent
+	pending    bool           // content changed since then
+}
+
+type seed000 struct {
+	msgs  map[string]*accum
+	order []string          // open messages, oldest first (deterministic flushes)
+	tools map[string]string // running tool call → its message (the streamId)
+}
+
+type streamPayload struct {
+	StreamID string `json:"streamId"`
+	AgentID  string `json:"agentId"`
+	Event    any    `json:"event"`
+}
+
+type s000Message struct {
+	Role       string               `json:"role"`
+	Content    []store.ContentBlock `json:"content"`
+	StopReason string               `json:"stopReason,omitempty"`
+}
+
+func (e *seed000) Seed(m store.Message) {
+	a := e.open(m.ID)
+	a.content = slices.Clone(m.Content)
+}
+
+func (e *seed000) open(id string) *accum {
+	a, ok := e.msgs[id]
+	if !ok {
+		a = &accum{content: []store.ContentBlock{}, partial: map[int]string{}}
+		e.msgs[id] = a
+		e.order = append(e.order, id)
+	}
+	return a
+}
+
+func (e *seed000) close(id string) {
+	delete(e.msgs, id)
+	e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
+}
+
+func (a *accum) block(i int, typ string) *store.ContentBlock {
+	if i < 0 || i > 10_000 {
+		i = len(a.content)
+	}
+	for len(a.content) <= i {
+		a.content = append(a.content, store.ContentBlock{Type: typ})
+	}
+	return &a.content[i]
+}
+
+// snapshotContent is the accumulated content with streaming tool-call
+// arguments filled in where they are already valid JSON.
+func (a *accum) snapshotContent() []store.ContentBlock {
+	out := slices.Clone(a.content)
+	for i, pj := range a.partial {
+		if i < len(out) && json.Valid([]byte(pj)) {
+			out[i].Arguments = json.RawMessage(pj)
+		}
+	}
+	return out
+}
+
+func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
+	a.lastUpdate, a.pending = ev.TS.Time, false
+	b, err := json.Marshal(streamPayload{StreamID: id, AgentID: ev.SessionID, Event: struct {
+		Type    string      `json:"type"`
+		Message s000Message `json:"message"`
+	}{"message_update", s000Message{Role: store.RoleAssistant, Content: a.snapshotContent()}}})
+	if err != nil {
+		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
+	}
+	return b, nil
+}
+
+func (e *seed000) Encode(ev Event) ([][]byte, error) {
+	out, err := e.encode(ev)
+	if err != nil {
+		return nil, err
+	}
+	// Flush withheld updates whose interval has passed by this event's time.
+	for _, id := range e.order {
+		if a := e.msgs[id]; a.pending && ev.TS.Sub(a.lastUpdate) >= UpdateInterval {
+			b, err := e.update(ev, id, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+func (e *seed000) encode(ev Event) ([][]byte, error) {
+	wrap := func(stream string, event any) ([][]byte, error) {
+		return marshalFrame(streamPayload{StreamID: stream, AgentID: ev.SessionID, Event: event})
+	}
+	var ids struct {
+		MessageID         string `json:"message_id"`
+		ContentBlockIndex int    `json:"content_block_index"`
+	}
+	switch ev.Type {
+	case TypeMessageStart:
+		var p MessageStart
+		if err := decodePayload(ev, &p); err != nil {
+			return nil, err
+		}
+		e.open(p.MessageID)
+		return wrap(p.MessageID, struct {
+			Type    string      `json:"type"`
+			Message s000Message `json:"message"`
+		}{"message_start", s000Message{Role: store.RoleAssistant, Content: []store.ContentBlock{}}})
+	case TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
+		if err := decodePayload(ev, &ids); err != nil {
+			return nil, err
+		}
+		a := e.open(ids.MessageID)
+		switch ev.Type {
+		case TypeTextDelta:
+			var p TextDelta
+			_ = json.Unmarshal(ev.Payload, &p)
+			a.block(p.ContentBlockIndex, store.BlockText).Text += p.Text
+		case TypeThinkingDelta:
+			var p ThinkingDelta
+			_ = json.Unmarshal(ev.Payload, &p)
+			bl := a.block(p.ContentBlockIndex, store.BlockThinking)
+			bl.Thinking += p.Text
+			if p.Signature != nil {
+				bl.Signature = *p.Signature
+			}
+		case TypeToolUseStart:
+			var p ToolUseStart
+			_ = json.Unmarshal(ev.Payload, &p)
+			bl := a.block(p.ContentBlockIndex, store.BlockToolCall)
+			bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
+		case TypeToolUseInputDelta:
+			var p ToolUseInputDelta
+			_ = json.Unmarshal(ev.Payload, &p)
+			a.partial[p.ContentBlockIndex] += p.PartialJSON
+		case TypeToolUseEnd:
+			var p ToolUseEnd
+			_ = json.Unmarshal(ev.Payload, &p)
+			a.block(p.ContentBlockIndex, store.BlockToolCall).Arguments = p.FinalInput
+			delete(a.partial, p.ContentBlockIndex)
+		}
+		a.pending = true
+		if a.lastUpdate.IsZero() || ev.TS.Sub(a.lastUpdate) >= UpdateInterval {
+			b, err := e.update(ev, ids.MessageID, a)
+			if err != nil {
+				return nil, err
+			}
+			return [][]byte{b}, nil
+		}
+		return nil, nil
+	case TypeMessageComplete:
+		var p MessageComplete
+		if err := decodePayload(ev, &p); err != nil {
+			return nil, err
+		}
+		e.close(p.MessageID)
+		content := p.FinalContent
+		if content == nil {
+			content = []store.ContentBlock{}
+		}
+		return wrap(p.MessageID, struct {
+			Type    string      `json:"type"`
+			Message s000Message `json:"message"`
+		}{"message_end", s000Message{Role: store.RoleAssistant, Content: content, StopReason: p.StopReason}})
+	case TypeToolCalled:
+		var p ToolCalled
+		if err := decodePayload(ev, &p); err != nil {
+			return nil, err
+		}
+		e.tools[p.ToolUseID] = p.MessageID
+		args := p.Input
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		return wrap(streamOf(p.MessageID, ev), struct {
+			Type       string          `json:"type"`
+			ToolCallID string          `json:"toolCallId"`
+			ToolName   string          `json:"toolName"`
+			Args       json.RawMessage `json:"args"`
+		}{"tool_execution_start", p.ToolUseID, p.ToolName, args})
+	case TypeToolCompleted, TypeToolFailed:
+		end := struct {
+			Type       string `json:"type"`
+			ToolCallID string `json:"toolCallId"`
+			Result     string `json:"result"`
+			IsError    bool   `json:"isError"`
+		}{Type: "tool_execution_end"}
+		if ev.Type == TypeToolCompleted {
+			var p ToolCompleted
+			if err := decodePayload(ev, &p); err != nil {
+				return nil, err
+			}
+			end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Output, p.IsError
+		} else {
+			var p ToolFailed
+			if err := decodePayload(ev, &p); err != nil {
+				return nil, err
+			}
+			end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Message, true
+		}
+		msg := e.tools[end.ToolCallID]
+		delete(e.tools, end.ToolCallID)
+		return wrap(streamOf(msg, ev), end)
+	case TypeCompactionStarted:
+		return wrap("compaction:"+ev.SessionID, struct {
+			Type string `json:"type"`
+		}{"compaction_start"})
+	case TypeCompactionComplete:
+		var p CompactionCompleted
+		if err := decodePayload(ev, &p); err != nil {
+			return nil, err
+		}
+		return wrap("compaction:"+ev.SessionID, struct {
+			Type          string `json:"type"`
+			Removed       int    `json:"removed"`
+			Kept          int    `json:"kept"`
+			TokensRemoved int64  `json:"tokensRemoved"`
+			TokensKept    int64  `json:"tokensKept"`
+			Reason        string `json:"reason"`
+		}{"compaction_end", p.Removed, p.Kept, p.TokensRemoved, p.TokensKept, p.Reason})
+	}
+	return nil, nil
+}
+
+// streamOf is a seed000 streamId: the message id when known, else the turn
+// id, else the session id.
+func streamOf(messageID string, ev Event) string {
+	switch {
+	case messageID != "":
+		return messageID
+	case ev.TurnID != nil && *ev.TurnID != "":
+		return *ev.TurnID
+	}
+	return ev.SessionID
+}

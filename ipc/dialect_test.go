@@ -1,0 +1,313 @@
+package ipc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// dialectTurn is a canonical turn as the agent loop records it: a thinking
+// + text + tool-call message streamed in deltas 20 ms apart, the tool run
+// with live output, a delegation with worker output, a compaction and the
+// closing message. Every event has a fixed id and ts.
+func dialectTurn() []Event {
+	base := time.Date(2026, 5, 8, 14, 0, 0, 0, time.UTC)
+	turn := "T1"
+	var evs []Event
+	at := 0 // ms since base
+	add := func(step int, typ, actor string, p any) {
+		at += step
+		raw, err := json.Marshal(p)
+		if err != nil {
+			panic(err)
+		}
+		ts := base.Add(time.Duration(at) * time.Millisecond)
+		var id ulid.ULID
+		_ = id.SetTime(ulid.Timestamp(ts))
+		copy(id[6:], fmt.Sprintf("evt%07d", len(evs)))
+		evs = append(evs, Event{ID: id, Type: typ, SessionID: "S1", TurnID: &turn, TS: Timestamp{ts}, Actor: actor, Payload: raw})
+	}
+	sig := "sig-1"
+	add(0, TypeTurnStarted, ActorUser, TurnStarted{UserMessageID: "U1", Input: "list files"})
+	add(1, TypeRouteDecided, ActorAgent, RouteDecided{Model: "anthropic:m", Reason: "default", Policy: "static", PolicyVersion: "v1"})
+	add(1, TypeLLMCallStarted, ActorAgent, LLMCallStarted{CallID: "C1", Model: "anthropic:m", MessageID: "M1", Attempt: 1})
+	add(5, TypeMessageStart, ActorAgent, MessageStart{MessageID: "M1", Role: store.RoleAssistant, Model: "anthropic:m"})
+	add(20, TypeThinkingDelta, ActorAgent, ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Text: "The user "})
+	add(20, TypeThinkingDelta, ActorAgent, ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Text: "wants ls."})
+	add(20, TypeThinkingDelta, ActorAgent, ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Signature: &sig})
+	for _, w := range []string{"Let ", "me ", "list ", "the ", "files."} {
+		add(20, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M1", ContentBlockIndex: 1, Text: w})
+	}
+	add(20, TypeToolUseStart, ActorAgent, ToolUseStart{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", ToolName: "bash"})
+	add(20, TypeToolUseInputDelta, ActorAgent, ToolUseInputDelta{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", PartialJSON: `{"command":`})
+	add(20, TypeToolUseInputDelta, ActorAgent, ToolUseInputDelta{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", PartialJSON: `"ls"}`})
+	add(20, TypeToolUseEnd, ActorAgent, ToolUseEnd{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", FinalInput: json.RawMessage(`{"command":"ls"}`)})
+	add(5, TypeMessageComplete, ActorAgent, MessageComplete{MessageID: "M1", StopReason: "tool_use", Usage: store.Usage{InputTokens: 10, OutputTokens: 20},
+		FinalContent: []store.ContentBlock{
+			{Type: store.BlockThinking, Thinking: "The user wants ls.", Signature: sig},
+			{Type: store.BlockText, Text: "Let me list the files."},
+			{Type: store.BlockToolCall, ID: "K1", Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)},
+		}})
+	add(1, TypeLLMCallCompleted, ActorAgent, LLMCallCompleted{CallID: "C1", Model: "anthropic:m", MessageID: "M1", StopReason: "tool_use"})
+	add(1, TypeToolCalled, ActorTool, ToolCalled{ToolUseID: "K1", ToolName: "bash", Input: json.RawMessage(`{"command":"ls"}`), MessageID: "M1",
+		StatusText: "Running: ls", Summary: "-> executing `ls`"})
+	add(10, TypeToolOutputDelta, ActorTool, ToolOutputDelta{ToolUseID: "K1", Stream: "stdout", Text: "a.txt\n"})
+	add(10, TypeToolOutputDelta, ActorTool, ToolOutputDelta{ToolUseID: "K1", Stream: "stderr", Text: "warn\n"})
+	add(10, TypeToolCompleted, ActorTool, ToolCompleted{ToolUseID: "K1", ToolName: "bash", StatusText: "Command finished (exit 0)",
+		Summary: "**exit 0**", Output: "a.txt\nwarn\n", OutputBytes: 11, DurationMS: 30})
+	add(1, TypeToolCalled, ActorTool, ToolCalled{ToolUseID: "K2", ToolName: "read", Input: json.RawMessage(`{"path":"x"}`), MessageID: "M1",
+		StatusText: "Reading x", Summary: "-> reading `x`"})
+	add(1, TypeToolFailed, ActorTool, ToolFailed{ToolUseID: "K2", ToolName: "read", ErrorClass: ToolErrExec, Message: "no such file",
+		StatusText: "Read failed", Summary: "`x`: no such file"})
+	add(1, TypeDelegateStarted, ActorTool, DelegateStarted{ToolUseID: "K3", WorkerSessionID: "W1", Task: "count lines", Depth: 1,
+		StatusText: "Starting worker", Summary: "**Task:** count lines"})
+	add(10, TypeToolOutputDelta, ActorTool, ToolOutputDelta{ToolUseID: "K3", Stream: "worker", Text: "Counting…"})
+	add(10, TypeDelegateCompleted, ActorTool, DelegateCompleted{ToolUseID: "K3", WorkerSessionID: "W1", Success: true, Result: "42",
+		StatusText: "Worker finished", Summary: "**Result:** 42"})
+	add(1, TypeCompactionStarted, ActorSystem, CompactionStarted{Trigger: "threshold", EstimatedTokens: 900, ContextWindow: 1000})
+	add(1, TypeCompactionComplete, ActorSystem, CompactionCompleted{Removed: 4, Kept: 2, TokensRemoved: 700, TokensKept: 200, Reason: "summary", ContextStartOffset: 4})
+	add(1, TypeMessageStart, ActorAgent, MessageStart{MessageID: "M2", Role: store.RoleAssistant, Model: "anthropic:m"})
+	add(1, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M2", Text: "There "})
+	add(1, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M2", Text: "is "})
+	add(60, TypeBusHandlerWarning, ActorSystem, HandlerWarning{SubscriptionName: "x", Code: CodeClientTooSlow, Message: "m"}) // flushes M2's update
+	add(1, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M2", Text: "one file."})
+	add(1, TypeMessageComplete, ActorAgent, MessageComplete{MessageID: "M2", StopReason: "end_turn",
+		FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "There is one file."}}})
+	add(1, TypeTurnCompleted, ActorAgent, TurnCompleted{Status: TurnStatusCompleted, StopReason: "end_turn"})
+	return evs
+}
+
+// encodeAll runs a fresh encoder over evs: one line per frame, "<event
+// index> <frame>".
+func encodeAll(t *testing.T, dialect string, evs []Event) []string {
+	t.Helper()
+	enc, err := NewEncoder(dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i, ev := range evs {
+		frames, err := enc.Encode(ev)
+		if err != nil {
+			t.Fatalf("event %d (%s): %v", i, ev.Type, err)
+		}
+		for _, f := range frames {
+			if !json.Valid(f) {
+				t.Fatalf("event %d: invalid JSON %s", i, f)
+			}
+			out = append(out, fmt.Sprintf("%02d %s", i, f))
+		}
+	}
+	return out
+}
+
+// TestDialectGolden compares each dialect's frames for the recorded turn
+// with testdata/dialects/<dialect>.golden (rewrite with -update).
+func TestDialectGolden(t *testing.T) {
+	evs := dialectTurn()
+	for _, d := range []string{DialectSeed000, DialectSeed002, DialectSeed004} {
+		t.Run(d, func(t *testing.T) {
+			got := strings.Join(encodeAll(t, d, evs), "\n") + "\n"
+			if again := strings.Join(encodeAll(t, d, evs), "\n") + "\n"; again != got {
+				t.Fatal("encoder is not pure: a second run over the same events differs")
+			}
+			path := filepath.Join("testdata", "dialects", d+".golden")
+			if *updateFixture {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (rerun with -update)", err)
+			}
+			if got != string(want) {
+				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+				for i := range max(len(gl), len(wl)) {
+					g, w := "", ""
+					if i < len(gl) {
+						g = gl[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Fatalf("%s line %d\n got %s\nwant %s\n(rerun with -update if the change is intended)", path, i+1, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+func frameTypes(t *testing.T, lines []string, key func(map[string]any) string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range lines {
+		var m map[string]any
+		_, js, _ := strings.Cut(l, " ")
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, key(m))
+	}
+	return out
+}
+
+// Structural checks that do not depend on the golden files.
+func TestDialectMappings(t *testing.T) {
+	evs := dialectTurn()
+	s000 := encodeAll(t, DialectSeed000, evs)
+	got := frameTypes(t, s000, func(m map[string]any) string {
+		return m["streamId"].(string) + ":" + m["event"].(map[string]any)["type"].(string)
+	})
+	want := []string{
+		"M1:message_start",
+		"M1:message_update", // first delta (27 ms): at once
+		"M1:message_update", // 87 ms (deltas at 47 and 67 ms withheld)
+		"M1:message_update", // 147 ms
+		"M1:message_update", // 207 ms; 227 and 247 end up in message_end
+		"M1:message_end",
+		"M1:tool_execution_start", "M1:tool_execution_end",
+		"M1:tool_execution_start", "M1:tool_execution_end",
+		"compaction:S1:compaction_start", "compaction:S1:compaction_end",
+		"M2:message_start",
+		"M2:message_update", // first delta
+		"M2:message_update", // flushed by the warning 60 ms later
+		"M2:message_end",
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("seed000 frames\n got %v\nwant %v", got, want)
+	}
+	// The flushed update carries everything accumulated so far.
+	_, last, _ := strings.Cut(s000[len(s000)-2], " ")
+	if !strings.Contains(last, `"text":"There is "`) {
+		t.Fatalf("flushed update %s", last)
+	}
+
+	s002 := encodeAll(t, DialectSeed002, evs)
+	got = frameTypes(t, s002, func(m map[string]any) string { return m["type"].(string) })
+	if n := strings.Count(strings.Join(got, " "), "message.chunk"); n != 8 || got[0] != "message.start" || got[6] != "message.end" || got[len(got)-1] != "message.end" {
+		t.Fatalf("seed002 frames %v", got)
+	}
+	if !strings.Contains(s002[6], `"content":{"type":"text","text":"Let me list the files."},"isComplete":true`) {
+		t.Fatalf("seed002 message.end %s", s002[6])
+	}
+
+	s004 := encodeAll(t, DialectSeed004, evs)
+	got = frameTypes(t, s004, func(m map[string]any) string {
+		tcs := m["tool_calls"].([]any)
+		if len(tcs) == 0 {
+			return "text"
+		}
+		tc := tcs[0].(map[string]any)
+		return fmt.Sprintf("%s/%s/%v", tc["call_id"], tc["event_type"], tc["is_complete"])
+	})
+	want = []string{"text", "text", "text", "text", "text",
+		"K1/call/true", "K1/result/false", "K1/result/false", "K1/result/true",
+		"K2/call/true", "K2/result/true",
+		"K3/delegation_call/true", "K3/delegation_result/false", "K3/delegation_result/true",
+		"text", "text", "text"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("seed004 frames\n got %v\nwant %v", got, want)
+	}
+}
+
+// Throttling keeps seed000 output linear: 2,000 deltas 1 ms apart give
+// about one update per UpdateInterval, not one per delta.
+func TestSeed000ThrottleBoundsOutput(t *testing.T) {
+	enc, _ := NewEncoder(DialectSeed000)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ev := func(ms int, typ string, p any) Event {
+		raw, _ := json.Marshal(p)
+		return Event{Type: typ, SessionID: "S", TS: Timestamp{base.Add(time.Duration(ms) * time.Millisecond)}, Actor: ActorAgent, Payload: raw}
+	}
+	const n = 2000
+	updates, bytesOut := 0, 0
+	if _, err := enc.Encode(ev(0, TypeMessageStart, MessageStart{MessageID: "M"})); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		fs, err := enc.Encode(ev(i+1, TypeTextDelta, TextDelta{MessageID: "M", Text: "0123456789"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		updates += len(fs)
+		for _, f := range fs {
+			bytesOut += len(f)
+		}
+	}
+	if want := n / int(UpdateInterval/time.Millisecond); updates != want { // at 1, 51, …, 1951 ms
+		t.Fatalf("%d updates for %d deltas over %d ms, want %d", updates, n, n, want)
+	}
+	if full := 10 * n; bytesOut > (updates+1)*(full+200) {
+		t.Fatalf("%d bytes of updates", bytesOut)
+	}
+}
+
+func TestUnknownDialectRejected(t *testing.T) {
+	b, _ := newTestBus(t, Options{})
+	mkSession(t, b, "s", "")
+	_, err := b.Subscribe(context.Background(), SubscribeRequest{SessionID: "s", Dialect: "seed999"})
+	var se *SubscribeError
+	if !errorsAs(err, &se) || se.Code != CodeInvalidFilter || !strings.Contains(se.Message, `"seed999"`) {
+		t.Fatalf("err %v", err)
+	}
+	f, err := DecodeClientFrame([]byte(`{"type":"subscribe","dialect":"seed002"}`))
+	if err != nil || f.Subscribe.Dialect != DialectSeed002 {
+		t.Fatalf("decode dialect: %+v %v", f.Subscribe, err)
+	}
+}
+
+// A subscription in a dialect gets the dialect's frames for replayed and
+// live events (with the canonical event ids), snapshot frames unchanged,
+// and its ack names the dialect.
+func TestSubscriptionDialect(t *testing.T) {
+	b, _ := newTestBus(t, Options{})
+	ctx := context.Background()
+	mkSession(t, b, "s", "")
+	start, _ := b.Commit(ctx, Draft{Type: TypeTurnStarted, SessionID: "s", Actor: ActorUser})
+	if _, err := b.Commit(ctx, Draft{Type: TypeMessageStart, SessionID: "s", Actor: ActorAgent, Payload: MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
+		t.Fatal(err)
+	}
+	c := start[0].ID.String()
+	s := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &c, Dialect: DialectSeed002})
+	if s.Ack().Dialect != DialectSeed002 {
+		t.Fatalf("ack dialect %q", s.Ack().Dialect)
+	}
+	evs, err := b.Commit(ctx, delta("s", "M", "hi"), Draft{Type: TypeMessageComplete, SessionID: "s", Actor: ActorAgent,
+		Payload: MessageComplete{MessageID: "M", StopReason: "end_turn", FinalContent: []store.ContentBlock{{Type: "text", Text: "hi"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{`"type":"message.start"`, `"type":"message.chunk","payload":{"messageId":"M","content":{"type":"text","text":"hi"}}`, `"type":"message.end"`} {
+		f := next(t, s)
+		if !bytes.Contains(f.Data, []byte(want)) {
+			t.Fatalf("frame %d %s, want %s", i, f.Data, want)
+		}
+		if i > 0 && f.EventID != evs[i-1].ID.String() {
+			t.Fatalf("frame %d event id %s", i, f.EventID)
+		}
+	}
+	snap := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed000})
+	if f := next(t, snap); !bytes.HasPrefix(f.Data, []byte(`{"type":"snapshot"`)) {
+		t.Fatalf("snapshot frame %s", f.Data)
+	}
+}
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
