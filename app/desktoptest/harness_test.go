@@ -32,7 +32,6 @@ type desktop struct {
 	t       *testing.T
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	dataDir string
 	log     *lockedBuffer
 	exited  chan struct{} // closed when the process has exited
 	waitErr error         // valid once exited is closed
@@ -40,6 +39,10 @@ type desktop struct {
 	lines  chan line // harness lines, in order; closed at stdout's end
 	mu     sync.Mutex
 	nextID int
+	last   *app.PageReport // the newest page report read, for failure messages
+	// pending are page reports read while waiting for an ack, not yet
+	// seen by awaitReport.
+	pending []app.PageReport
 }
 
 // line is one harness stdout line (app's testLine).
@@ -177,8 +180,8 @@ func (d *desktop) next(what string, deadline <-chan time.Time) line {
 }
 
 // command sends one command and waits for its ack, returning it. Page
-// reports that arrive meanwhile are passed to onReport (may be nil).
-func (d *desktop) command(cmd string, fields map[string]any, onReport func(app.PageReport)) line {
+// reports that arrive meanwhile are kept for awaitReport.
+func (d *desktop) command(cmd string, fields map[string]any) line {
 	d.t.Helper()
 	d.mu.Lock()
 	d.nextID++
@@ -199,8 +202,9 @@ func (d *desktop) command(cmd string, fields map[string]any, onReport func(app.P
 	for {
 		l := d.next("the ack of "+cmd, deadline)
 		switch {
-		case l.Event == "report" && l.Report != nil && onReport != nil:
-			onReport(*l.Report)
+		case l.Event == "report" && l.Report != nil:
+			d.last = l.Report
+			d.pending = append(d.pending, *l.Report)
 		case l.Event == "ack" && l.ID == id:
 			if l.Error != "" {
 				d.t.Fatalf("%s failed: %s", cmd, l.Error)
@@ -210,12 +214,19 @@ func (d *desktop) command(cmd string, fields map[string]any, onReport func(app.P
 	}
 }
 
-// awaitReport returns the first page report for which ok holds, failing
-// with the last report seen after waitTimeout.
+// awaitReport returns the first page report not yet consumed (kept by
+// command, then read) for which ok holds, failing with the last report
+// seen after waitTimeout.
 func (d *desktop) awaitReport(what string, ok func(app.PageReport) bool) app.PageReport {
 	d.t.Helper()
+	for len(d.pending) > 0 {
+		r := d.pending[0]
+		d.pending = d.pending[1:]
+		if ok(r) {
+			return r
+		}
+	}
 	deadline := time.After(waitTimeout)
-	var last *app.PageReport
 	for {
 		select {
 		case l, open := <-d.lines:
@@ -226,12 +237,12 @@ func (d *desktop) awaitReport(what string, ok func(app.PageReport) bool) app.Pag
 			if l.Event != "report" || l.Report == nil {
 				continue
 			}
-			last = l.Report
+			d.last = l.Report
 			if ok(*l.Report) {
 				return *l.Report
 			}
 		case <-deadline:
-			d.t.Fatalf("waiting for the page to show %s: not within %s; last report: %s", what, waitTimeout, describe(last))
+			d.t.Fatalf("waiting for the page to show %s: not within %s; its last report: %s", what, waitTimeout, describe(d.last))
 		}
 	}
 }
@@ -240,15 +251,15 @@ func (d *desktop) awaitReport(what string, ok func(app.PageReport) bool) app.Pag
 // animation frames), then saves the screen to the artifacts dir as name.
 func (d *desktop) screenshot(name string) string {
 	d.t.Helper()
-	d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}}, nil)
+	d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
 	d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
-	return d.command("screenshot", map[string]any{"name": name}, nil).Path
+	return d.command("screenshot", map[string]any{"name": name}).Path
 }
 
 // quit ends the app through the harness and checks it exited cleanly.
 func (d *desktop) quit() {
 	d.t.Helper()
-	d.command("quit", nil, nil)
+	d.command("quit", nil)
 	select {
 	case <-d.exited:
 		if d.waitErr != nil {
