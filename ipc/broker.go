@@ -65,7 +65,7 @@ func (b *Bus) publish(items []built) {
 					continue
 				}
 				if f.Data == nil {
-					f = OutFrame{EventID: it.ids[i], Data: it.frames[i]}
+					f = OutFrame{EventID: it.id(i), Data: it.frames[i]}
 				}
 				s.batch = append(s.batch, f)
 			}
@@ -97,7 +97,7 @@ func (b *Bus) publish(items []built) {
 			b.log.Error("ipc: build handler warning", "err", err)
 			continue
 		}
-		b.internal = append(b.internal, &request{drafts: []prepared{p}})
+		b.internal = append(b.internal, single(p))
 		b.log.Warn("ipc: subscriber too slow, closed", "subscription", s.name, "session", s.sessionID)
 	}
 }

@@ -101,6 +101,15 @@ type Bus struct {
 type request struct {
 	drafts []prepared
 	done   chan result // nil for Emit
+	one    [1]prepared // backing store of drafts for single-draft requests
+}
+
+// single wraps one prepared draft in a request with one allocation.
+func single(p prepared) *request {
+	r := &request{}
+	r.one[0] = p
+	r.drafts = r.one[:]
+	return r
 }
 
 type result struct {
@@ -166,7 +175,7 @@ func (b *Bus) Emit(d Draft) error {
 	if err != nil {
 		return err
 	}
-	return b.send(&request{drafts: []prepared{p}})
+	return b.send(single(p))
 }
 
 // Commit validates ds and returns once they are durable (one transaction,
@@ -259,19 +268,23 @@ func prepare(d Draft) (prepared, error) {
 		p.turnID = &t
 	}
 	p.group, p.closes = groupOf(d.Type, d.Payload, payload)
-	p.mid = appendJSONString(nil, "type", d.Type)
-	p.mid = append(p.mid, ',')
-	p.mid = appendJSONString(p.mid, "session_id", d.SessionID)
-	p.mid = append(p.mid, `,"turn_id":`...)
+	// mid and tail share one buffer sized for the common (no escaping) case.
+	buf := make([]byte, 0, 64+len(d.Type)+len(d.SessionID)+len(d.TurnID)+len(d.Actor)+len(payload))
+	buf = appendJSONString(buf, "type", d.Type)
+	buf = append(buf, ',')
+	buf = appendJSONString(buf, "session_id", d.SessionID)
+	buf = append(buf, `,"turn_id":`...)
 	if p.turnID == nil {
-		p.mid = append(p.mid, "null"...)
+		buf = append(buf, "null"...)
 	} else {
-		p.mid = appendQuoted(p.mid, *p.turnID)
+		buf = appendQuoted(buf, *p.turnID)
 	}
-	p.tail = appendJSONString(nil, "actor", d.Actor)
-	p.tail = append(p.tail, `,"payload":`...)
-	p.tail = append(p.tail, payload...)
-	p.tail = append(p.tail, '}')
+	midEnd := len(buf)
+	buf = appendJSONString(buf, "actor", d.Actor)
+	buf = append(buf, `,"payload":`...)
+	buf = append(buf, payload...)
+	buf = append(buf, '}')
+	p.mid, p.tail = buf[:midEnd:midEnd], buf[midEnd:]
 	return p, nil
 }
 
@@ -306,10 +319,11 @@ func groupOf(typ string, v any, payload []byte) (group, closes string) {
 	default:
 		return "", ""
 	}
-	var ids struct {
+	type groupIDs struct {
 		MessageID string `json:"message_id"`
 		ToolUseID string `json:"tool_use_id"`
 	}
+	var ids groupIDs
 	switch p := v.(type) { // the common payloads, without re-decoding
 	case TextDelta:
 		ids.MessageID = p.MessageID
@@ -322,7 +336,9 @@ func groupOf(typ string, v any, payload []byte) (group, closes string) {
 	case ToolOutputDelta:
 		ids.ToolUseID = p.ToolUseID
 	default:
-		_ = json.Unmarshal(payload, &ids) // missing ids simply mean no group
+		var dec groupIDs                  // separate so ids does not escape on the fast paths
+		_ = json.Unmarshal(payload, &dec) // missing ids simply mean no group
+		ids = dec
 	}
 	switch typ {
 	case TypeToolOutputDelta:

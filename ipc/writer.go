@@ -53,36 +53,24 @@ func (b *Bus) run() {
 
 // built is one request's events ready to commit. frames[i] is the event
 // frame of records[i] ({"type":"event","event":<envelope>}); records[i].Data
-// is the envelope inside it (one buffer, no copy). events is set only for
-// Commit requests (Emit callers never see their envelopes).
+// is the envelope inside it (no copy) and ids[i*26:(i+1)*26] its id text.
+// All requests of a batch share the backing arrays (a few allocations per
+// batch, not per event). events is set only for Commit requests (Emit
+// callers never see their envelopes).
 type built struct {
 	req     *request
 	records []store.EventRecord
-	ids     []string
+	ids     string
 	frames  [][]byte
 	events  []Event
 	ops     []store.Op
 }
 
+// id returns the id text of event i.
+func (it *built) id(i int) string { return it.ids[i*ulid.EncodedSize : (i+1)*ulid.EncodedSize] }
+
 func (b *Bus) commitBatch(batch []*request) {
-	items := make([]built, len(batch))
-	nrec, nops := 0, 0
-	for _, r := range batch {
-		nrec += len(r.drafts)
-		for _, p := range r.drafts {
-			nops += len(p.ops)
-		}
-	}
-	records := make([]store.EventRecord, 0, nrec)
-	var ops []store.Op
-	if nops > 0 {
-		ops = make([]store.Op, 0, nops)
-	}
-	for i, r := range batch {
-		items[i] = b.build(r)
-		records = append(records, items[i].records...)
-		ops = append(ops, items[i].ops...)
-	}
+	items, records, ops := b.build(batch)
 	err := b.db.Commit(records, ops)
 	if err == nil {
 		b.commits.Add(1)
@@ -129,54 +117,79 @@ func finish(it built, err error) {
 const (
 	framePre  = `{"type":"event","event":`
 	framePost = `}`
-	// envelopeFixed is the envelope's fixed bytes: id, ts and punctuation.
+	// envelopeFixed bounds the envelope's fixed bytes: id, ts, punctuation.
 	envelopeFixed = len(`{"id":"`) + ulid.EncodedSize + len(`",`) + len(`,"ts":"`) + len(TimeFormat) + 2 + len(`",`)
 )
 
-// build assigns ids and timestamps and encodes the envelopes, all frames of
-// the request in one buffer.
-func (b *Bus) build(r *request) built {
-	n := len(r.drafts)
-	it := built{req: r, records: make([]store.EventRecord, n), ids: make([]string, n), frames: make([][]byte, n)}
-	if r.done != nil {
-		it.events = make([]Event, n)
+// build assigns ids and timestamps and encodes the envelopes of a batch:
+// every frame in one buffer, every id text in one string.
+func (b *Bus) build(batch []*request) (items []built, records []store.EventRecord, ops []store.Op) {
+	n, nops, size := 0, 0, 0
+	for _, r := range batch {
+		n += len(r.drafts)
+		for _, p := range r.drafts {
+			nops += len(p.ops)
+			size += len(framePre) + envelopeFixed + len(p.mid) + len(p.tail) + len(framePost)
+		}
 	}
-	size := 0
-	for _, p := range r.drafts {
-		size += len(framePre) + envelopeFixed + len(p.mid) + len(p.tail) + len(framePost)
+	items = make([]built, len(batch))
+	records = make([]store.EventRecord, n)
+	frames := make([][]byte, n)
+	idText := make([]byte, n*ulid.EncodedSize)
+	if nops > 0 {
+		ops = make([]store.Op, 0, nops)
 	}
 	buf := make([]byte, 0, size)
-	for i, p := range r.drafts {
-		id := b.nextID(b.opts.Now())
-		ts := time.UnixMilli(int64(id.Time())).UTC()
-		start := len(buf)
-		buf = append(buf, framePre...)
-		env := len(buf)
-		buf = append(buf, `{"id":"`...)
-		idAt := len(buf)
-		buf = buf[:idAt+ulid.EncodedSize]
-		_ = id.MarshalTextTo(buf[idAt:])
-		buf = append(buf, `",`...)
-		buf = append(buf, p.mid...)
-		buf = append(buf, `,"ts":"`...)
-		buf = ts.AppendFormat(buf, TimeFormat)
-		buf = append(buf, `",`...)
-		buf = append(buf, p.tail...)
-		envEnd := len(buf)
-		buf = append(buf, framePost...)
-		it.ids[i] = string(buf[idAt : idAt+ulid.EncodedSize])
-		it.frames[i] = buf[start:len(buf):len(buf)]
-		it.records[i] = store.EventRecord{
-			ID: id, SessionID: p.sessionID, Type: p.typ, Streaming: p.streaming, Data: buf[env:envEnd:envEnd],
-			Actor: p.actor, Group: p.group, Closes: p.closes,
+	k := 0
+	for i, r := range batch {
+		m := len(r.drafts)
+		it := built{req: r, records: records[k : k+m : k+m], frames: frames[k : k+m : k+m]}
+		if r.done != nil {
+			it.events = make([]Event, m)
 		}
-		if it.events != nil {
-			it.events[i] = Event{ID: id, Type: p.typ, SessionID: p.sessionID, TurnID: p.turnID,
-				TS: Timestamp{ts}, Actor: p.actor, Payload: p.payload}
+		for j, p := range r.drafts {
+			id := b.nextID(b.opts.Now())
+			ts := time.UnixMilli(int64(id.Time())).UTC()
+			text := idText[(k+j)*ulid.EncodedSize : (k+j+1)*ulid.EncodedSize]
+			_ = id.MarshalTextTo(text) // cannot fail: the slice has the right length
+			start := len(buf)
+			buf = append(buf, framePre...)
+			env := len(buf)
+			buf = append(buf, `{"id":"`...)
+			buf = append(buf, text...)
+			buf = append(buf, `",`...)
+			buf = append(buf, p.mid...)
+			buf = append(buf, `,"ts":"`...)
+			buf = ts.AppendFormat(buf, TimeFormat)
+			buf = append(buf, `",`...)
+			buf = append(buf, p.tail...)
+			envEnd := len(buf)
+			buf = append(buf, framePost...)
+			it.frames[j] = buf[start:len(buf):len(buf)]
+			it.records[j] = store.EventRecord{
+				ID: id, SessionID: p.sessionID, Type: p.typ, Streaming: p.streaming, Data: buf[env:envEnd:envEnd],
+				Actor: p.actor, Group: p.group, Closes: p.closes,
+			}
+			if it.events != nil {
+				it.events[j] = Event{ID: id, Type: p.typ, SessionID: p.sessionID, TurnID: p.turnID,
+					TS: Timestamp{ts}, Actor: p.actor, Payload: p.payload}
+			}
+			if len(p.ops) > 0 {
+				it.ops = append(it.ops, p.ops...)
+				ops = append(ops, p.ops...)
+			}
 		}
-		it.ops = append(it.ops, p.ops...)
+		items[i] = it
+		k += m
 	}
-	return it
+	ids := string(idText)
+	k = 0
+	for i := range items {
+		m := len(items[i].records)
+		items[i].ids = ids[k*ulid.EncodedSize : (k+m)*ulid.EncodedSize]
+		k += m
+	}
+	return items, records, ops
 }
 
 // nextID returns an id strictly greater than every id before it: its time is
