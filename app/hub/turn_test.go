@@ -68,6 +68,13 @@ func TestPlainTurnCanonicalOrderAndCost(t *testing.T) {
 	if len(turns) != 1 || turns[0].Status != store.TurnCompleted {
 		t.Fatalf("turns %+v", turns)
 	}
+	// Session lists learn the totals from the session.updated that follows.
+	upd := w.untilType(ipc.TypeSessionUpdated)
+	var sc ipc.SessionChanged
+	upd.decode(t, &sc)
+	if sc.Session.TurnCount != 1 || math.Abs(sc.Session.CostSoFarUSD-want) > 1e-12 || sc.Session.CurrentTurnID != "" {
+		t.Fatalf("session.updated after the turn: %+v", sc.Session)
+	}
 }
 
 func TestToolLoopWriteThenReadThenAnswer(t *testing.T) {

@@ -355,6 +355,14 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		s.Usage = s.Usage.Add(out.Usage)
 		s.CostSoFarUSD += out.Usage.CostUSD
 	})
+	// Session lists learn the new totals (turn count, cost, idle) at once.
+	rec.s.mu.Lock()
+	sd := h.sessionDraft(rec.s.rec, ipc.ActorAgent)
+	sd.TurnID = t.ID
+	if err := h.bus.Emit(sd); err != nil {
+		h.log.Error("hub: emitting session totals", "session", sd.SessionID, "err", err)
+	}
+	rec.s.mu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s := rec.s; s.running == r {
