@@ -8,7 +8,8 @@ import (
 	"agenthub/store"
 )
 
-// broker is the set of live subscriptions. Only the writer publishes.
+// broker is the set of live subscriptions. Only the publisher goroutine
+// publishes.
 type broker struct {
 	mu      sync.Mutex
 	subs    map[*Subscription]struct{}
@@ -37,12 +38,12 @@ func (br *broker) all() []*Subscription {
 	return out
 }
 
-// publish runs after commit: it updates the session tree from the batch's
-// ops, then hands each matching subscription this commit's frames as one
-// batch, without blocking, and closes (client_too_slow) any live
-// subscription whose queue overflows. For each such closure the writer
-// emits a bus.handler_warning itself, in a later batch, so nothing here
-// waits on the writer.
+// publish runs after commit, on the publisher goroutine: it updates the
+// session tree from the batch's ops, then hands each matching subscription
+// this commit's frames as one batch, without blocking, and closes
+// (client_too_slow) any live subscription whose queue overflows. For each
+// such closure the bus emits a bus.handler_warning itself (addInternal), in
+// a later batch, so nothing here waits on the writer.
 func (b *Bus) publish(items []built) {
 	for _, it := range items {
 		for _, op := range it.ops {
@@ -97,7 +98,7 @@ func (b *Bus) publish(items []built) {
 			b.log.Error("ipc: build handler warning", "err", err)
 			continue
 		}
-		b.internal = append(b.internal, single(p))
+		b.addInternal(single(p))
 		b.log.Warn("ipc: subscriber too slow, closed", "subscription", s.name, "session", s.sessionID)
 	}
 }

@@ -85,8 +85,15 @@ type Bus struct {
 	closed bool
 	in     chan *request
 
-	internal []*request // writer-only: events the writer emits itself
-	last     ulid.ULID  // writer-only: newest id assigned
+	last ulid.ULID // writer-only: newest id assigned
+
+	// The publisher goroutine publishes committed batches (in commit order)
+	// while the writer commits the next one. Events the bus emits itself
+	// (handler warnings) wait in internal; wake tells an idle writer.
+	pub        chan pubJob
+	internalMu sync.Mutex
+	internal   []*request
+	wake       chan struct{}
 
 	broker broker
 	tree   sessionTree
@@ -144,11 +151,14 @@ func NewBus(db *store.DB, opts Options) (*Bus, error) {
 		last:       last,
 		stopPrune:  make(chan struct{}),
 		writerDone: make(chan struct{}),
+		pub:        make(chan pubJob, 2),
+		wake:       make(chan struct{}, 1),
 	}
 	b.broker.subs = map[*Subscription]struct{}{}
 	b.tree.init(db)
-	b.wg.Add(1)
+	b.wg.Add(2)
 	go b.run()
+	go b.publisher()
 	if opts.PruneInterval > 0 {
 		b.wg.Add(1)
 		go b.pruneLoop()

@@ -133,7 +133,15 @@ func (q *subQueue) take(spare []OutFrame) []OutFrame {
 }
 
 // send hands one frame to the consumer; false once the subscription ends.
+// While the hand-off buffer has room it is a plain non-blocking send (a
+// four-way select per frame was a fifth of the fan-out's CPU); the end of
+// the subscription is then noticed at the next full buffer or batch wait.
 func (s *Subscription) send(f OutFrame) bool {
+	select {
+	case s.out <- f:
+		return true
+	default:
+	}
 	select {
 	case s.out <- f:
 		return true

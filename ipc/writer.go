@@ -11,23 +11,33 @@ import (
 )
 
 // run is the single log writer: it takes everything pending (up to
-// maxBatch), assigns ids, commits one transaction, then publishes.
+// maxBatch), assigns ids, commits one transaction and hands the batch to
+// the publisher. After its input closes it drains, waits for the
+// publisher, commits any warnings that produced, and stops the publisher.
 func (b *Bus) run() {
 	defer b.wg.Done()
 	defer close(b.writerDone)
+	defer close(b.pub)
 	closed := false
 	for {
-		batch := b.internal
-		b.internal = nil
+		batch := b.takeInternal()
 		if len(batch) == 0 {
 			if closed {
+				if b.syncPublisher(); len(b.peekInternal()) > 0 {
+					continue
+				}
 				return
 			}
-			r, ok := <-b.in
-			if !ok {
-				return
+			select {
+			case r, ok := <-b.in:
+				if !ok {
+					closed = true
+					continue
+				}
+				batch = append(batch, r)
+			case <-b.wake:
+				continue
 			}
-			batch = append(batch, r)
 		}
 		n := 0
 		for _, r := range batch {
@@ -49,6 +59,61 @@ func (b *Bus) run() {
 		}
 		b.commitBatch(batch)
 	}
+}
+
+// pubJob is a committed batch to publish, or (sync set) a marker the
+// publisher closes once everything before it is published.
+type pubJob struct {
+	items []built
+	sync  chan struct{}
+}
+
+// publisher publishes committed batches in commit order and then answers
+// their Commit callers.
+func (b *Bus) publisher() {
+	defer b.wg.Done()
+	for job := range b.pub {
+		if job.sync != nil {
+			close(job.sync)
+			continue
+		}
+		b.publish(job.items)
+		for _, it := range job.items {
+			finish(it, nil)
+		}
+	}
+}
+
+// syncPublisher returns once every batch handed over so far is published.
+func (b *Bus) syncPublisher() {
+	done := make(chan struct{})
+	b.pub <- pubJob{sync: done}
+	<-done
+}
+
+// addInternal queues events the bus emits itself and wakes the writer.
+func (b *Bus) addInternal(r *request) {
+	b.internalMu.Lock()
+	b.internal = append(b.internal, r)
+	b.internalMu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (b *Bus) takeInternal() []*request {
+	b.internalMu.Lock()
+	defer b.internalMu.Unlock()
+	r := b.internal
+	b.internal = nil
+	return r
+}
+
+func (b *Bus) peekInternal() []*request {
+	b.internalMu.Lock()
+	defer b.internalMu.Unlock()
+	return b.internal
 }
 
 // built is one request's events ready to commit. frames[i] is the event
@@ -75,10 +140,7 @@ func (b *Bus) commitBatch(batch []*request) {
 	if err == nil {
 		b.commits.Add(1)
 		b.committed.Add(int64(len(records)))
-		b.publish(items)
-		for _, it := range items {
-			finish(it, nil)
-		}
+		b.pub <- pubJob{items: items}
 		return
 	}
 	if len(items) == 1 {
@@ -91,8 +153,7 @@ func (b *Bus) commitBatch(batch []*request) {
 			b.fail(it, err)
 			continue
 		}
-		b.publish([]built{it})
-		finish(it, nil)
+		b.pub <- pubJob{items: []built{it}}
 	}
 }
 
