@@ -268,6 +268,7 @@ func (wc *wsConn) handle(ctx context.Context, f ipc.ClientFrame) bool {
 			Filter:    f.Subscribe.Filter,
 			Since:     f.Subscribe.Since,
 			Snapshot:  f.Subscribe.Snapshot,
+			Dialect:   f.Subscribe.Dialect,
 			Name:      wc.name,
 		})
 		if err != nil {

@@ -300,3 +300,32 @@ func TestStreamHeartbeat(t *testing.T) {
 		t.Fatalf("%d unanswered pings before close, want %d", pings, ipc.MaxUnansweredPings)
 	}
 }
+
+// A dashboard may ask for a seed dialect on the socket; an unknown dialect
+// is refused with invalid_filter and the server stays up.
+func TestStreamDialectSelectedPerSubscription(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	bad := f.mustDial(id)
+	send(t, bad, `{"type":"subscribe","filter":"preset:chat","since":null,"snapshot":false,"dialect":"klingon"}`)
+	if e := recv(t, bad); e.Type != "subscribe_error" || !strings.Contains(string(e.raw), "invalid_filter") || !strings.Contains(string(e.raw), "klingon") {
+		t.Fatalf("unknown dialect: %s", e.raw)
+	}
+
+	c := f.mustDial(id)
+	send(t, c, `{"type":"subscribe","filter":"preset:chat","since":null,"snapshot":false,"dialect":"seed002"}`)
+	if a := recv(t, c); a.Type != "subscribe_ack" || !strings.Contains(string(a.raw), `"dialect":"seed002"`) {
+		t.Fatalf("ack %s", a.raw)
+	}
+	start := ipc.Draft{Type: ipc.TypeMessageStart, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
+		Payload: ipc.MessageStart{MessageID: "m1", Role: "assistant", Model: "anthropic:claude-sonnet-4-6"}}
+	if _, err := f.bus.Commit(context.Background(), start, deltaDraft(id, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, c); got.Type != "message.start" || !strings.Contains(string(got.raw), `"messageId":"m1"`) {
+		t.Fatalf("seed002 start: %s", got.raw)
+	}
+	if got := recv(t, c); got.Type != "message.chunk" || !strings.Contains(string(got.raw), `"text":"w1 "`) {
+		t.Fatalf("seed002 chunk: %s", got.raw)
+	}
+}
