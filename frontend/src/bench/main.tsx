@@ -230,11 +230,14 @@ async function idleScenario(): Promise<Record<string, unknown>> {
 
 async function run() {
   const results: Record<string, unknown> = {};
-  results.idle = await idleScenario();
-  results.stream = await streamScenario();
-  results.toolOutput = await toolScenario();
-  results.open50 = await openScenario(50);
-  results.open10000 = await openScenario(10_000);
+  // ?only=stream (comma-separated names) runs a subset, e.g. for e2e/trace.ui.mjs.
+  const only = new URLSearchParams(location.search).get('only')?.split(',');
+  const want = (name: string) => !only || only.includes(name);
+  if (want('idle')) results.idle = await idleScenario();
+  if (want('stream')) results.stream = await streamScenario();
+  if (want('toolOutput')) results.toolOutput = await toolScenario();
+  if (want('open50')) results.open50 = await openScenario(50);
+  if (want('open10000')) results.open10000 = await openScenario(10_000);
   window.__bench = results;
   window.__benchDone = true;
 }

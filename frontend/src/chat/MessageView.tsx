@@ -37,7 +37,7 @@ export function MessageView({ message: m, tools, delegations, onOpenSession }: M
                 {b.text}
               </p>
             ) : (
-              <MarkdownView key={i} text={b.text} />
+              <MarkdownView key={i} text={b.text} live={streaming} />
             );
           case "thinking":
             return (

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { newToolCard } from "../state/history";
 import type { ToolCardState } from "../state";
 import { Composer } from "./Composer";
+import { BLOCK_GROUP, MarkdownView } from "./Markdown";
 import { ToolCard, tailLines, MAX_RENDERED_LINES } from "./ToolCard";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -113,3 +114,24 @@ describe("Composer", () => {
     expect(onCancelQueued).toHaveBeenCalledWith("t2");
   });
 });
+
+describe("MarkdownView", () => {
+  it("shows the live tail as plain text and renders it as Markdown once the message is final", () => {
+    act(() => root.render(<MarkdownView text={"# Title\n\nsome **bold"} live />));
+    expect(host.querySelector("h1")?.textContent).toBe("Title");
+    expect(host.querySelector(".md-live")?.textContent).toBe("some **bold");
+    act(() => root.render(<MarkdownView text={"# Title\n\nsome **bold**"} />));
+    expect(host.querySelector(".md-live")).toBeNull();
+    expect(host.querySelector("strong")?.textContent).toBe("bold");
+  });
+
+  it("groups completed blocks and keeps every block's content", () => {
+    const n = BLOCK_GROUP * 2 + 3;
+    const text = Array.from({ length: n }, (_, i) => `para ${i}`).join("\n\n") + "\n\ntail";
+    act(() => root.render(<MarkdownView text={text} live />));
+    expect(host.querySelectorAll(".md-group")).toHaveLength(2);
+    expect(host.querySelectorAll(".md-block:not(.md-open)")).toHaveLength(n);
+    expect([...host.querySelectorAll(".md-block")].map((b) => b.textContent?.trim())).toEqual([...Array.from({ length: n }, (_, i) => `para ${i}`), "tail"]);
+  });
+});
+

@@ -12,6 +12,21 @@ export interface RenderedBlock {
   html: string;
   /** True for the trailing block that may still grow. */
   open: boolean;
+  /**
+   * Set (and html empty) for the open block of a live update: its raw source,
+   * to be shown as plain text until the block closes.
+   */
+  text?: string;
+}
+
+/** Options of IncrementalMarkdown.update. */
+export interface UpdateOptions {
+  /**
+   * The text is still streaming: the open trailing block is returned as raw
+   * text (not parsed, highlighted or sanitised) so a delta costs no Markdown
+   * work. Pass false for the final text to render the tail as Markdown.
+   */
+  live?: boolean;
 }
 
 interface Span {
@@ -68,7 +83,7 @@ export class IncrementalMarkdown {
    * appended text re-renders only the open tail; any other change re-splits,
    * still reusing memoised HTML of unchanged completed blocks.
    */
-  update(text: string): RenderedBlock[] {
+  update(text: string, opts: UpdateOptions = {}): RenderedBlock[] {
     if (!text.startsWith(this.text)) {
       this.doneSpans = [];
       this.doneHtml = [];
@@ -91,7 +106,10 @@ export class IncrementalMarkdown {
     this.scanFrom = openStart;
     const blocks: RenderedBlock[] = this.doneHtml.map((html, i) => ({ key: `b${i}`, html, open: false }));
     const tail = text.slice(openStart);
-    if (tail.trim() !== "") blocks.push({ key: `b${blocks.length}`, html: this.render(tail), open: true });
+    if (tail.trim() !== "") {
+      const key = `b${blocks.length}`;
+      blocks.push(opts.live ? { key, html: "", text: tail, open: true } : { key, html: this.render(tail), open: true });
+    }
     return blocks;
   }
 }

@@ -112,3 +112,20 @@ describe("incremental markdown", () => {
     expect(spy.mock.calls.slice(calls).map((c) => c[0])).toEqual(["bXb\n", "ccc"]);
   });
 });
+
+describe("IncrementalMarkdown live tail", () => {
+  it("returns the open block as raw text while live and renders it once final", () => {
+    let renders = 0;
+    const md = new IncrementalMarkdown((src) => (renders++, `<p>${src.trim()}</p>`));
+    const live = md.update("first\n\n**bold", { live: true });
+    expect(live.map((b) => [b.html, b.text, b.open])).toEqual([
+      ["<p>first</p>", undefined, false],
+      ["", "**bold", true],
+    ]);
+    expect(renders).toBe(1); // the tail was not rendered
+    const done = md.update("first\n\n**bold**");
+    expect(done.at(-1)).toEqual({ key: "b1", html: "<p>**bold**</p>", open: true });
+    expect(renders).toBe(2); // the completed block came from the memo
+  });
+});
+
