@@ -138,6 +138,45 @@ describe("AppController", () => {
     ctl.dispose();
   });
 
+  it("lists a worker under its parent as soon as delegate.started arrives, then re-reads the list", async () => {
+    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    hub.sessions = [session(plain.sessionId)];
+    await ctl.start(null);
+    clock.tick();
+    const listCalls = () => hub.calls.filter((c) => c[0] === "listSessions").length;
+    const before = listCalls();
+    const started = decodeServerFrame({
+      type: "event",
+      event: {
+        id: "01KZ0000000000000000000077",
+        type: "delegate.started",
+        session_id: plain.sessionId,
+        turn_id: "T1",
+        ts: "2026-05-08T15:00:00Z",
+        actor: "agent",
+        payload: { tool_use_id: "tu1", worker_session_id: "w-new", task: "Audit the parser\nand report", depth: 1, status_text: "Delegating", summary: "" },
+      },
+    });
+    if (started.type === "unknown") throw new Error(started.reason);
+    // The hub has not listed the worker yet when the list is re-read.
+    transports[0]!.push(started);
+    const placeholder = ctl.ui.getState().sessions.find((s) => s.session_id === "w-new");
+    const parent = ctl.ui.getState().sessions.find((s) => s.session_id === plain.sessionId)!;
+    expect(placeholder).toMatchObject({ parent_session_id: plain.sessionId, title: "Audit the parser", workspace_path: parent.workspace_path, depth: 1 });
+    expect(listCalls()).toBe(before + 1);
+    await ctl.refreshSessions();
+    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toContain("w-new"); // kept until listed
+    const nested = nestSessions(ctl.ui.getState().sessions);
+    expect(JSON.stringify(nested)).toContain("w-new");
+
+    // Once the hub lists it, its real record replaces the placeholder; a replayed event adds nothing.
+    hub.sessions.push(session("w-new", { parent_session_id: plain.sessionId, title: "Worker: audit", created_at: "2026-05-08T15:00:01Z" }));
+    await ctl.refreshSessions();
+    transports[0]!.push(started);
+    expect(ctl.ui.getState().sessions.filter((s) => s.session_id === "w-new").map((s) => s.title)).toEqual(["Worker: audit"]);
+    ctl.dispose();
+  });
+
   it("exports the open session through exportSession; failures become a notice", async () => {
     const { hub, ctl } = setup();
     hub.sessions = [session("a", { title: "Fix: the flaky test!" })];

@@ -3,7 +3,7 @@
 // user's actions. Components read the two stores and call these methods.
 
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { Session } from "../protocol";
+import { isKnownEvent, type ServerFrame, type Session } from "../protocol";
 import { createChatStore, type ChatStore, type SessionState } from "../state";
 import type { Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
@@ -68,6 +68,8 @@ export class AppController {
   /** When each id's live record was merged (liveSeq at the time), so a slower list answer does not undo it. */
   private liveAt = new Map<string, number>();
   private liveSeq = 0;
+  /** Workers seen in delegate.started but not yet in a session list answer, by id. */
+  private pendingWorkers = new Map<string, Session>();
   private disposed = false;
 
   constructor(opts: ControllerOptions) {
@@ -135,6 +137,11 @@ export class AppController {
       for (const [id, at] of this.liveAt) {
         if (at > asked) sessions = upsert(sessions, id, this.liveSeen.get(id) ?? null);
       }
+      // A worker announced by delegate.started stays listed until the hub lists it.
+      for (const [id, rec] of this.pendingWorkers) {
+        if (sessions.some((x) => x.session_id === id)) this.pendingWorkers.delete(id);
+        else sessions = [...sessions, rec];
+      }
       sessions = sortSessions(sessions);
       this.ui.setState({ sessions, sessionsLoaded: true });
       return sessions;
@@ -167,9 +174,29 @@ export class AppController {
     if (!this.ui.getState().sessions.some((s) => s.session_id === id)) void this.refreshSessions();
     const cursor = this.chat.getState().sessions[id]?.lastEventId ?? null;
     t.connect(id, cursor, {
-      frame: (frame) => this.batcher.push({ type: "frame", sessionId: id, frame }),
+      frame: (frame) => {
+        this.noticeWorker(frame);
+        this.batcher.push({ type: "frame", sessionId: id, frame });
+      },
       state: (state) => this.batcher.push({ type: "connection", sessionId: id, state }),
     });
+  }
+
+  /**
+   * A delegate.started for a worker the list does not show yet: insert a
+   * placeholder under its parent at once and re-read the list (the placeholder
+   * stays until a list answer includes the worker).
+   */
+  private noticeWorker(frame: ServerFrame): void {
+    if (frame.type !== "event" || !isKnownEvent(frame.event) || frame.event.type !== "delegate.started") return;
+    const ev = frame.event;
+    const wid = ev.payload.worker_session_id;
+    if (!wid || this.pendingWorkers.has(wid) || this.ui.getState().sessions.some((x) => x.session_id === wid)) return;
+    const parent = this.ui.getState().sessions.find((x) => x.session_id === ev.session_id);
+    const rec = workerPlaceholder(wid, ev.session_id, ev.payload.task, ev.ts, ev.payload.depth, parent);
+    this.pendingWorkers.set(wid, rec);
+    this.ui.setState({ sessions: upsert(this.ui.getState().sessions, wid, rec) });
+    void this.refreshSessions();
   }
 
   /** Closes the open session (nothing selected). */
@@ -362,6 +389,24 @@ function upsert(list: Session[], id: string, rec: Session | null): Session[] {
     return next;
   }
   return sortSessions([...list, rec]);
+}
+
+/** A session record for a worker known only from its delegate.started event. */
+export function workerPlaceholder(id: string, parentId: string, task: string, ts: string, depth: number, parent?: Session): Session {
+  const line = task.split("\n")[0]!.trim();
+  return {
+    session_id: id,
+    title: line.length > 80 ? `${line.slice(0, 79)}…` : line || "Worker",
+    workspace_path: parent?.workspace_path ?? "",
+    active_model: parent?.active_model ?? "",
+    parent_session_id: parentId,
+    created_at: ts,
+    turn_count: 0,
+    cost_so_far_usd: 0,
+    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    context_start_offset: 0,
+    depth,
+  };
 }
 
 /** The newest session without a parent (workers open from their delegation card). */
