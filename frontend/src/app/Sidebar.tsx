@@ -3,6 +3,7 @@
 
 import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useStore } from "zustand";
+import { formatCost } from "../chat/MessageView";
 import type { Session } from "../protocol";
 import { sessionRunning, type AppController } from "./controller";
 
@@ -67,7 +68,7 @@ function SessionRow({ session: s, depth, selected, running, ctl }: RowProps) {
         <button type="button" className="side-open" aria-current={selected ? "true" : undefined} onClick={() => ctl.open(s.session_id)} title={label}>
           <span className={running ? "side-dot is-running" : "side-dot"} aria-label={running ? "running" : undefined} />
           <span className="side-title">{depth > 0 ? `↳ ${label}` : label}</span>
-          {s.cost_so_far_usd > 0 && <span className="side-cost">${s.cost_so_far_usd.toFixed(2)}</span>}
+          {s.cost_so_far_usd > 0 && <span className="side-cost">{formatCost(s.cost_so_far_usd)}</span>}
         </button>
       )}
       {mode === "confirm" ? (

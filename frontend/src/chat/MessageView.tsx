@@ -7,12 +7,17 @@ import { DelegationCard } from "./DelegationCard";
 import { MarkdownView } from "./Markdown";
 import { ToolCard } from "./ToolCard";
 
+/** Formats a dollar cost like the usage lines: four decimals under $1 ("$0.0087"), two from $1 ("$12.40"). */
+export function formatCost(usd: number): string {
+  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+}
+
 /** Formats a usage record as "1,200 in · 340 out · 800 cached · $0.0114". */
 export function formatUsage(u: Usage): string {
   const parts = [`${u.input_tokens.toLocaleString("en-US")} in`, `${u.output_tokens.toLocaleString("en-US")} out`];
   const cached = (u.cache_read_tokens ?? 0) + (u.cache_write_tokens ?? 0);
   if (cached > 0) parts.push(`${cached.toLocaleString("en-US")} cached`);
-  parts.push(`$${u.cost_usd.toFixed(4)}`);
+  parts.push(formatCost(u.cost_usd));
   return parts.join(" · ");
 }
 

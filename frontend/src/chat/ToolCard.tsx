@@ -36,6 +36,22 @@ const STATUS_LABEL: Record<ToolCardState["status"], string> = {
   cancelled: "cancelled",
 };
 
+const PREVIEW_KEYS = ["command", "path", "file_path", "pattern", "query", "url", "task"];
+
+/**
+ * A one-line preview of a tool's input (its command, path, pattern, …) for
+ * cards without a status text: cards rebuilt from stored messages after a
+ * reload, since status texts travel only in events.
+ */
+export function inputPreview(input: unknown): string {
+  if (input === null || typeof input !== "object") return "";
+  const rec = input as Record<string, unknown>;
+  const key = PREVIEW_KEYS.find((k) => typeof rec[k] === "string" && rec[k] !== "") ?? Object.keys(rec).find((k) => typeof rec[k] === "string" && rec[k] !== "");
+  if (key === undefined) return "";
+  const line = (rec[key] as string).split("\n")[0]!.trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
 /** Props of ToolCard. */
 export interface ToolCardProps {
   card: ToolCardState;
@@ -50,12 +66,15 @@ export function ToolCard({ card }: ToolCardProps) {
   const long = view.total > COLLAPSED_TAIL_LINES;
   const busy = card.status === "running" || card.status === "streaming-input";
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
+  const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
   return (
     <section className={`tool-card tool-${card.status}`} aria-label={`Tool ${card.toolName}`} data-status={card.status}>
       <header className="tool-head">
         <span className={busy ? "tool-spinner" : "tool-dot"} aria-hidden="true" />
         <span className="tool-name">{card.toolName || "tool"}</span>
-        <span className="tool-status-text">{card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : ""}</span>
+        <span className="tool-status-text" title={statusText}>
+          {statusText}
+        </span>
         <span className="tool-badge">{STATUS_LABEL[card.status]}</span>
       </header>
       <details className="tool-input">

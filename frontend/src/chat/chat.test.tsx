@@ -115,6 +115,17 @@ describe("Composer", () => {
   });
 });
 
+describe("ToolCard status text", () => {
+  it("shows the status text when finished, and the input's command when rebuilt without one", () => {
+    act(() => root.render(<ToolCard card={card({ status: "done", input: { command: "echo hi" }, statusText: "Ran: echo hi" })} />));
+    expect(host.querySelector(".tool-status-text")?.textContent).toBe("Ran: echo hi");
+    act(() => root.render(<ToolCard card={card({ status: "done", input: { command: "echo hi\necho more" }, statusText: "" })} />));
+    expect(host.querySelector(".tool-status-text")?.textContent).toBe("echo hi");
+    act(() => root.render(<ToolCard card={card({ status: "done", input: {}, statusText: "" })} />));
+    expect(host.querySelector(".tool-status-text")?.textContent).toBe("");
+  });
+});
+
 describe("MarkdownView", () => {
   it("shows the live tail as plain text and renders it as Markdown once the message is final", () => {
     act(() => root.render(<MarkdownView text={"# Title\n\nsome **bold"} live />));
