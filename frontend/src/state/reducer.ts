@@ -37,7 +37,7 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
     case "llm.call_started":
       return s;
     case "llm.call_completed":
-      return bus.onLLMCallCompleted(s, e);
+      return bus.onLLMCallCompleted(s.lastError?.willRetry ? { ...s, lastError: null } : s, e); // a retry succeeded: drop "retrying…"
     case "llm.call_failed":
       return bus.onLLMCallFailed(s, e);
     case "tool.called":
