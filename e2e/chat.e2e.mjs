@@ -202,6 +202,13 @@ try {
     if (!md.includes(want)) throw new Error(`the Markdown export lacks ${JSON.stringify(want)}`);
   }
 
+  step('narrow window: the header title is not cut while the model chip and usage give way');
+  await page.setViewportSize({ width: 900, height: 860 });
+  const cut = await page.locator('.chat-title h1').evaluate((h) => h.scrollWidth > h.clientWidth);
+  await page.screenshot({ path: path.join(artifacts, 'e2e-narrow.png') });
+  if (cut) throw new Error('the chat header title is truncated at 900 px');
+  await page.setViewportSize({ width: 1280, height: 860 });
+
   if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
   console.log('E2E OK');
 } catch (err) {

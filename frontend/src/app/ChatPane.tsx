@@ -2,7 +2,7 @@
 // compact), status banners, the virtualised messages, errors and the composer.
 
 import { useStore } from "zustand";
-import { Composer, CompactionNotice, ConnectionBanner, ContextMeter, MessageList, formatUsage } from "../chat";
+import { Composer, CompactionNotice, ConnectionBanner, ContextMeter, MessageList, formatCost, formatUsage } from "../chat";
 import type { SessionState } from "../state";
 import type { AppController } from "./controller";
 import { ExportMenu } from "./ExportMenu";
@@ -52,8 +52,9 @@ export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
         </div>
         <div className="chat-stats">
           {usage && (usage.input_tokens > 0 || usage.output_tokens > 0) && (
-            <span className="chat-usage" data-testid="session-usage" title="Session usage">
-              {formatUsage(usage)}
+            <span className="chat-usage" data-testid="session-usage" title={`Session usage: ${formatUsage(usage)}`}>
+              <span className="chat-usage-full">{formatUsage(usage)}</span>
+              <span className="chat-usage-short">{formatCost(usage.cost_usd)}</span>
             </span>
           )}
           <ContextMeter used={contextUsed(s)} window={window} />
