@@ -177,6 +177,34 @@ describe("AppController", () => {
     ctl.dispose();
   });
 
+  it("re-reads the session list after compaction.completed (the cost changed without a session.updated)", async () => {
+    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    hub.sessions = [session(plain.sessionId)];
+    await ctl.start(null);
+    clock.tick();
+    const listCalls = () => hub.calls.filter((c) => c[0] === "listSessions").length;
+    const before = listCalls();
+    const done = decodeServerFrame({
+      type: "event",
+      event: {
+        id: "01KZ0000000000000000000088",
+        type: "compaction.completed",
+        session_id: plain.sessionId,
+        turn_id: null,
+        ts: "2026-05-08T15:00:00Z",
+        actor: "system",
+        payload: { removed: 3, kept: 1, tokensRemoved: 900, tokensKept: 10, reason: "summary", context_start_offset: 4 },
+      },
+    });
+    if (done.type === "unknown") throw new Error(done.reason);
+    hub.sessions = [session(plain.sessionId, { cost_so_far_usd: 0.0192 })];
+    transports[0]!.push(done);
+    expect(listCalls()).toBe(before + 1);
+    await ctl.refreshSessions(); // settles after the triggered read, which saw the same record
+    expect(ctl.ui.getState().sessions[0]?.cost_so_far_usd).toBe(0.0192);
+    ctl.dispose();
+  });
+
   it("exports the open session through exportSession; failures become a notice", async () => {
     const { hub, ctl } = setup();
     hub.sessions = [session("a", { title: "Fix: the flaky test!" })];

@@ -185,10 +185,17 @@ export class AppController {
   /**
    * A delegate.started for a worker the list does not show yet: insert a
    * placeholder under its parent at once and re-read the list (the placeholder
-   * stays until a list answer includes the worker).
+   * stays until a list answer includes the worker). A compaction.completed
+   * re-reads the list too (the session's cost changed).
    */
   private noticeWorker(frame: ServerFrame): void {
-    if (frame.type !== "event" || !isKnownEvent(frame.event) || frame.event.type !== "delegate.started") return;
+    if (frame.type !== "event" || !isKnownEvent(frame.event)) return;
+    // compaction.completed changes the session's totals without a session.updated: re-read the list.
+    if (frame.event.type === "compaction.completed") {
+      void this.refreshSessions();
+      return;
+    }
+    if (frame.event.type !== "delegate.started") return;
     const ev = frame.event;
     const wid = ev.payload.worker_session_id;
     if (!wid || this.pendingWorkers.has(wid) || this.ui.getState().sessions.some((x) => x.session_id === wid)) return;
