@@ -224,17 +224,19 @@ func toolCalls(content []store.ContentBlock) []store.ContentBlock {
 	return out
 }
 
-// SyntheticResult is the toolResult message that closes a tool call which
-// never produced a result (cancelled, interrupted), keeping the history valid
-// for the next provider request.
-func SyntheticResult(sessionID, turnID string, call store.ContentBlock, text string) store.Message {
+// SyntheticResult is the error toolResult message that closes a tool call
+// which never produced a result, keeping the history valid for the next
+// provider request. status says why: store.StatusCancelled (user cancel,
+// timeout), store.StatusInterrupted (crash recovery) or store.StatusError
+// (the call was refused or failed before producing output).
+func SyntheticResult(sessionID, turnID string, call store.ContentBlock, text, status string) store.Message {
 	return store.Message{
 		ID:         NewID(),
 		SessionID:  sessionID,
 		TurnID:     turnID,
 		Role:       store.RoleToolResult,
 		Content:    []store.ContentBlock{{Type: store.BlockText, Text: text}},
-		Status:     store.StatusComplete,
+		Status:     status,
 		ToolCallID: call.ID,
 		ToolName:   call.Name,
 		IsError:    true,

@@ -122,7 +122,11 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 
 // failTool commits tool.failed with the error result the model will see.
 func (l *loop) failTool(call store.ContentBlock, class, message, status, summary string) {
-	result := SyntheticResult(l.SessionID, l.TurnID, call, message)
+	msgStatus := store.StatusError
+	if class == ipc.ToolErrCancelled {
+		msgStatus = store.StatusCancelled
+	}
+	result := SyntheticResult(l.SessionID, l.TurnID, call, message, msgStatus)
 	l.Recorder.Commit(l.draft(ipc.TypeToolFailed, ipc.ActorTool, ipc.ToolFailed{
 		ToolUseID: call.ID, ToolName: call.Name, ErrorClass: class, Message: message,
 		StatusText: status, Summary: summary,

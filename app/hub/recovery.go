@@ -200,7 +200,7 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 		rc.Commit(draft(ipc.TypeToolFailed, ipc.ActorSystem, ipc.ToolFailed{
 			ToolUseID: c.ID, ToolName: c.Name, ErrorClass: ipc.ToolErrCancelled, Message: interruptedText,
 			StatusText: "Interrupted: " + c.Name, Summary: "**Interrupted** — Agent Hub stopped before this call finished.\n",
-		}, store.PutMessage(agent.SyntheticResult(sessionID, t.ID, c, interruptedText))), nil)
+		}, store.PutMessage(agent.SyntheticResult(sessionID, t.ID, c, interruptedText, store.StatusInterrupted))), nil)
 	}
 	t.Status, t.Reason, t.EndedAt = store.TurnCancelled, "interrupted", time.Now().UTC()
 	rc.Commit(draft(ipc.TypeTurnCancelled, ipc.ActorSystem, ipc.TurnCancelled{

@@ -118,7 +118,7 @@ export function deriveTools(s: SessionState, turnRunning: boolean): SessionState
     if (existing && (existing.status !== "streaming-input" || !res)) continue;
     const card = existing ?? newToolCard(toolUseId, block.name, msg.id, msg.turnId);
     let status: ToolCardState["status"];
-    if (res) status = res.status === "cancelled" ? "cancelled" : res.isError ? "error" : "done";
+    if (res) status = res.status === "cancelled" || res.status === "interrupted" ? "cancelled" : res.isError ? "error" : "done";
     else if (msg.status === "streaming") status = card.status;
     else if (msg.status === "cancelled" || msg.status === "interrupted" || !turnRunning) status = "cancelled";
     else status = "running";

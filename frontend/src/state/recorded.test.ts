@@ -95,9 +95,6 @@ function lastEventId(frames: ServerFrame[]): string | null {
   return null;
 }
 
-/** Traces whose cancelled tool shows as "error" after a snapshot (see the it.fails below). */
-const CANCELLED_TOOL_AFTER_RESYNC = new Set(["cancel-mid-tool", "cancel-seam"]);
-
 const cardStatus: Record<Expect["tools"][string], ToolStatus> = { done: "done", error: "error", cancelled: "cancelled" };
 
 describe("recorded traces from the real hub", () => {
@@ -181,19 +178,7 @@ describe("recorded traces from the real hub", () => {
         }
       };
 
-      if (CANCELLED_TOOL_AFTER_RESYNC.has(t.raw.scenario)) {
-        // BUG (server/client mismatch, left to the lead): a tool cancelled by
-        // the turn's cancel is live "cancelled" (tool.failed error_class
-        // cancelled), but after a snapshot its card is "error". The hub
-        // stores the synthetic result as status "complete", is_error true,
-        // text "cancelled by user" (agent.SyntheticResult), while
-        // history.ts deriveTools only maps status "cancelled" to a
-        // cancelled card. Expected tools[<id>].status "cancelled", got "error".
-        it.fails("a snapshot resync after any prefix shows the same final state", resync(view));
-        it("a snapshot resync after any prefix shows the same final state (tool card status aside)", resync((s) => ({ ...view(s), tools: null })));
-      } else {
-        it("a snapshot resync after any prefix shows the same final state", resync(view));
-      }
+      it("a snapshot resync after any prefix shows the same final state", resync(view));
     });
   }
 });
