@@ -99,6 +99,7 @@ func (h *Hub) compact(ctx context.Context, s *session, turnID, model, trigger st
 			r.Usage = r.Usage.Add(usage)
 			r.CostSoFarUSD += usage.CostUSD
 		})
+	rc.emitSessionTotals(turnID)
 	return res, nil
 }
 

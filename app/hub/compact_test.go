@@ -139,6 +139,16 @@ func TestCompactionOnRequestFallsBackToTokens(t *testing.T) {
 	if sess.ContextStartOffset != cc.ContextStartOffset || sess.ContextSummary != "" || len(ms) != 4 {
 		t.Fatalf("session %+v, %d messages", sess, len(ms))
 	}
+	// Session lists learn the new marker and cost from the session.updated that follows.
+	var upd ipc.SessionChanged
+	if e := w.next(); e.Type != ipc.TypeSessionUpdated {
+		t.Fatalf("after compaction.completed: %s", e.Type)
+	} else {
+		e.decode(t, &upd)
+	}
+	if upd.Session.ContextStartOffset != cc.ContextStartOffset || upd.Session.CostSoFarUSD != sess.CostSoFarUSD {
+		t.Fatalf("session.updated %+v, stored %+v", upd.Session, sess)
+	}
 }
 
 func indexOfType(ts []string, typ string) int {

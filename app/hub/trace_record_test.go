@@ -367,6 +367,7 @@ func traceScenarios() []scenario {
 					t.Fatal(err)
 				}
 				c.untilType(ipc.TypeCompactionComplete)
+				c.untilType(ipc.TypeSessionUpdated) // the new totals and marker
 				return s, c
 			}},
 		{name: "provider-retry", run: func(t *testing.T, h *harness) (store.Session, *capture) {

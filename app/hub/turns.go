@@ -355,14 +355,7 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		s.Usage = s.Usage.Add(out.Usage)
 		s.CostSoFarUSD += out.Usage.CostUSD
 	})
-	// Session lists learn the new totals (turn count, cost, idle) at once.
-	rec.s.mu.Lock()
-	sd := h.sessionDraft(rec.s.rec, ipc.ActorAgent)
-	sd.TurnID = t.ID
-	if err := h.bus.Emit(sd); err != nil {
-		h.log.Error("hub: emitting session totals", "session", sd.SessionID, "err", err)
-	}
-	rec.s.mu.Unlock()
+	rec.emitSessionTotals(t.ID)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s := rec.s; s.running == r {
@@ -385,6 +378,19 @@ func textOfMessage(m store.Message) string {
 type recorder struct {
 	h *Hub
 	s *session
+}
+
+// emitSessionTotals emits session.updated with the session's current
+// record, so session lists learn new totals (turn count, cost, context
+// marker, idle) as soon as a turn or a compaction ends.
+func (r *recorder) emitSessionTotals(turnID string) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	d := r.h.sessionDraft(r.s.rec, ipc.ActorAgent)
+	d.TurnID = turnID
+	if err := r.h.bus.Emit(d); err != nil {
+		r.h.log.Error("hub: emitting session totals", "session", d.SessionID, "err", err)
+	}
 }
 
 // Emit implements agent.Recorder.
