@@ -57,6 +57,7 @@ var (
 		ID: fxMessage, SessionID: fxSession, Offset: 7, TurnID: fxTurn, Role: store.RoleToolResult,
 		Content: []store.ContentBlock{{Type: store.BlockText, Text: "ok"}}, Status: store.StatusComplete,
 		StopReason: "end_turn", Usage: &fxUsage, Model: fxModel, ToolCallID: fxTool, ToolName: "bash", IsError: true,
+		StatusText: "Ran: go test ./... (exit 1)", Summary: "**exit 1**",
 		CreatedAt: time.Date(2026, 5, 8, 14, 23, 12, 345_000_000, time.UTC),
 	}
 )

@@ -96,7 +96,12 @@ type Message struct {
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	ToolName   string         `json:"tool_name,omitempty"`
 	IsError    bool           `json:"is_error,omitempty"`
-	CreatedAt  time.Time      `json:"created_at"`
+	// StatusText and Summary are seed 004's result layer of a toolResult
+	// message ("Ran: git status (exit 0)" and a Markdown summary), kept so a
+	// reloaded client shows the same tool card as a live one.
+	StatusText string    `json:"status_text,omitempty"`
+	Summary    string    `json:"summary,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // Session is a conversation with its own workspace, model and history. A worker

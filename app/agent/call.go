@@ -191,7 +191,9 @@ func (s *streamSink) complete(res llm.Result, status, stopReason string) store.M
 	ops := []store.Op{store.PutMessage(m)}
 	if status == store.StatusCancelled {
 		for _, c := range toolCalls(content) {
-			ops = append(ops, store.PutMessage(SyntheticResult(s.l.SessionID, s.l.TurnID, c, s.l.cancelText(), store.StatusCancelled)))
+			r := SyntheticResult(s.l.SessionID, s.l.TurnID, c, s.l.cancelText(), store.StatusCancelled)
+			r.StatusText = "Cancelled before it ran: " + c.Name
+			ops = append(ops, store.PutMessage(r))
 			s.l.out.CancelledTools = append(s.l.out.CancelledTools, c.ID)
 		}
 	}

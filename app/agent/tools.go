@@ -111,6 +111,7 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		Content:    []store.ContentBlock{{Type: store.BlockText, Text: res.Output}},
 		Status:     store.StatusComplete,
 		ToolCallID: call.ID, ToolName: call.Name, IsError: res.IsError, CreatedAt: time.Now().UTC(),
+		StatusText: res.StatusText, Summary: res.Summary,
 	}
 	l.Recorder.Commit(l.draft(ipc.TypeToolCompleted, ipc.ActorTool, ipc.ToolCompleted{
 		ToolUseID: call.ID, ToolName: call.Name, StatusText: res.StatusText, Summary: res.Summary,
@@ -127,6 +128,7 @@ func (l *loop) failTool(call store.ContentBlock, class, message, status, summary
 		msgStatus = store.StatusCancelled
 	}
 	result := SyntheticResult(l.SessionID, l.TurnID, call, message, msgStatus)
+	result.StatusText, result.Summary = status, summary
 	l.Recorder.Commit(l.draft(ipc.TypeToolFailed, ipc.ActorTool, ipc.ToolFailed{
 		ToolUseID: call.ID, ToolName: call.Name, ErrorClass: class, Message: message,
 		StatusText: status, Summary: summary,

@@ -197,10 +197,13 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 			continue
 		}
 		cancelled = append(cancelled, c.ID)
-		rc.Commit(draft(ipc.TypeToolFailed, ipc.ActorSystem, ipc.ToolFailed{
+		failed := ipc.ToolFailed{
 			ToolUseID: c.ID, ToolName: c.Name, ErrorClass: ipc.ToolErrCancelled, Message: interruptedText,
 			StatusText: "Interrupted: " + c.Name, Summary: "**Interrupted** — Agent Hub stopped before this call finished.\n",
-		}, store.PutMessage(agent.SyntheticResult(sessionID, t.ID, c, interruptedText, store.StatusInterrupted))), nil)
+		}
+		result := agent.SyntheticResult(sessionID, t.ID, c, interruptedText, store.StatusInterrupted)
+		result.StatusText, result.Summary = failed.StatusText, failed.Summary
+		rc.Commit(draft(ipc.TypeToolFailed, ipc.ActorSystem, failed, store.PutMessage(result)), nil)
 	}
 	t.Status, t.Reason, t.EndedAt = store.TurnCancelled, "interrupted", time.Now().UTC()
 	rc.Commit(draft(ipc.TypeTurnCancelled, ipc.ActorSystem, ipc.TurnCancelled{

@@ -126,6 +126,12 @@ func TestToolLoopWriteThenReadThenAnswer(t *testing.T) {
 	if len(ms) != 6 || ms[2].Role != store.RoleToolResult || ms[2].ToolCallID != "tu_1" || ms[4].ToolCallID != "tu_2" {
 		t.Fatalf("messages: %s", describe(ms))
 	}
+	// Seed 004's result layer is stored with the result, so a reload shows the same card.
+	for _, i := range []int{2, 4} {
+		if ms[i].StatusText == "" || ms[i].Summary == "" {
+			t.Fatalf("tool result %d without status text/summary: %+v", i, ms[i])
+		}
+	}
 	// The third request carries both tool pairs.
 	reqs := h.srv.Requests()
 	if len(reqs) != 3 {

@@ -73,6 +73,9 @@ export interface Message {
   tool_call_id?: string;
   tool_name?: string;
   is_error?: boolean;
+  /** Seed 004's result layer of a toolResult message (status text, Markdown summary). */
+  status_text?: string;
+  summary?: string;
   created_at: string;
 }
 

@@ -75,6 +75,8 @@ export const MESSAGE_SPEC: Spec<Message> = {
   tool_call_id: "string?",
   tool_name: "string?",
   is_error: "boolean?",
+  status_text: "string?",
+  summary: "string?",
   created_at: "string",
 };
 

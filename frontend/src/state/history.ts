@@ -81,6 +81,8 @@ export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
     cm.toolCallId = m.tool_call_id ?? "";
     cm.toolName = m.tool_name ?? "";
     cm.isError = m.is_error === true;
+    if (m.status_text) cm.statusText = m.status_text;
+    if (m.summary) cm.summary = m.summary;
     cm.toolStatus = m.status === "interrupted" ? "interrupted" : m.is_error ? "error" : "success";
   }
   return cm;
@@ -127,6 +129,8 @@ export function deriveTools(s: SessionState, turnRunning: boolean): SessionState
       input: block.arguments,
       status,
       output: res ? textOf(res) : card.output,
+      statusText: res?.statusText || card.statusText,
+      summary: res?.summary || card.summary,
     };
   }
   return { ...s, messages, tools, delegations: deriveDelegations(s.delegations, calls, results, tools) };

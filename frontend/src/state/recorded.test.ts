@@ -78,7 +78,7 @@ function textOf(content: SessionState["messages"][string]["content"]): string {
 function view(s: SessionState) {
   return {
     messages: visibleMessages(s).map((m) => ({ id: m.id, role: m.role, text: textOf(m.content), status: m.status, annotation: m.annotation })),
-    tools: Object.fromEntries(Object.values(s.tools).map((c) => [c.toolUseId, { status: c.status, name: c.toolName, input: c.input }])),
+    tools: Object.fromEntries(Object.values(s.tools).map((c) => [c.toolUseId, { status: c.status, name: c.toolName, input: c.input, statusText: c.statusText, summary: c.summary }])),
     streaming: s.streamingIds,
     turn: s.turn,
     cost: s.sessionUsage.cost_usd,

@@ -33,6 +33,9 @@ export interface ChatMessage {
   toolArgs?: Record<string, unknown>;
   toolStatus?: ToolResultStatus;
   isError?: boolean;
+  /** Stored seed 004 result layer of a toolResult message. */
+  statusText?: string;
+  summary?: string;
 }
 
 /** One tool call (keyed by tool_use_id). */
