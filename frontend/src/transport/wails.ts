@@ -8,7 +8,8 @@
 // Never call EventsOff("localChat:event"): it removes the Go-side listeners
 // too (DESIGN.md §4). The function EventsOn returns is kept and called instead.
 
-import { decodeServerFrame, type ClientFrame, type EventFilter, type FilterPreset, type ResponseFrame } from "../protocol";
+import { decodeServerFrame, type ClientFrame, type EventFilter, type FilterPreset } from "../protocol";
+import { PendingRequests } from "./pending";
 import { DEFAULT_REQUEST_TIMEOUT_MS, RpcError, type ConnectionState, type Transport, type TransportHandlers } from "./types";
 
 /** The Wails event carrying server frames. */
@@ -103,12 +104,6 @@ function asBatch(v: unknown): WailsBatch | null {
   };
 }
 
-interface Pending {
-  resolve(v: unknown): void;
-  reject(e: Error): void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
 /** Wails IPC implementation of Transport. */
 export class WailsTransport implements Transport {
   private readonly runtime: WailsRuntimeLike;
@@ -129,8 +124,7 @@ export class WailsTransport implements Transport {
   private generation = 0;
   private stopped = true;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private nextRequest = 0;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new PendingRequests("wreq", (m, d) => this.log(m, d));
 
   /** Creates a transport; throws when not inside the Wails window and no runtime/bridge is given. */
   constructor(opts: WailsTransportOptions = {}) {
@@ -182,7 +176,7 @@ export class WailsTransport implements Transport {
           .Request(JSON.stringify(frame))
           .then((r) => {
             const f = decodeServerFrame(r);
-            if (f.type === "response") this.settle(f);
+            if (f.type === "response") this.pending.settle(f);
           })
           .catch((e: unknown) => this.log("request failed", e));
         return true;
@@ -194,18 +188,11 @@ export class WailsTransport implements Transport {
 
   /** See Transport.request. */
   request<T = unknown>(method: string, params?: unknown, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): Promise<T> {
-    if (this.stopped) return Promise.reject(new RpcError("NOT_CONNECTED", `${method}: not connected`));
-    const requestId = `wreq-${++this.nextRequest}`;
-    const p = new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId);
-        reject(new RpcError("TIMEOUT", `${method}: no response within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(requestId, { resolve: (v) => resolve(v as T), reject, timer });
-    });
-    this.send({ type: "request", requestId, method, ...(params === undefined ? {} : { params }) });
-    return p;
+    return this.pending.start<T>(method, timeoutMs, (requestId) =>
+      this.send({ type: "request", requestId, method, ...(params === undefined ? {} : { params }) }),
+    );
   }
+
 
   /** Submits a turn through the bridge (the desktop's equivalent of POST /sessions/{id}/turns). */
   submitTurn(content: string): Promise<{ turn_id: string; queued: boolean }> {
@@ -233,7 +220,7 @@ export class WailsTransport implements Transport {
     this.off?.();
     this.off = null;
     this.dropSubscription();
-    this.rejectPending("DISCONNECTED", "transport closed");
+    this.pending.rejectAll("DISCONNECTED", "transport closed");
   }
 
   private dropSubscription(): void {
@@ -245,13 +232,6 @@ export class WailsTransport implements Transport {
     if (id !== null) this.bridge.Unsubscribe(id).catch((e: unknown) => this.log("unsubscribe failed", e));
   }
 
-  private rejectPending(code: string, why: string): void {
-    for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(new RpcError(code, why));
-      this.pending.delete(id);
-    }
-  }
 
   private hello(): Promise<void> {
     let p = helloSent.get(this.pageId);
@@ -387,7 +367,7 @@ export class WailsTransport implements Transport {
         h?.frame(f);
         return;
       case "response":
-        this.settle(f);
+        this.pending.settle(f);
         return;
       case "ping":
       case "pong":
@@ -395,17 +375,5 @@ export class WailsTransport implements Transport {
       default:
         h?.frame(f);
     }
-  }
-
-  private settle(f: ResponseFrame): void {
-    const p = this.pending.get(f.requestId);
-    if (!p) {
-      this.log("response to an unknown request", f.requestId);
-      return;
-    }
-    this.pending.delete(f.requestId);
-    clearTimeout(p.timer);
-    if (f.ok) p.resolve(f.payload);
-    else p.reject(new RpcError(f.error.code, f.error.message));
   }
 }

@@ -3,8 +3,9 @@
 // with a snapshot on cursor_expired / replay_too_large, reconnect with
 // exponential backoff after any unrequested close (including 1008 client_too_slow).
 
-import { decodeServerFrame, type AttachResponse, type ClientFrame, type EventFilter, type FilterPreset, type ResponseFrame } from "../protocol";
-import { DEFAULT_REQUEST_TIMEOUT_MS, RpcError, type ConnectionState, type Transport, type TransportHandlers } from "./types";
+import { decodeServerFrame, type AttachResponse, type ClientFrame, type EventFilter, type FilterPreset } from "../protocol";
+import { PendingRequests } from "./pending";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionState, type Transport, type TransportHandlers } from "./types";
 
 /** The subset of the browser WebSocket this transport uses (tests supply a fake). */
 export interface WebSocketLike {
@@ -40,12 +41,6 @@ export interface WsTransportOptions {
 
 const OPEN = 1;
 
-interface Pending {
-  resolve(v: unknown): void;
-  reject(e: Error): void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
 /** Attach failures that retrying cannot fix. */
 class FatalAttachError extends Error {}
 
@@ -61,8 +56,7 @@ export class WsTransport implements Transport {
   private stopped = true;
   private snapshotRequested = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
-  private nextRequest = 0;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new PendingRequests("req", (m, d) => this.opts.log(m, d));
 
   /** Creates a transport; nothing happens until connect. */
   constructor(opts: WsTransportOptions) {
@@ -97,18 +91,11 @@ export class WsTransport implements Transport {
 
   /** See Transport.request. */
   request<T = unknown>(method: string, params?: unknown, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): Promise<T> {
-    const requestId = `req-${++this.nextRequest}`;
-    if (!this.send({ type: "request", requestId, method, ...(params === undefined ? {} : { params }) })) {
-      return Promise.reject(new RpcError("NOT_CONNECTED", `${method}: not connected`));
-    }
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId);
-        reject(new RpcError("TIMEOUT", `${method}: no response within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(requestId, { resolve: (v) => resolve(v as T), reject, timer });
-    });
+    return this.pending.start<T>(method, timeoutMs, (requestId) =>
+      this.send({ type: "request", requestId, method, ...(params === undefined ? {} : { params }) }),
+    );
   }
+
 
   /** See Transport.close. */
   close(): void {
@@ -134,16 +121,9 @@ export class WsTransport implements Transport {
       ws.onclose = null;
       ws.close(1000, "client closed");
     }
-    this.rejectPending("DISCONNECTED", "connection closed");
+    this.pending.rejectAll("DISCONNECTED", "connection closed");
   }
 
-  private rejectPending(code: string, why: string): void {
-    for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(new RpcError(code, why));
-      this.pending.delete(id);
-    }
-  }
 
   private async attach(): Promise<string> {
     const headers: Record<string, string> = { Accept: "application/json" };
@@ -191,7 +171,7 @@ export class WsTransport implements Transport {
     ws.onclose = (ev) => {
       if (gen !== this.generation) return;
       this.ws = null;
-      this.rejectPending("DISCONNECTED", `connection closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ""})`);
+      this.pending.rejectAll("DISCONNECTED", `connection closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ""})`);
       this.opts.log("socket closed", ev);
       if (!this.stopped) this.scheduleReconnect();
     };
@@ -220,7 +200,7 @@ export class WsTransport implements Transport {
       ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
       ws.close(1000, "resynchronising");
     }
-    this.rejectPending("DISCONNECTED", "resynchronising");
+    this.pending.rejectAll("DISCONNECTED", "resynchronising");
     void this.open("resynchronising");
   }
 
@@ -237,7 +217,7 @@ export class WsTransport implements Transport {
       case "pong":
         return;
       case "response":
-        this.settle(f);
+        this.pending.settle(f);
         return;
       case "subscribe_ack":
         this.attempt = 0;
@@ -267,17 +247,5 @@ export class WsTransport implements Transport {
         h?.frame(f);
         return;
     }
-  }
-
-  private settle(f: ResponseFrame): void {
-    const p = this.pending.get(f.requestId);
-    if (!p) {
-      this.opts.log("response to an unknown request", f.requestId);
-      return;
-    }
-    this.pending.delete(f.requestId);
-    clearTimeout(p.timer);
-    if (f.ok) p.resolve(f.payload);
-    else p.reject(new RpcError(f.error.code, f.error.message));
   }
 }
