@@ -24,6 +24,11 @@ var version = "dev"
 //go:embed all:frontend/dist
 var embedded embed.FS
 
+// appIcon is the window icon.
+//
+//go:embed build/appicon.png
+var appIcon []byte
+
 func main() {
 	os.Exit(run())
 }
@@ -78,7 +83,7 @@ func run() int {
 	if headless {
 		err = app.RunHeadless(ctx, cfg, assets, os.Getenv, os.Stdout, log)
 	} else {
-		err = app.RunDesktop(ctx, cfg, assets, os.Getenv, log)
+		err = app.RunDesktop(ctx, cfg, assets, appIcon, os.Getenv, log)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agenthub: %v\n", err)

@@ -183,3 +183,10 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("--listen 0.0.0.0: %v, want exit status 2", err)
 	}
 }
+
+// The window icon main embeds is a real PNG.
+func TestEmbeddedIconIsPNG(t *testing.T) {
+	if len(appIcon) < 8 || string(appIcon[:8]) != "\x89PNG\r\n\x1a\n" {
+		t.Fatalf("build/appicon.png is not a PNG (%d bytes)", len(appIcon))
+	}
+}

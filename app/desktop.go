@@ -19,7 +19,7 @@ import (
 
 // windowOptions is the Wails configuration of the main window bound to a
 // and to the IPC bridge (the page's transport: frontend/src/transport/wails.ts).
-func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS) *options.App {
+func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *options.App {
 	return &options.App{
 		Title:     Name,
 		Width:     1100,
@@ -34,6 +34,7 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS) *options.App {
 		Bind:             []any{a, bridge},
 		Linux: &linux.Options{
 			ProgramName: "agenthub",
+			Icon:        icon,
 		},
 	}
 }
@@ -42,14 +43,15 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS) *options.App {
 // with the "bindings" tag, as `go tool wails generate module` does): it
 // writes frontend/wailsjs and returns without opening anything.
 func GenerateBindings() error {
-	return wails.Run(windowOptions(NewApp(nil), &wailsipc.Bridge{}, nil))
+	return wails.Run(windowOptions(NewApp(nil), &wailsipc.Bridge{}, nil, nil))
 }
 
 // RunDesktop opens the instance for desktop mode, serves the dashboard if
-// enabled, and runs the window until it is closed. With cfg.SmokeTestDir
+// enabled, and runs the window (with icon, a PNG, as its window icon; nil
+// for none) until it is closed. With cfg.SmokeTestDir
 // set it screenshots the window once the page reports ready and quits,
 // failing if the page does not report ready in time.
-func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, getenv func(string) string, log *slog.Logger) (err error) {
+func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, getenv func(string) string, log *slog.Logger) (err error) {
 	inst, err := Open(cfg, OpenOptions{Assets: assets, Getenv: getenv, Logger: log})
 	if err != nil {
 		return err
@@ -89,7 +91,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, getenv func(strin
 			err = cerr
 		}
 	}()
-	opts := windowOptions(a, svc.Bridge(), assets)
+	opts := windowOptions(a, svc.Bridge(), assets, icon)
 	// A reload (or the first load) drops the previous page's subscriptions;
 	// the new page resubscribes from its cursor.
 	opts.OnDomReady = func(context.Context) { svc.DomReady() }
