@@ -24,7 +24,7 @@ APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagema
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop clean
+.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -118,6 +118,11 @@ test-desktop: build
 	AGENTHUB_DESKTOP_BIN="$(abspath $(BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
 	  go test -count=1 -timeout 120s -v ./app/desktoptest/
 	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png
+
+# Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
+# with every core kept busy, to flush out flaky tests (docs/testing.md).
+test-stress: deps frontend $(NPM_STAMP)
+	./scripts/test-stress.sh
 
 clean:
 	rm -rf build/bin $(ARTIFACTS)

@@ -66,6 +66,11 @@ type Bridge struct {
 	helloSince bool   // a Hello arrived since the last DomReady
 	nextID     uint64
 	subs       map[string]*bridgeSub
+	pumps      sync.WaitGroup // every pump goroutine; Close waits for them
+
+	// Test hooks (nil in production; set through export_test.go).
+	hookEnded     func() // in ended, after the closed batch is queued, before the sub leaves the table
+	hookReleasing func() // in release, before waiting for a pump
 }
 
 // bridgeSub is one live subscription of the page.
@@ -129,6 +134,7 @@ func (s *Service) DomReady() {
 	b.helloSince = false
 	b.mu.Unlock()
 	b.release(drop)
+	b.co.barrier()
 }
 
 // Subscriptions reports how many page subscriptions are live.
@@ -156,6 +162,7 @@ func (s *Service) Close() error {
 	b.mu.Unlock()
 	b.release(drop)
 	b.stop()
+	b.pumps.Wait()
 	b.co.close()
 	return nil
 }
@@ -184,6 +191,10 @@ func (b *Bridge) Hello(pageID string) error {
 	b.page, b.helloSince = pageID, true
 	b.mu.Unlock()
 	b.release(drop)
+	// A subscription the core ended just before this Hello left the table
+	// with its closed batch already queued: emit it now, so nothing of the
+	// old page reaches the page after Hello returns.
+	b.co.barrier()
 	return nil
 }
 
@@ -224,15 +235,23 @@ func (b *Bridge) Subscribe(sessionID string, filter string, since *string, snaps
 	}
 	bs := &bridgeSub{id: id, page: page, sub: sub, cancel: cancel, done: make(chan struct{})}
 	b.mu.Lock()
-	if b.closed {
+	if b.closed || b.page != page {
+		// Closed, or a reload (Hello of another page) raced this call: the
+		// page that asked is gone, so the subscription must not start.
+		closed := b.closed
 		b.mu.Unlock()
 		sub.Close()
 		cancel()
-		return nil, errors.New("wailsipc: closed")
+		if closed {
+			return nil, errors.New("wailsipc: closed")
+		}
+		return nil, errors.New("wailsipc: the page reloaded during subscribe")
 	}
 	b.subs[id] = bs
+	b.pumps.Add(1)
 	b.mu.Unlock()
 
+	go b.pump(ctx, bs) // frames that beat the reply are kept by the page until it knows the id
 	ack, err := json.Marshal(struct {
 		ipc.SubscribeAckFrame
 		SubscriptionID string `json:"subscription_id"`
@@ -241,7 +260,6 @@ func (b *Bridge) Subscribe(sessionID string, filter string, since *string, snaps
 		b.release([]*bridgeSub{b.take(id)})
 		return nil, fmt.Errorf("wailsipc: encode ack: %w", err)
 	}
-	go b.pump(ctx, bs)
 	return json.RawMessage(ack), nil
 }
 
@@ -323,6 +341,9 @@ func (b *Bridge) release(subs []*bridgeSub) {
 		}
 		bs.cancel() // first: the pump then knows the end is ours
 		bs.sub.Close()
+		if b.hookReleasing != nil {
+			b.hookReleasing()
+		}
 		<-bs.done
 		b.co.dropSub(bs.id)
 	}
@@ -332,6 +353,7 @@ func (b *Bridge) release(subs []*bridgeSub) {
 // the core ends the subscription (client_too_slow, bus closed) the page gets
 // a closed batch ending with an error frame and resubscribes with its cursor.
 func (b *Bridge) pump(ctx context.Context, bs *bridgeSub) {
+	defer b.pumps.Done()
 	defer close(bs.done)
 	frames := bs.sub.Frames()
 	for {
@@ -369,6 +391,12 @@ func (b *Bridge) pump(ctx context.Context, bs *bridgeSub) {
 }
 
 // ended reports a subscription the core closed (not one we released).
+//
+// Order matters: the closed batch is queued in the coalescer before the
+// subscription leaves the table. A Hello or DomReady that still finds it in
+// the table releases it (and waits for this pump); one that does not find it
+// ends with a coalescer barrier, which emits the queued batch first. Either
+// way the batch is out before the reload's Hello returns.
 func (b *Bridge) ended(ctx context.Context, bs *bridgeSub) {
 	if ctx.Err() != nil {
 		return // released by us
@@ -386,10 +414,13 @@ func (b *Bridge) ended(ctx context.Context, bs *bridgeSub) {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	}{"error", code, msg})
+	b.co.closeSub(bs.id, frame)
+	if b.hookEnded != nil {
+		b.hookEnded()
+	}
 	b.mu.Lock()
 	if b.subs[bs.id] == bs {
 		delete(b.subs, bs.id)
 	}
 	b.mu.Unlock()
-	b.co.closeSub(bs.id, frame)
 }

@@ -40,10 +40,13 @@ type page struct {
 	notify chan struct{}
 	emits  int
 	block  chan struct{} // when non-nil, Emit waits on it
+	// closedAt is the emit count at which each subscription's closed batch
+	// arrived (recorded even while down or listening elsewhere).
+	closedAt map[string]int
 }
 
 func newPage(t *testing.T) *page {
-	return &page{t: t, notify: make(chan struct{}, 1), subs: map[string]bool{}}
+	return &page{t: t, notify: make(chan struct{}, 1), subs: map[string]bool{}, closedAt: map[string]int{}}
 }
 
 // Emit implements wailsipc.Emitter.
@@ -78,6 +81,9 @@ func (p *page) Emit(name string, data ...any) {
 	defer p.mu.Unlock()
 	p.emits++
 	p.subs[b.SubscriptionID] = true
+	if b.Closed {
+		p.closedAt[b.SubscriptionID] = p.emits
+	}
 	if p.down {
 		return
 	}
@@ -387,6 +393,68 @@ func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
 		if all[i] != want[i] {
 			t.Fatalf("event %d is %s, want %s (loss, duplicate or reorder)", i, all[i], want[i])
 		}
+	}
+}
+
+// TestBridgeCoreEndedSubscriptionSilentAfterHello forces the interleaving
+// behind the reload race: the core ends a subscription (here: the bus
+// closes) and its pump is paused inside ended while the reloaded page says
+// Hello. The old page's closed batch must be emitted before Hello returns,
+// never after; with the table entry removed before the batch was queued, it
+// came after.
+func TestBridgeCoreEndedSubscriptionSilentAfterHello(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	reached, cont := make(chan struct{}), make(chan struct{})
+	releasing := make(chan struct{}, 1)
+	var once sync.Once
+	wailsipc.SetTestHooks(e.svc,
+		func() { once.Do(func() { close(reached); <-cont }) },
+		func() {
+			select {
+			case releasing <- struct{}{}:
+			default:
+			}
+		})
+	if err := e.br.Hello("page-1"); err != nil {
+		t.Fatal(err)
+	}
+	e.pg.subscribe(e.br, sid, "preset:full", nil, true)
+	e.pg.mu.Lock()
+	oldSub := e.pg.sub
+	e.pg.mu.Unlock()
+
+	go func() { _ = e.bus.Close() }()
+	select {
+	case <-reached:
+	case <-time.After(guard):
+		t.Fatal("the pump never reached ended")
+	}
+	helloDone := make(chan int, 1)
+	go func() {
+		if err := e.br.Hello("page-2"); err != nil {
+			t.Error(err)
+		}
+		e.pg.mu.Lock()
+		helloDone <- e.pg.emits
+		e.pg.mu.Unlock()
+	}()
+	var emitsAtHello int
+	select {
+	case emitsAtHello = <-helloDone: // Hello did not wait for the paused pump
+		close(cont)
+	case <-releasing: // Hello found the subscription and waits for its pump
+		close(cont)
+		emitsAtHello = <-helloDone
+	case <-time.After(guard):
+		t.Fatal("Hello neither returned nor waited for the pump")
+	}
+	e.pg.waitFor("the old subscription's closed batch", func() bool { return e.pg.closedAt[oldSub] > 0 })
+	e.pg.mu.Lock()
+	at := e.pg.closedAt[oldSub]
+	e.pg.mu.Unlock()
+	if at > emitsAtHello {
+		t.Fatalf("the old page's closed batch was emit #%d, after Hello returned at #%d", at, emitsAtHello)
 	}
 }
 

@@ -24,6 +24,7 @@ type item struct {
 	eventID string
 	data    []byte // a frame; nil with drop/flush instructions
 	drop    bool   // discard sub's pending frames
+	barrier bool   // nothing to do: done is closed once everything before it is handled
 	closed  []byte // flush sub, then emit this error frame as a closed batch
 	done    chan struct{}
 }
@@ -69,6 +70,18 @@ func (c *coalescer) dropSub(sub string) {
 // subscription's final (closed) batch.
 func (c *coalescer) closeSub(sub string, errFrame []byte) {
 	c.send(context.Background(), item{sub: sub, closed: errFrame})
+}
+
+// barrier returns once every item queued before it has been handled (and
+// emitted, if it was due), or the coalescer stopped.
+func (c *coalescer) barrier() {
+	done := make(chan struct{})
+	if c.send(context.Background(), item{barrier: true, done: done}) {
+		select {
+		case <-done:
+		case <-c.stopped:
+		}
+	}
 }
 
 func (c *coalescer) send(ctx context.Context, it item) bool {
@@ -139,6 +152,8 @@ func (c *coalescer) run(ctx context.Context) {
 
 func (c *coalescer) handle(it item) {
 	switch {
+	case it.barrier:
+		close(it.done)
 	case it.drop:
 		c.b.drop(it.sub)
 		close(it.done)
