@@ -49,6 +49,16 @@ type Config struct {
 	Heartbeat time.Duration
 	// ClientQueue is the per-client outbound queue bound.
 	ClientQueue int
+	// ClientStall closes a subscriber that made no write progress this long
+	// (a subscriber over ClientQueue catches up from the log instead).
+	ClientStall time.Duration
+	// MaxConnections bounds open dashboard WebSocket streams.
+	MaxConnections int
+	// ToolOutputLog is how much of one tool call's output goes into the
+	// event log as tool.output_delta events (the rest: a marker and the tail).
+	ToolOutputLog ByteSize
+	// ToolOutputMax caps one tool call's output file on disk (head + tail).
+	ToolOutputMax ByteSize
 	// ReplayLimit is the most events one replay may send.
 	ReplayLimit int
 	// TurnTimeout cancels a turn server-side after this long.
@@ -72,6 +82,10 @@ func DefaultConfig(workdir string) Config {
 		DeltaRetention: time.Hour,
 		Heartbeat:      30 * time.Second,
 		ClientQueue:    1000,
+		ClientStall:    5 * time.Second,
+		MaxConnections: 256,
+		ToolOutputLog:  4 << 20,
+		ToolOutputMax:  64 << 20,
 		ReplayLimit:    10000,
 		TurnTimeout:    30 * time.Minute,
 	}
@@ -99,6 +113,10 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.DurationVar(&cfg.DeltaRetention, "delta-retention", cfg.DeltaRetention, "how long streaming events stay replayable after their message completes")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", cfg.Heartbeat, "idle ping interval (3 unanswered pings close the client)")
 	fs.IntVar(&cfg.ClientQueue, "client-queue", cfg.ClientQueue, "per-client outbound queue bound")
+	fs.DurationVar(&cfg.ClientStall, "client-stall", cfg.ClientStall, "close a client (1008 client_too_slow) after this long without write progress; over --client-queue it catches up from the log")
+	fs.IntVar(&cfg.MaxConnections, "max-connections", cfg.MaxConnections, "max open dashboard WebSocket streams (more get 503)")
+	fs.Var(&cfg.ToolOutputLog, "tool-output-log", "`SIZE` of one tool call's output streamed into the event log (then a truncation marker and the tail)")
+	fs.Var(&cfg.ToolOutputMax, "tool-output-max", "`SIZE` cap of one tool call's output file on disk (head + tail)")
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
@@ -166,13 +184,22 @@ func (c Config) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"--event-retention", c.EventRetention}, {"--delta-retention", c.DeltaRetention}, {"--heartbeat", c.Heartbeat}, {"--turn-timeout", c.TurnTimeout}} {
+	}{{"--event-retention", c.EventRetention}, {"--delta-retention", c.DeltaRetention}, {"--heartbeat", c.Heartbeat}, {"--turn-timeout", c.TurnTimeout}, {"--client-stall", c.ClientStall}} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s %s: must be positive", d.name, d.v))
 		}
 	}
 	if c.ClientQueue < 1 {
 		errs = append(errs, fmt.Errorf("--client-queue %d: must be at least 1", c.ClientQueue))
+	}
+	if c.MaxConnections < 1 {
+		errs = append(errs, fmt.Errorf("--max-connections %d: must be at least 1", c.MaxConnections))
+	}
+	if c.ToolOutputLog < 4<<10 {
+		errs = append(errs, fmt.Errorf("--tool-output-log %s: must be at least 4KiB", c.ToolOutputLog))
+	}
+	if c.ToolOutputMax < 64<<10 {
+		errs = append(errs, fmt.Errorf("--tool-output-max %s: must be at least 64KiB", c.ToolOutputMax))
 	}
 	if c.ReplayLimit < 1 {
 		errs = append(errs, fmt.Errorf("--replay-limit %d: must be at least 1", c.ReplayLimit))

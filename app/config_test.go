@@ -24,6 +24,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		Version: "dev", Listen: "127.0.0.1:8421", Workspace: "/work",
 		EventRetention: 168 * time.Hour, DeltaRetention: time.Hour, Heartbeat: 30 * time.Second,
 		ClientQueue: 1000, ReplayLimit: 10000, TurnTimeout: 30 * time.Minute,
+		ClientStall: 5 * time.Second, MaxConnections: 256, ToolOutputLog: 4 << 20, ToolOutputMax: 64 << 20,
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
@@ -35,6 +36,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		"--headless", "--listen", "127.0.0.1:0", "--data-dir", "/d", "--workspace", "/w",
 		"--model", "openai:llama3.1", "--event-retention", "2h", "--delta-retention", "5m",
 		"--heartbeat", "10s", "--client-queue", "7", "--replay-limit", "9", "--turn-timeout", "1m",
+		"--client-stall", "2s", "--max-connections", "3", "--tool-output-log", "64KiB", "--tool-output-max", "1m",
 		"-smoke-test", "art",
 	}, nil)
 	if err != nil {
@@ -44,6 +46,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		Version: "dev", Headless: true, Listen: "127.0.0.1:0", ListenSet: true, DataDir: "/d", Workspace: "/w",
 		Model: "openai:llama3.1", EventRetention: 2 * time.Hour, DeltaRetention: 5 * time.Minute,
 		Heartbeat: 10 * time.Second, ClientQueue: 7, ReplayLimit: 9, TurnTimeout: time.Minute, SmokeTestDir: "art",
+		ClientStall: 2 * time.Second, MaxConnections: 3, ToolOutputLog: 64 << 10, ToolOutputMax: 1 << 20,
 	}
 	if cfg != want {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
@@ -65,7 +68,8 @@ func TestParseFlagsHelpAndVersion(t *testing.T) {
 	}
 	help := out.String()
 	for _, f := range []string{"--headless", "--listen", "--data-dir", "--workspace", "--model", "--event-retention",
-		"--delta-retention", "--heartbeat", "--client-queue", "--replay-limit", "--turn-timeout", "--version", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"} {
+		"--delta-retention", "--heartbeat", "--client-queue", "--replay-limit", "--turn-timeout", "--version", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL",
+		"--client-stall", "--max-connections", "--tool-output-log", "--tool-output-max"} {
 		if !strings.Contains(help, f) {
 			t.Errorf("--help lacks %s", f)
 		}
@@ -94,6 +98,11 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		{[]string{"--heartbeat", "0s"}, "--heartbeat"},
 		{[]string{"--client-queue", "0"}, "--client-queue"},
 		{[]string{"--replay-limit", "-1"}, "--replay-limit"},
+		{[]string{"--client-stall", "0s"}, "--client-stall"},
+		{[]string{"--max-connections", "0"}, "--max-connections"},
+		{[]string{"--tool-output-log", "12 parsecs"}, "tool-output-log"},
+		{[]string{"--tool-output-log", "1k"}, "--tool-output-log"},
+		{[]string{"--tool-output-max", "-5MiB"}, "tool-output-max"},
 		{[]string{"--turn-timeout", "banana"}, "turn-timeout"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"stray"}, "unexpected argument"},
@@ -129,5 +138,25 @@ func TestDisplayAvailable(t *testing.T) {
 	goos = "darwin"
 	if !DisplayAvailable(func(string) string { return "" }) {
 		t.Error("darwin: unavailable")
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]ByteSize{"0": 0, "1000": 1000, "4MiB": 4 << 20, "4m": 4 << 20, "512k": 512 << 10,
+		"64 KiB": 64 << 10, "2GB": 2 << 30, "7b": 7} {
+		got, err := ParseByteSize(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "MiB", "-1", "1.5MiB", "4TiB", "99999999999999999999"} {
+		if _, err := ParseByteSize(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	for v, want := range map[ByteSize]string{4 << 20: "4MiB", 64 << 10: "64KiB", 1000: "1000", 3 << 30: "3GiB", 0: "0"} {
+		if v.String() != want {
+			t.Errorf("%d prints %q, want %q", v, v.String(), want)
+		}
 	}
 }

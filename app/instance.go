@@ -112,7 +112,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		}
 		inst.Dashboard = srv
 		srv.Handle("GET /api/info", http.HandlerFunc(inst.serveInfo))
-		api, err := dashboard.MountAPI(srv, dashboard.APIOptions{Bus: inst.Bus, Hub: inst.Hub, Logger: log})
+		api, err := dashboard.MountAPI(srv, dashboard.APIOptions{Bus: inst.Bus, Hub: inst.Hub, Logger: log, MaxConnections: cfg.MaxConnections})
 		if err != nil {
 			return nil, errors.Join(err, inst.Close())
 		}
@@ -129,6 +129,7 @@ func (in *Instance) startServices() error {
 	cfg := in.Config
 	bus, err := ipc.NewBus(in.Store, ipc.Options{
 		ClientQueue:          cfg.ClientQueue,
+		ClientStall:          cfg.ClientStall,
 		ReplayLimit:          cfg.ReplayLimit,
 		Heartbeat:            cfg.Heartbeat,
 		EventRetention:       cfg.EventRetention,

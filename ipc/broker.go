@@ -40,10 +40,9 @@ func (br *broker) all() []*Subscription {
 
 // publish runs after commit, on the publisher goroutine: it updates the
 // session tree from the batch's ops, then hands each matching subscription
-// this commit's frames as one batch, without blocking, and closes
-// (client_too_slow) any live subscription whose queue overflows. For each
-// such closure the bus emits a bus.handler_warning itself (addInternal), in
-// a later batch, so nothing here waits on the writer.
+// this commit's frames as one batch, without blocking. A subscriber whose
+// queue is full falls behind and catches up from the log (subQueue.offer);
+// nothing here closes anyone.
 func (b *Bus) publish(items []built) {
 	for _, it := range items {
 		for _, op := range it.ops {
@@ -72,35 +71,38 @@ func (b *Bus) publish(items []built) {
 			}
 		}
 	}
-	var slow []*Subscription
 	for _, s := range subs {
 		if len(s.batch) == 0 {
 			continue
 		}
-		if !s.queue.offer(s.batch) {
-			delete(b.broker.subs, s)
-			slow = append(slow, s)
-		}
+		s.queue.offer(s.batch)
 		clear(s.batch)
 		s.batch = s.batch[:0]
 	}
 	clear(subs)
 	b.broker.scratch = subs
 	b.broker.mu.Unlock()
-	for _, s := range slow {
-		msg := fmt.Sprintf("Outbound queue of %d events overflowed; reconnect with replay.", s.queue.limit)
-		s.fail(&SubscribeError{Code: CodeClientTooSlow, Message: msg})
-		p, err := prepare(Draft{
-			Type: TypeBusHandlerWarning, SessionID: s.sessionID, Actor: ActorSystem,
-			Payload: HandlerWarning{SubscriptionName: s.name, Code: CodeClientTooSlow, Message: msg},
-		})
-		if err != nil { // cannot happen: every field is valid
-			b.log.Error("ipc: build handler warning", "err", err)
-			continue
-		}
-		b.addInternal(single(p))
-		b.log.Warn("ipc: subscriber too slow, closed", "subscription", s.name, "session", s.sessionID)
+}
+
+// tooSlow ends a subscription whose consumer made no progress for
+// ClientStall: it leaves the broker, ends with client_too_slow (the
+// transport closes 1008 with that reason), and the bus records a
+// bus.handler_warning in the session's log (through addInternal, so the
+// caller never waits on the writer).
+func (b *Bus) tooSlow(s *Subscription) {
+	b.broker.remove(s)
+	msg := fmt.Sprintf("No write progress for %s; reconnect with your last event id.", b.opts.ClientStall)
+	s.fail(&SubscribeError{Code: CodeClientTooSlow, Message: msg})
+	p, err := prepare(Draft{
+		Type: TypeBusHandlerWarning, SessionID: s.sessionID, Actor: ActorSystem,
+		Payload: HandlerWarning{SubscriptionName: s.name, Code: CodeClientTooSlow, Message: msg},
+	})
+	if err != nil { // cannot happen: every field is valid
+		b.log.Error("ipc: build handler warning", "err", err)
+		return
 	}
+	b.addInternal(single(p))
+	b.log.Warn("ipc: subscriber made no progress, closed", "subscription", s.name, "session", s.sessionID, "stall", b.opts.ClientStall)
 }
 
 // sessionTree caches session → parent for include_worker_sessions.

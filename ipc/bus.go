@@ -18,7 +18,11 @@ import (
 
 // Options configures a Bus. Zero values take the defaults in brackets.
 type Options struct {
-	ClientQueue      int           // per-subscriber live queue bound [1000]
+	ClientQueue int // per-subscriber live queue bound [1000]
+	// ClientStall is --client-stall [5s]: a subscriber whose consumer takes
+	// nothing for this long is closed with client_too_slow. Overflowing
+	// ClientQueue alone never closes anyone (it switches to catch-up).
+	ClientStall      time.Duration
 	ReplayLimit      int           // max events one replay may send [10000]
 	Heartbeat        time.Duration // idle ping interval for transports [30s]
 	SnapshotMessages int           // messages in a snapshot [50]
@@ -39,6 +43,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.ClientQueue <= 0 {
 		o.ClientQueue = 1000
+	}
+	if o.ClientStall <= 0 {
+		o.ClientStall = 5 * time.Second
 	}
 	if o.ReplayLimit <= 0 {
 		o.ReplayLimit = 10000

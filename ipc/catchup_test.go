@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"agenthub/store"
 
@@ -101,10 +102,10 @@ func TestBurstDuringReplayCatchesUpFromLog(t *testing.T) {
 	}
 }
 
-// Once live, a client that stops reading is still closed as too slow even
-// after a catch-up.
+// Once live, a client that stops reading is still closed as too slow after
+// a catch-up — by the stall timer, not by the overflow.
 func TestSlowAfterCatchUpStillCloses(t *testing.T) {
-	b, _ := newTestBus(t, Options{ClientQueue: 16})
+	b, _ := newTestBus(t, Options{ClientQueue: 16, ClientStall: 50 * time.Millisecond})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
 	first, _ := b.Commit(ctx, delta("s", "m", "start"))
@@ -124,16 +125,68 @@ func TestSlowAfterCatchUpStillCloses(t *testing.T) {
 		nextEvent(t, s)
 	}
 	<-s.queue.isLive
-	// Live now: stop reading and keep committing until the writer closes it.
-	for i := 0; s.Err() == nil; i++ {
-		if i > 16+outBuffer+10 {
-			t.Fatal("non-reading live client never closed")
-		}
+	// Live now: stop reading; more than the queue and the hand-off buffer.
+	for i := range 16 + outBuffer + 10 {
 		if _, err := b.Commit(ctx, delta("s", "m", fmt.Sprint("l", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("non-reading live client never closed")
+	}
 	if subErrCode(s.Err()) != CodeClientTooSlow {
 		t.Fatalf("err %v", s.Err())
+	}
+}
+
+// The slow-client rule: a live client that keeps reading, but slower than a
+// burst of far more than ClientQueue events arrives, is never closed; it
+// falls behind, catches up from the log and sees exactly the log, in order.
+func TestReadingClientSurvivesBurst(t *testing.T) {
+	const queue, burst = 16, 5000
+	b, db := newTestBus(t, Options{ClientQueue: queue, ClientStall: 5 * time.Second})
+	ctx := context.Background()
+	mkSession(t, b, "s", "")
+	s := subscribe(t, b, SubscribeRequest{SessionID: "s", Filter: raw(`{"event_types":["text.delta"]}`)})
+	<-s.queue.isLive
+	done := make(chan error, 1)
+	go func() {
+		for i := range burst {
+			if err := b.Emit(delta("s", "m", fmt.Sprint(i))); err != nil {
+				done <- err
+				return
+			}
+		}
+		_, err := b.Commit(ctx, delta("s", "m", "end"))
+		done <- err
+	}()
+	var got []ulid.ULID
+	for range burst + 1 {
+		got = append(got, nextEvent(t, s).ID)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("reading client was closed: %v", err)
+	}
+	var want []ulid.ULID
+	if err := db.SessionEvents("s", ulid.ULID{}, func(r store.EventRecord) error {
+		if r.Type == TypeTextDelta {
+			want = append(want, r.ID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(got) {
+		t.Fatalf("got %d events, log has %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d = %s, want %s", i, got[i], want[i])
+		}
 	}
 }

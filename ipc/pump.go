@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"agenthub/store"
 
@@ -15,10 +16,7 @@ import (
 // outBuffer is the hand-off buffer between a subscription's pump and its
 // consumer: the pump copies a whole commit batch into it without waking the
 // consumer per frame, and the consumer drains it without waking the pump per
-// frame. It is slack on top of the queue bound: a live consumer can be up to
-// ClientQueue+outBuffer+1 events behind (queue, hand-off buffer, the frame in
-// its hand) before it is closed as too slow. 64 frames is a few KB of
-// pointers, a small fraction of the 1,000-event default queue.
+// frame. 64 frames is a few KB of pointers.
 const outBuffer = 64
 
 // catchUpChunk is how many matching events one catch-up read transaction
@@ -31,21 +29,21 @@ const catchUpChunk = 512
 // at once (take), so a commit costs each subscriber one wake-up rather than
 // one per event.
 //
-// Accounting: queued counts events accepted and not yet handed to the
-// consumer (pending plus those the pump holds). Before the subscription is
-// live (its snapshot/replay/catch-up is still being handed over), a batch
-// that would exceed the bound makes the queue "behind": pending is dropped,
-// further batches are ignored, and the pump reads the missing events back
-// from the log (they are committed before they are published, so the log
-// always has them). Once live, such a batch means the consumer is not
-// draining: offer reports overflow and the writer closes the subscription.
-// A batch that lands on an empty queue is always accepted, so one large
-// commit cannot close a consumer that has drained everything before it.
+// The slow-client rule: queued counts events accepted and not yet taken by
+// the pump. A batch that would take it past the bound makes the queue
+// "behind": pending is dropped, further batches are ignored, and the pump
+// reads the missing events back from the log (they are committed before
+// they are published, so the log always has them), then goes live again.
+// This holds before the subscription is live (its snapshot, replay or
+// catch-up is still being handed over) and after. Overflow never closes a
+// subscriber; only a consumer that takes nothing for ClientStall is closed
+// (Subscription.send). A batch that lands on an empty queue is always
+// accepted, so one large commit does not send a drained consumer to the log.
 type subQueue struct {
 	limit  int
 	queued atomic.Int64
-	notify chan struct{} // cap 1: "pending is non-empty"
-	isLive chan struct{} // closed when the queue goes live
+	notify chan struct{} // cap 1: "pending is non-empty or the queue fell behind"
+	isLive chan struct{} // closed when the queue first goes live
 
 	mu      sync.Mutex
 	pending []OutFrame
@@ -61,39 +59,36 @@ func (q *subQueue) init(limit int) {
 
 // setLive marks the queue live (under mu).
 func (q *subQueue) setLive() {
-	if !q.live {
-		q.live = true
+	q.live = true
+	select {
+	case <-q.isLive:
+	default:
 		close(q.isLive)
 	}
 }
 
-// offer appends one commit's frames; false means a live consumer overflowed.
-func (q *subQueue) offer(fs []OutFrame) bool {
+// offer appends one commit's frames, or switches the queue to behind when
+// they would overflow it. It never blocks and never fails.
+func (q *subQueue) offer(fs []OutFrame) {
 	q.mu.Lock()
 	if q.behind {
 		q.mu.Unlock()
-		return true // the pump will read these from the log
+		return // the pump will read these from the log
 	}
 	if n := q.queued.Load(); n > 0 && int(n)+len(fs) > q.limit {
-		if q.live {
-			q.mu.Unlock()
-			return false
-		}
-		q.behind = true
+		q.behind, q.live = true, false
 		clear(q.pending)
 		q.pending = q.pending[:0]
 		q.queued.Store(0)
-		q.mu.Unlock()
-		return true
+	} else {
+		q.pending = append(q.pending, fs...)
+		q.queued.Add(int64(len(fs)))
 	}
-	q.pending = append(q.pending, fs...)
-	q.queued.Add(int64(len(fs)))
 	q.mu.Unlock()
 	select {
 	case q.notify <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // markLive makes the queue live unless it is already behind (Subscribe
@@ -110,7 +105,7 @@ func (q *subQueue) markLive() {
 // handed over. If the queue fell behind meanwhile it clears that state and
 // returns live=false: the pump must read the log after its last id and
 // call settle again. Otherwise the queue is live from now on and settle
-// returns the pending frames (the pump holds them; they stay counted).
+// returns the pending frames, which leave the count.
 func (q *subQueue) settle(spare []OutFrame) (batch []OutFrame, live bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -120,37 +115,54 @@ func (q *subQueue) settle(spare []OutFrame) (batch []OutFrame, live bool) {
 	}
 	q.setLive()
 	batch, q.pending = q.pending, spare[:0]
+	q.queued.Add(-int64(len(batch)))
 	return batch, true
 }
 
-// take swaps the pending frames for spare (emptied) and returns them.
-func (q *subQueue) take(spare []OutFrame) []OutFrame {
+// take swaps the pending frames for spare (emptied) and returns them; they
+// leave the count. behind reports that the queue overflowed since the last
+// take: the pump must catch up from the log (batch is then empty).
+func (q *subQueue) take(spare []OutFrame) (batch []OutFrame, behind bool) {
 	q.mu.Lock()
-	batch := q.pending
+	defer q.mu.Unlock()
+	if q.behind {
+		return spare[:0], true
+	}
+	batch = q.pending
 	q.pending = spare[:0]
-	q.mu.Unlock()
-	return batch
+	q.queued.Add(-int64(len(batch)))
+	return batch, false
 }
 
 // send hands one frame to the consumer; false once the subscription ends.
 // While the hand-off buffer has room it is a plain non-blocking send (a
-// four-way select per frame was a fifth of the fan-out's CPU); the end of
-// the subscription is then noticed at the next full buffer or batch wait.
+// four-way select per frame was a fifth of the fan-out's CPU). When the
+// buffer stays full for ClientStall — the consumer took nothing in that
+// time — the subscription is closed with client_too_slow (Bus.tooSlow).
 func (s *Subscription) send(f OutFrame) bool {
 	select {
 	case s.out <- f:
 		return true
 	default:
 	}
+	if s.stall == nil {
+		s.stall = time.NewTimer(s.bus.opts.ClientStall)
+	} else {
+		s.stall.Reset(s.bus.opts.ClientStall)
+	}
 	select {
 	case s.out <- f:
+		s.stall.Stop()
 		return true
+	case <-s.stall.C:
+		s.bus.tooSlow(s)
 	case <-s.stop:
 		s.setErr(ErrClosed)
 	case <-s.failed:
 	case <-s.ctx.Done():
 		s.setErr(s.ctx.Err())
 	}
+	s.stall.Stop()
 	return false
 }
 
@@ -200,37 +212,42 @@ func (s *Subscription) pump() {
 	s.initial = nil
 	var batch []OutFrame
 	for {
-		b, live := s.queue.settle(nil)
-		if live {
-			batch = b
-			break
-		}
-		if !s.catchUp(&last) {
-			return
-		}
-	}
-	for {
-		for _, f := range batch {
-			if f.EventID > last {
-				if !s.deliver(f) {
-					return
-				}
-				last = f.EventID
+		// Hand over everything the log has after last until the queue has
+		// not fallen behind meanwhile; then it is live.
+		for {
+			b, live := s.queue.settle(batch)
+			if live {
+				batch = b
+				break
 			}
-			s.queue.queued.Add(-1)
+			if !s.catchUp(&last) {
+				return
+			}
 		}
-		clear(batch)
-		select {
-		case <-s.queue.notify:
-			batch = s.queue.take(batch)
-		case <-s.stop:
-			s.setErr(ErrClosed)
-			return
-		case <-s.failed:
-			return
-		case <-s.ctx.Done():
-			s.setErr(s.ctx.Err())
-			return
+		behind := false
+		for !behind {
+			for _, f := range batch {
+				if f.EventID > last {
+					if !s.deliver(f) {
+						return
+					}
+					last = f.EventID
+				}
+			}
+			clear(batch)
+			batch = batch[:0]
+			select {
+			case <-s.queue.notify:
+				batch, behind = s.queue.take(batch)
+			case <-s.stop:
+				s.setErr(ErrClosed)
+				return
+			case <-s.failed:
+				return
+			case <-s.ctx.Done():
+				s.setErr(s.ctx.Err())
+				return
+			}
 		}
 	}
 }

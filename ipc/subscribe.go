@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"agenthub/store"
 
@@ -30,11 +31,10 @@ type SubscribeRequest struct {
 // replayed events, then live events, with no gap and no duplicate at the
 // seam. Live events are queued (at most ClientQueue events) from the moment
 // of Subscribe; replayed events are read from bbolt and handed over at the
-// consumer's pace, outside that queue. While the subscription is not yet
-// live (its snapshot, replay or catch-up is still being handed over) a full
-// queue is not the client's fault: the queue is dropped and the missing
-// events are read back from the log (see pump.go). Once live, a full queue
-// closes the subscription with client_too_slow.
+// consumer's pace, outside that queue. A full queue is never the end of a
+// subscription: the queue is dropped and the missing events are read back
+// from the log (see pump.go). Only a consumer that takes nothing for
+// ClientStall is closed, with client_too_slow.
 type Subscription struct {
 	bus       *Bus
 	name      string
@@ -45,8 +45,9 @@ type Subscription struct {
 	seam      string     // live events with id <= seam are already covered
 	enc       Encoder    // nil for the canonical dialect; pump-only
 
-	queue subQueue   // live events handed over by the writer, in batches
-	batch []OutFrame // writer-only scratch: this commit's frames for s
+	queue subQueue    // live events handed over by the writer, in batches
+	batch []OutFrame  // writer-only scratch: this commit's frames for s
+	stall *time.Timer // pump-only: armed while send waits on a full hand-off buffer
 
 	out  chan OutFrame
 	done chan struct{}
@@ -68,11 +69,11 @@ func (s *Subscription) Ack() SubscribeAckFrame { return s.ack }
 func (s *Subscription) Frames() <-chan OutFrame { return s.out }
 
 // Done is closed when the subscription has ended (Close, ctx, bus Close, or
-// overflow).
+// a consumer stalled for ClientStall).
 func (s *Subscription) Done() <-chan struct{} { return s.done }
 
 // Err returns why the subscription ended: a *SubscribeError with Code
-// client_too_slow after a queue overflow (the transport closes 1008 with
+// client_too_slow after a stalled consumer (the transport closes 1008 with
 // Frame() as reason), ErrClosed/ctx error otherwise, nil while running.
 func (s *Subscription) Err() error {
 	s.errMu.Lock()
@@ -93,8 +94,7 @@ func (s *Subscription) setErr(err error) {
 	s.errMu.Unlock()
 }
 
-// fail is called by the writer (under the broker lock's aftermath) when the
-// live queue overflowed.
+// fail ends the subscription with err (Bus.tooSlow).
 func (s *Subscription) fail(err error) {
 	s.setErr(err)
 	s.failOnce.Do(func() { close(s.failed) })
@@ -121,7 +121,7 @@ var errReplayTooLarge = errors.New("replay too large")
 // (more than ReplayLimit matching events after the cursor), and
 // invalid_filter for an unknown dialect. With Snapshot
 // set, the snapshot replaces replay (Since is echoed but not replayed). The
-// subscription lives until Close, ctx ends, the bus closes or it overflows.
+// subscription lives until Close, ctx ends, the bus closes or its consumer stalls.
 func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscription, error) {
 	filter, err := ParseFilter(req.Filter)
 	if err != nil {

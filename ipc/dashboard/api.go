@@ -40,7 +40,17 @@ type APIOptions struct {
 	AttachTTL time.Duration
 	// Now is the clock of attach-token expiry [time.Now].
 	Now func() time.Time
+	// MaxConnections bounds open WebSocket streams (--max-connections);
+	// more are refused with 503 too_many_connections before the upgrade
+	// (zero: DefaultMaxConnections).
+	MaxConnections int
+	// CloseFrameWait bounds how long a stalled stream's 1008 close frame
+	// may take before the TCP connection is reset (zero: 1 s).
+	CloseFrameWait time.Duration
 }
+
+// DefaultMaxConnections is --max-connections' default.
+const DefaultMaxConnections = 256
 
 // API is the protocol's HTTP + WebSocket surface mounted on a Server:
 // sessions, turns, cancel, history, compaction, deletion, POST /rpc and the
@@ -56,6 +66,8 @@ type API struct {
 	now     func() time.Time
 	attach  *attachTokens
 	conns   sync.WaitGroup
+	slots   chan struct{} // one per open stream, capacity MaxConnections
+	wait    time.Duration // CloseFrameWait
 	stopped chan struct{}
 	stop    sync.Once
 }
@@ -76,6 +88,15 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	}
 	if a.ttl <= 0 {
 		a.ttl = AttachTTL
+	}
+	max := opts.MaxConnections
+	if max <= 0 {
+		max = DefaultMaxConnections
+	}
+	a.slots = make(chan struct{}, max)
+	a.wait = opts.CloseFrameWait
+	if a.wait <= 0 {
+		a.wait = time.Second
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -102,6 +123,9 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	denyOtherMethods(s, "/rpc", "POST")
 	return a, nil
 }
+
+// OpenStreams reports how many WebSocket streams are open.
+func (a *API) OpenStreams() int { return len(a.slots) }
 
 // Close ends every open stream (close status 1001) and waits for them.
 func (a *API) Close() {

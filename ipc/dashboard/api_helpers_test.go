@@ -66,6 +66,13 @@ func (f *fixture) advance(d time.Duration) {
 
 func newFixture(t testing.TB, opts ipc.Options) *fixture {
 	t.Helper()
+	return newFixtureWith(t, opts, dashboard.APIOptions{}, dashboard.Options{})
+}
+
+// newFixtureWith is newFixture with API and server options (Bus, Hub, Now,
+// Addr, Logger and Assets are the fixture's).
+func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions, srvOpts dashboard.Options) *fixture {
+	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -79,17 +86,20 @@ func newFixture(t testing.TB, opts ipc.Options) *fixture {
 		t.Fatal(err)
 	}
 	h := hubtest.New(bus)
-	srv, err := dashboard.Listen(dashboard.Options{Addr: "127.0.0.1:0", Logger: log,
-		Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Agent Hub</title>")}}})
+	srvOpts.Addr, srvOpts.Logger = "127.0.0.1:0", log
+	srvOpts.Assets = fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Agent Hub</title>")}}
+	srv, err := dashboard.Listen(srvOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, srv: srv, bus: bus, hub: h, base: srv.BaseURL(), tok: srv.Token(), logs: logs}
-	api, err := dashboard.MountAPI(srv, dashboard.APIOptions{Bus: bus, Hub: h, Now: func() time.Time {
+	apiOpts.Bus, apiOpts.Hub = bus, h
+	apiOpts.Now = func() time.Time {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return time.Now().Add(f.skew)
-	}})
+	}
+	api, err := dashboard.MountAPI(srv, apiOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,22 @@ type Options struct {
 	Assets fs.FS
 	// Logger receives request failures; nil means slog.Default().
 	Logger *slog.Logger
+	// IdleTimeout closes a keep-alive connection idle for this long
+	// (zero: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+}
+
+// DefaultIdleTimeout is how long an idle keep-alive connection stays open.
+const DefaultIdleTimeout = 60 * time.Second
+
+// connKey is the request-context key of the request's raw connection.
+type connKey struct{}
+
+// requestConn returns the raw TCP connection a request arrived on (set by
+// the server's ConnContext), or nil.
+func requestConn(ctx context.Context) net.Conn {
+	c, _ := ctx.Value(connKey{}).(net.Conn)
+	return c
 }
 
 // Server is a bound, not yet serving, dashboard listener. Mount handlers
@@ -44,6 +60,7 @@ type Server struct {
 	mux    *http.ServeMux
 	hosts  map[string]bool // accepted Host header values
 	origin map[string]bool // accepted Origin header values
+	idle   time.Duration
 
 	mu      sync.Mutex
 	serving bool
@@ -85,6 +102,10 @@ func Listen(opts Options) (*Server, error) {
 		mux:    http.NewServeMux(),
 		hosts:  map[string]bool{},
 		origin: map[string]bool{},
+		idle:   opts.IdleTimeout,
+	}
+	if s.idle <= 0 {
+		s.idle = DefaultIdleTimeout
 	}
 	p := strconv.Itoa(s.port)
 	for _, h := range []string{"127.0.0.1", "localhost", s.host} {
@@ -158,7 +179,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	srv := &http.Server{
 		Handler:           s.guard(s.mux),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       s.idle,
 		MaxHeaderBytes:    64 << 10,
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"agenthub/ipc"
@@ -18,11 +21,12 @@ import (
 
 // Close statuses and reasons of the event stream.
 const (
-	// writeTimeout bounds one frame write; a client that reads nothing for
-	// this long is dropped (its subscription has long overflowed by then).
+	// writeTimeout bounds one frame write outside a subscription (acks,
+	// pongs); a subscribed client that stops reading is closed much sooner,
+	// after --client-stall (watchStall).
 	writeTimeout = 30 * time.Second
 	// clientTooSlowReason is the JSON close reason with status 1008 (seed 001 §8.2).
-	clientTooSlowReason = `{"code":"client_too_slow","message":"Outbound queue overflowed; reconnect with replay."}`
+	clientTooSlowReason = `{"code":"client_too_slow","message":"No write progress for --client-stall; reconnect with your last event id."}`
 	heartbeatReason     = `{"code":"heartbeat_timeout","message":"3 pings unanswered"}`
 	shutdownReason      = `{"code":"server_shutdown","message":"the server is shutting down"}`
 	frameTooLargeReason = `{"code":"frame_too_large","message":"client frame exceeds 1 MiB"}`
@@ -52,6 +56,14 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "invalid_attach_token", err.Error()+"; GET /sessions/{id} for a fresh one")
 		return
 	}
+	select {
+	case a.slots <- struct{}{}:
+		defer func() { <-a.slots }()
+	default:
+		writeError(w, http.StatusServiceUnavailable, "too_many_connections",
+			fmt.Sprintf("%d WebSocket streams are open (--max-connections); close one and retry", cap(a.slots)))
+		return
+	}
 	port := strconv.Itoa(a.srv.port)
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		// Already checked above against the dashboard's own origins; this
@@ -72,7 +84,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	defer a.conns.Done()
 	c.SetReadLimit(-1) // the reader enforces ipc.MaxFrameBytes itself, to answer frame_too_large first
 	wc := &wsConn{
-		a: a, c: c, session: session,
+		a: a, c: c, session: session, raw: requestConn(r.Context()),
 		name: "dashboard " + r.RemoteAddr,
 		ctrl: make(chan ctrlMsg, 16),
 		hb:   ipc.NewHeartbeat(a.bus.Options().Heartbeat),
@@ -94,10 +106,12 @@ type ctrlMsg struct {
 type wsConn struct {
 	a       *API
 	c       *websocket.Conn
+	raw     net.Conn // the TCP connection under c (nil if unknown)
 	session string
 	name    string
 	ctrl    chan ctrlMsg
 	hb      *ipc.Heartbeat
+	watch   sync.WaitGroup // watchStall goroutines; run waits for them
 }
 
 func (wc *wsConn) run(parent context.Context) {
@@ -112,6 +126,7 @@ func (wc *wsConn) run(parent context.Context) {
 	defer func() {
 		cancel()
 		<-readerDone
+		wc.watch.Wait()
 	}()
 
 	var sub *ipc.Subscription
@@ -130,6 +145,11 @@ func (wc *wsConn) run(parent context.Context) {
 					sub.Close()
 				}
 				sub, frames = m.sub, m.sub.Frames()
+				wc.watch.Add(1)
+				go func(sub *ipc.Subscription) {
+					defer wc.watch.Done()
+					wc.watchStall(ctx, sub)
+				}(sub)
 			}
 			if m.data != nil && !wc.write(ctx, m.data) {
 				return
@@ -168,14 +188,51 @@ func (wc *wsConn) run(parent context.Context) {
 	}
 }
 
+// watchStall ends the connection of a subscription the core closed as too
+// slow (its consumer — this connection's writer — made no progress for
+// --client-stall, so the writer is blocked in a socket write). From this
+// goroutine, not the blocked writer's: the 1008 close frame gets
+// CloseFrameWait to go out (it can only follow the frame being written),
+// then the TCP connection is reset (linger 0) so the kernel frees its
+// buffers at once, and the blocked write returns.
+func (wc *wsConn) watchStall(ctx context.Context, sub *ipc.Subscription) {
+	select {
+	case <-sub.Done():
+	case <-ctx.Done():
+		return
+	}
+	var se *ipc.SubscribeError
+	if !errors.As(sub.Err(), &se) || se.Code != ipc.CodeClientTooSlow {
+		return
+	}
+	wc.a.log.Info("dashboard client made no progress; closing 1008", "client", wc.name, "session", wc.session)
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		_ = wc.c.Close(websocket.StatusPolicyViolation, clientTooSlowReason)
+	}()
+	t := time.NewTimer(wc.a.wait)
+	defer t.Stop()
+	select {
+	case <-closed:
+	case <-t.C:
+	}
+	if tcp, ok := wc.raw.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	if wc.raw != nil {
+		_ = wc.raw.Close()
+	}
+	_ = wc.c.CloseNow()
+}
+
 // subscriptionEnded closes the socket after the core ended the subscription.
 func (wc *wsConn) subscriptionEnded(sub *ipc.Subscription) {
 	var se *ipc.SubscribeError
 	err := sub.Err()
 	switch {
 	case errors.As(err, &se) && se.Code == ipc.CodeClientTooSlow:
-		wc.a.log.Info("dashboard client too slow; closing 1008", "client", wc.name, "session", wc.session)
-		_ = wc.c.Close(websocket.StatusPolicyViolation, clientTooSlowReason)
+		_ = wc.c.Close(websocket.StatusPolicyViolation, clientTooSlowReason) // watchStall resets after
 	default:
 		_ = wc.c.Close(websocket.StatusGoingAway, shutdownReason)
 	}

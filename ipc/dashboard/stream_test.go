@@ -1,15 +1,21 @@
 package dashboard_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"agenthub/ipc"
+	"agenthub/ipc/dashboard"
 
 	"github.com/coder/websocket"
 )
@@ -169,12 +175,76 @@ func TestStreamFrameTooLargeCloses1009(t *testing.T) {
 	}
 }
 
-// TestStreamSlowClientClosed1008: a client that stops reading is closed with
-// 1008 and a client_too_slow reason once its queue overflows; another
-// client on the same session is unaffected, and the bus records a
-// bus.handler_warning.
+// stallBytes is enough output to fill a non-reading client's socket
+// buffers on loopback (a few MB each way), so the server's writer blocks.
+const stallEvents, stallPayload = 16000, 2000
+
+// emitUntilStalled produces stallEvents large deltas plus a turn.completed
+// end marker and waits for the bus.handler_warning that names the stalled
+// client. It returns how many text.delta events were produced.
+func emitUntilStalled(t *testing.T, f *fixture, id string) int {
+	t.Helper()
+	warn, err := f.bus.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: id, Filter: json.RawMessage(`{"event_types":["bus.handler_warning"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer warn.Close()
+	payload := strings.Repeat("z", stallPayload)
+	for range stallEvents {
+		if err := f.bus.Emit(ipc.Draft{Type: ipc.TypeTextDelta, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
+			Payload: ipc.TextDelta{MessageID: "m1", Text: payload}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.bus.Commit(context.Background(), ipc.Draft{Type: ipc.TypeTurnCompleted, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
+		Payload: ipc.TurnCompleted{Status: ipc.TurnStatusCompleted}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case fr := <-warn.Frames():
+		if !strings.Contains(string(fr.Data), ipc.CodeClientTooSlow) {
+			t.Fatalf("warning %s", fr.Data)
+		}
+	case <-time.After(2 * guard):
+		t.Fatal("no bus.handler_warning for the client that stopped reading")
+	}
+	return stallEvents
+}
+
+// readAll counts text.delta frames until turn.completed.
+func readAll(t *testing.T, c *websocket.Conn, got chan<- int) {
+	n := 0
+	ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Errorf("reading client: %v", err)
+			got <- -1
+			return
+		}
+		var fr frame
+		_ = json.Unmarshal(b, &fr)
+		switch {
+		case fr.Event == nil:
+		case fr.Event.Type == ipc.TypeTextDelta:
+			n++
+		case fr.Event.Type == ipc.TypeTurnCompleted:
+			got <- n
+			return
+		}
+	}
+}
+
+// TestStreamSlowClientClosed1008: a client that stops reading (no write
+// progress for --client-stall) is closed with 1008 and a client_too_slow
+// reason; another client on the same session, reading all along, gets
+// every event, and the bus records a bus.handler_warning. Here the stalled
+// client starts reading again once warned, so the close frame (which can
+// only follow the frame the server was blocked on) gets through.
 func TestStreamSlowClientClosed1008(t *testing.T) {
-	f := newFixture(t, ipc.Options{})
+	f := newFixtureWith(t, ipc.Options{ClientStall: 300 * time.Millisecond},
+		dashboard.APIOptions{CloseFrameWait: 2 * guard}, dashboard.Options{})
 	id := f.session()
 	slow := f.mustDial(id)
 	send(t, slow, `{"type":"subscribe","filter":{"event_types":["text.delta"]},"since":null,"snapshot":false}`)
@@ -182,71 +252,11 @@ func TestStreamSlowClientClosed1008(t *testing.T) {
 	fast := f.mustDial(id)
 	send(t, fast, `{"type":"subscribe","filter":"preset:full","since":null,"snapshot":false}`)
 	recvType(t, fast, "subscribe_ack")
-
-	// Watch for the warning through the bus itself.
-	warn, err := f.bus.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: id, Filter: json.RawMessage(`{"event_types":["bus.handler_warning"]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer warn.Close()
-
-	// The fast client reads concurrently; the slow one reads nothing until
-	// the warning shows its queue overflowed (socket buffers absorb a lot first).
 	fastGot := make(chan int, 1)
-	go func() {
-		n := 0
-		ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
-		defer cancel()
-		for {
-			_, b, err := fast.Read(ctx)
-			if err != nil {
-				t.Errorf("fast client: %v", err)
-				fastGot <- -1
-				return
-			}
-			var fr frame
-			_ = json.Unmarshal(b, &fr)
-			switch {
-			case fr.Event == nil:
-			case fr.Event.Type == ipc.TypeTextDelta:
-				n++
-			case fr.Event.Type == ipc.TypeTurnCompleted: // the end marker
-				fastGot <- n
-				return
-			}
-		}
-	}()
-	payload := strings.Repeat("z", 2000)
-	produced := 0
-	for warned := false; !warned; {
-		for range 100 {
-			if err := f.bus.Emit(ipc.Draft{Type: ipc.TypeTextDelta, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
-				Payload: ipc.TextDelta{MessageID: "m1", Text: payload}}); err != nil {
-				t.Fatal(err)
-			}
-			produced++
-		}
-		if _, err := f.bus.Commit(context.Background(), deltaDraft(id, produced)); err != nil {
-			t.Fatal(err)
-		}
-		produced++
-		select {
-		case fr := <-warn.Frames():
-			if !strings.Contains(string(fr.Data), ipc.CodeClientTooSlow) {
-				t.Fatalf("warning %s", fr.Data)
-			}
-			warned = true
-		default:
-		}
-		if produced > 500000 {
-			t.Fatal("no overflow after 500k events")
-		}
-	}
-	if _, err := f.bus.Commit(context.Background(), ipc.Draft{Type: ipc.TypeTurnCompleted, SessionID: id, TurnID: "t1", Actor: ipc.ActorAgent,
-		Payload: ipc.TurnCompleted{Status: ipc.TurnStatusCompleted}}); err != nil {
-		t.Fatal(err)
-	}
-	// Now the slow client reads: it gets what was queued, then the 1008 close.
+	go readAll(t, fast, fastGot)
+
+	produced := emitUntilStalled(t, f, id)
+	// Now the slow client reads: it gets what was in flight, then the 1008 close.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
 	defer cancel()
 	for {
@@ -266,6 +276,106 @@ func TestStreamSlowClientClosed1008(t *testing.T) {
 	}
 	if n := <-fastGot; n != produced {
 		t.Fatalf("fast client got %d of %d events", n, produced)
+	}
+}
+
+// TestStreamSilentClientReset: a client that never reads again cannot take
+// the close frame; after CloseFrameWait the server resets the TCP
+// connection, the stream's slot is freed, and the client's next read fails
+// without a close frame.
+func TestStreamSilentClientReset(t *testing.T) {
+	f := newFixtureWith(t, ipc.Options{ClientStall: 200 * time.Millisecond},
+		dashboard.APIOptions{CloseFrameWait: 100 * time.Millisecond}, dashboard.Options{})
+	id := f.session()
+	silent := f.mustDial(id)
+	send(t, silent, `{"type":"subscribe","filter":{"event_types":["text.delta"]},"since":null,"snapshot":false}`)
+	recvType(t, silent, "subscribe_ack")
+	emitUntilStalled(t, f, id)
+	waitUntil(t, "the silent client's stream to be closed", func() bool { return f.api.OpenStreams() == 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
+	defer cancel()
+	for {
+		_, _, err := silent.Read(ctx)
+		if err == nil {
+			continue
+		}
+		var ce websocket.CloseError
+		if errors.As(err, &ce) {
+			t.Fatalf("got a close frame %v; the blocked writer should have been cut by a reset", ce)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the connection was never cut")
+		}
+		break
+	}
+}
+
+// TestStreamConnectionLimit: past --max-connections a stream request is
+// refused with 503 too_many_connections before the upgrade; closing one
+// frees its slot.
+func TestStreamConnectionLimit(t *testing.T) {
+	f := newFixtureWith(t, ipc.Options{}, dashboard.APIOptions{MaxConnections: 2}, dashboard.Options{})
+	id := f.session()
+	a := f.mustDial(id)
+	f.mustDial(id)
+	c, resp, err := f.dial(f.attach(id))
+	if err == nil {
+		_ = c.CloseNow()
+		t.Fatal("a third stream was accepted")
+	}
+	if resp == nil || resp.StatusCode != 503 {
+		t.Fatalf("third stream: %v %v", resp, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	var e struct {
+		Error struct{ Code string }
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error.Code != "too_many_connections" {
+		t.Fatalf("503 body %s", body)
+	}
+	_ = a.Close(websocket.StatusNormalClosure, "")
+	waitUntil(t, "a slot to be freed", func() bool { return f.api.OpenStreams() == 1 })
+	f.mustDial(id)
+}
+
+// TestIdleKeepAliveClosed: a keep-alive connection that only ever got a
+// 401 is closed by the server after its idle timeout.
+func TestIdleKeepAliveClosed(t *testing.T) {
+	f := newFixtureWith(t, ipc.Options{}, dashboard.APIOptions{}, dashboard.Options{IdleTimeout: 100 * time.Millisecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(guard))
+	if _, err := fmt.Fprintf(conn, "GET /sessions HTTP/1.1\r\nHost: %s\r\n\r\n", strings.TrimPrefix(f.base, "http://")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != 401 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	// The server closes the idle connection: the read ends with EOF, not
+	// with our deadline.
+	if _, err := conn.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("idle connection still open: %v", err)
+	}
+}
+
+// waitUntil polls cond (every few ms, bounded by guard) for a state that
+// has no event to wait on.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -557,23 +557,34 @@ func TestBridgeCallsAndUnsubscribe(t *testing.T) {
 	}
 }
 
-// TestBridgeSlowPageClosedWithClientTooSlow blocks the emitter so the
-// subscription's bounded queue overflows; the page then gets a closed batch
-// naming client_too_slow, and the bus keeps working.
+// TestBridgeSlowPageClosedWithClientTooSlow blocks the emitter (a page that
+// takes nothing) for longer than ClientStall; the subscription is closed,
+// the bus records a bus.handler_warning, and once the emitter runs again the
+// page gets a closed batch naming client_too_slow.
 func TestBridgeSlowPageClosedWithClientTooSlow(t *testing.T) {
-	e := newEnv(t, ipc.Options{ClientQueue: 8})
+	e := newEnv(t, ipc.Options{ClientQueue: 8, ClientStall: 100 * time.Millisecond})
 	sid := e.session(t)
 	_ = e.br.Hello("p1")
 	e.pg.subscribe(e.br, sid, `{"event_types":["text.delta"]}`, nil, false)
+	warn, err := e.bus.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: sid, Filter: json.RawMessage(`{"event_types":["bus.handler_warning"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer warn.Close()
 	block := make(chan struct{})
 	e.pg.mu.Lock()
 	e.pg.block = block
 	e.pg.mu.Unlock()
-	// Enough events to fill the coalescer input, the pump and the queue.
+	// Enough events to fill the coalescer input, the pump and the hand-off buffer.
 	for i := range 600 {
 		if _, err := e.bus.Commit(context.Background(), deltaDraft(sid, i)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	select {
+	case <-warn.Frames():
+	case <-time.After(guard):
+		t.Fatal("no bus.handler_warning for the stalled page")
 	}
 	e.pg.mu.Lock()
 	e.pg.block = nil
