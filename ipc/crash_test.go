@@ -127,8 +127,8 @@ func TestCrashRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d reopen: %v", round, err)
 		}
-		if !db.RecoveredFromCrash() || db.Epoch() == childEpoch || childEpoch == "" {
-			t.Fatalf("round %d: epoch %s after crash of epoch %s (recovered=%v)", round, db.Epoch(), childEpoch, db.RecoveredFromCrash())
+		if !db.RecoveredFromCrash() || db.Epoch() != childEpoch || childEpoch == "" {
+			t.Fatalf("round %d: epoch %s after crash of epoch %s (recovered=%v); a crash must keep the epoch", round, db.Epoch(), childEpoch, db.RecoveredFromCrash())
 		}
 		if err := db.Check(); err != nil {
 			t.Fatalf("round %d: bbolt check: %v", round, err)

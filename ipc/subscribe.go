@@ -117,7 +117,7 @@ var errReplayTooLarge = errors.New("replay too large")
 // transaction checks the session and cursor and reads the snapshot and/or
 // the replay. Errors are *SubscribeError: invalid_filter (naming the
 // offending string), session_not_found (absent or deleted), cursor_expired
-// (malformed, unknown, pruned or from an earlier epoch), replay_too_large
+// (malformed, unknown, pruned or from an earlier epoch: the log was replaced or restored), replay_too_large
 // (more than ReplayLimit matching events after the cursor), and
 // invalid_filter for an unknown dialect. With Snapshot
 // set, the snapshot replaces replay (Since is echoed but not replayed). The
@@ -243,7 +243,7 @@ func (b *Bus) checkCursor(tx *store.Tx, c ulid.ULID) error {
 		return err
 	}
 	if c.Compare(b.db.EpochFloor()) <= 0 {
-		return expired("is from before the current epoch (the hub restarted after a crash)")
+		return expired("is from before the current epoch (the database was replaced or restored from a copy)")
 	}
 	if c.Compare(tx.PrunedThrough()) < 0 {
 		return expired("is older than events already pruned by retention")

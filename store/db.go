@@ -55,9 +55,17 @@ var (
 
 // Open opens (creating if needed) the bbolt file at path. If another process
 // holds the file, Open fails after opts.Timeout with an error naming the
-// file's directory. If the previous process did not Close cleanly, a new
-// epoch begins whose floor is the newest event id on disk, so cursors from
-// before the crash can never resume (RecoveredFromCrash reports this).
+// file's directory.
+//
+// The epoch names the log's identity. It is kept across clean and unclean
+// shutdowns alike (every id a client saw was committed, so its cursor stays
+// valid after a crash; RecoveredFromCrash reports the unclean one). A new
+// epoch, whose floor is the newest event id on disk, begins only when the
+// log's identity changed: a new file, a file other than the one the side
+// file <path>.identity describes (replaced), or an older copy of it
+// (restored: its newest id is below the side file's high water) — then
+// cursors from before can never resume. The side file is rewritten at Open
+// and Close; a copy restored within one run is not detected.
 func Open(path string, opts Options) (*DB, error) {
 	timeout := opts.Timeout
 	switch {
@@ -89,8 +97,11 @@ func Open(path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// init creates the buckets and decides the epoch.
+// init creates the buckets, decides the epoch and records the log's
+// identity in the side file.
 func (db *DB) init() error {
+	side, known := readIdentity(db.path)
+	var last ulid.ULID
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bucketMeta, bucketSessions, bucketMessages, bucketTurns, bucketEvents, bucketSessEv, bucketGroups} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -100,13 +111,13 @@ func (db *DB) init() error {
 		meta := tx.Bucket(bucketMeta)
 		oldEpoch := meta.Get(keyEpoch)
 		clean := meta.Get(keyClean)
-		if oldEpoch != nil && len(clean) == 1 && clean[0] == 1 {
+		db.recovered = oldEpoch != nil && !(len(clean) == 1 && clean[0] == 1)
+		if sameLog(side, known, oldEpoch, lastEventID(tx)) {
 			db.epoch = string(oldEpoch)
 			if f := meta.Get(keyFloor); len(f) == 16 {
 				copy(db.floor[:], f)
 			}
 		} else {
-			db.recovered = oldEpoch != nil
 			db.epoch = ulid.MustNew(ulid.Now(), rand.Reader).String()
 			db.floor = lastEventID(tx)
 			if err := meta.Put(keyEpoch, []byte(db.epoch)); err != nil {
@@ -116,20 +127,26 @@ func (db *DB) init() error {
 				return err
 			}
 		}
+		last = lastEventID(tx)
 		return meta.Put(keyClean, []byte{0})
 	})
 	if err != nil {
 		return fmt.Errorf("store: initialise %s: %w", db.path, err)
 	}
-	return nil
+	return writeIdentity(db.path, db.epoch, last)
 }
 
-// Close records a clean shutdown (so the next Open keeps the epoch) and
-// closes the file. The caller must have stopped writing.
+// Close records a clean shutdown and the log's high water in the side file,
+// and closes the file. The caller must have stopped writing.
 func (db *DB) Close() error {
+	var last ulid.ULID
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		last = lastEventID(tx)
 		return tx.Bucket(bucketMeta).Put(keyClean, []byte{1})
 	})
+	if err == nil {
+		err = writeIdentity(db.path, db.epoch, last)
+	}
 	cerr := db.bolt.Close()
 	if err != nil {
 		return fmt.Errorf("store: record clean shutdown: %w", err)
@@ -143,8 +160,8 @@ func (db *DB) Close() error {
 // Path returns the file path the DB was opened with.
 func (db *DB) Path() string { return db.path }
 
-// Epoch returns this data dir's current epoch id. It changes after an
-// unclean shutdown.
+// Epoch returns the log's epoch id. It changes only when the log's
+// identity does (a new, replaced or restored file), never on a crash.
 func (db *DB) Epoch() string { return db.epoch }
 
 // EpochFloor returns the newest event id that existed when the current epoch

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,8 +53,13 @@ func TestEpochCleanAndUnclean(t *testing.T) {
 	if db.Epoch() != e1 || db.RecoveredFromCrash() {
 		t.Fatalf("clean reopen changed epoch %s → %s", e1, db.Epoch())
 	}
-	// Simulate a crash: close the file without recording a clean shutdown.
-	if err := db.bolt.Close(); err != nil {
+	ev2 := EventRecord{ID: idAt(2000, 1), SessionID: "s", Type: "turn.started", Data: []byte(`{}`)}
+	if err := db.Commit([]EventRecord{ev2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A crash: the file is closed without recording a clean shutdown. Every
+	// committed id is on disk, so the epoch (and its floor) stays.
+	if err := CloseUnclean(db); err != nil {
 		t.Fatal(err)
 	}
 	db, err = Open(path, Options{NoSync: true})
@@ -61,11 +67,83 @@ func TestEpochCleanAndUnclean(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if db.Epoch() == e1 || !db.RecoveredFromCrash() {
-		t.Fatal("unclean reopen kept the epoch")
+	if db.Epoch() != e1 || !db.RecoveredFromCrash() {
+		t.Fatalf("unclean reopen: epoch %s → %s, recovered %v; want the same epoch, recovered", e1, db.Epoch(), db.RecoveredFromCrash())
 	}
-	if db.EpochFloor() != ev.ID {
-		t.Fatalf("floor = %s, want %s", db.EpochFloor(), ev.ID)
+	if db.EpochFloor() != (ulid.ULID{}) {
+		t.Fatalf("floor moved to %s after a crash", db.EpochFloor())
+	}
+}
+
+// TestEpochChangesWithTheLogsIdentity: a restored older copy, a replaced
+// file and a lost side file each begin a new epoch whose floor is the
+// newest id on disk.
+func TestEpochChangesWithTheLogsIdentity(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hub.db")
+	commit := func(db *DB, ms uint64) {
+		t.Helper()
+		if err := db.Commit([]EventRecord{{ID: idAt(ms, 1), SessionID: "s", Type: "turn.started", Data: []byte(`{}`)}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func() *DB {
+		t.Helper()
+		db, err := Open(path, Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db := open()
+	e1 := db.Epoch()
+	commit(db, 1000)
+	_ = db.Close()
+	copyFile(path, filepath.Join(dir, "backup.db")) // a backup with newest id 1000
+
+	db = open()
+	commit(db, 2000)
+	_ = db.Close()
+	copyFile(filepath.Join(dir, "backup.db"), path) // restore it
+	db = open()
+	if db.Epoch() == e1 || db.EpochFloor() != idAt(1000, 1) {
+		t.Fatalf("restored copy: epoch %s (was %s), floor %s", db.Epoch(), e1, db.EpochFloor())
+	}
+	e2 := db.Epoch()
+	_ = db.Close()
+
+	other := filepath.Join(dir, "other.db") // a different log put in its place
+	odb, err := Open(other, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(odb, 3000)
+	_ = odb.Close()
+	copyFile(other, path)
+	db = open()
+	if db.Epoch() == e2 || db.Epoch() == odb.Epoch() || db.EpochFloor() != idAt(3000, 1) {
+		t.Fatalf("replaced file: epoch %s (was %s, other %s), floor %s", db.Epoch(), e2, odb.Epoch(), db.EpochFloor())
+	}
+	e3 := db.Epoch()
+	_ = db.Close()
+
+	if err := os.Remove(identityPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	db = open()
+	defer db.Close()
+	if db.Epoch() == e3 {
+		t.Fatal("lost side file kept the epoch")
 	}
 }
 
