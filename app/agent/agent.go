@@ -75,6 +75,11 @@ type Config struct {
 	// size. 0 means DefaultMaxResultBytes. The built-in tools cap their own
 	// output below this; the cap guards against any tool that does not.
 	MaxResultBytes int
+	// ToolGrace is how long a tool call may keep running after the turn's
+	// context ends (cancel, timeout, shutdown) before it is abandoned: the
+	// turn ends and the call is reported cancelled, its goroutine left to
+	// finish on its own (its output is dropped). 0 means DefaultToolGrace.
+	ToolGrace time.Duration
 	// Backoff returns the wait before retry number attempt; nil means llm.Backoff.
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
 	// OnText, if set, receives every text delta of the turn's assistant
@@ -112,6 +117,10 @@ type Outcome struct {
 	// CancelledTools are the tool_use ids cancelled (running or pending).
 	CancelledTools []string
 }
+
+// DefaultToolGrace is the default Config.ToolGrace: longer than bash's
+// TERM-to-KILL grace, so a tool that stops normally is never abandoned.
+const DefaultToolGrace = 5 * time.Second
 
 // DefaultMaxResultBytes is the default Config.MaxResultBytes (read_file's
 // own cap, the largest of the built-in tools).

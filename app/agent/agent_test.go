@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -227,5 +228,42 @@ func TestUnknownTool(t *testing.T) {
 	sent := toolResults(t, f.srv.Requests()[1])["tu_x"]
 	if !sent.IsError || !strings.Contains(sent.Text, `unknown tool "frobnicate"`) {
 		t.Fatalf("the model saw %+v", sent)
+	}
+}
+
+// TestStuckToolAbandonedAfterGrace: a tool stuck where ctx cannot reach it
+// (like open(2) on a FIFO) does not hold the turn: ToolGrace after the
+// cancel the turn ends cancelled, the call is reported abandoned, and
+// output it writes afterwards is dropped.
+func TestStuckToolAbandonedAfterGrace(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	finished := make(chan struct{})
+	var once sync.Once
+	unstick := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(func() { unstick(); <-finished })
+	f := newFixture(t, testTool{name: "stuck", run: func(_ context.Context, env tool.Env, _ json.RawMessage) (tool.Result, error) {
+		defer close(finished)
+		close(started)
+		<-release // ignores ctx, as a blocked syscall would
+		env.Output("stdout", "late output")
+		return tool.Result{Output: "too late"}, nil
+	}})
+	f.cfg.ToolGrace = 50 * time.Millisecond
+	f.srv.Enqueue(toolsReply([2]string{"tu_1", "stuck"}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	out := f.run(ctx)
+	if out.Status != agent.StatusCancelled || strings.Join(out.CancelledTools, ",") != "tu_1" {
+		t.Fatalf("outcome %+v", out)
+	}
+	fails := f.rec.payloads(ipc.TypeToolFailed)
+	if len(fails) != 1 || fails[0].(ipc.ToolFailed).ErrorClass != ipc.ToolErrCancelled ||
+		!strings.Contains(fails[0].(ipc.ToolFailed).Message, "abandoned") {
+		t.Fatalf("tool.failed %+v", fails)
+	}
+	unstick()
+	<-finished
+	for _, d := range f.rec.payloads(ipc.TypeToolOutputDelta) {
+		t.Fatalf("output after abandonment was recorded: %+v", d)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -82,13 +83,24 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 	}))
 	env := l.Env
 	env.ToolUseID = call.ID
+	var abandoned atomic.Bool
 	env.Output = func(stream, text string) {
+		if abandoned.Load() {
+			return // the turn has moved on without this call
+		}
 		l.emit(l.draft(ipc.TypeToolOutputDelta, ipc.ActorTool, ipc.ToolOutputDelta{
 			ToolUseID: call.ID, Stream: stream, Text: text,
 		}))
 	}
 	start := time.Now()
-	res, err := t.Run(ctx, env, input)
+	res, err, ok := l.runBounded(ctx, t, env, input)
+	if !ok {
+		abandoned.Store(true)
+		msg := fmt.Sprintf("%s did not stop within %s of the cancel (stuck in a system call?) and was abandoned", call.Name, l.toolGrace())
+		l.Logger.Warn("agent: tool abandoned after cancel", "session", l.SessionID, "turn", l.TurnID, "tool", call.Name, "tool_use_id", call.ID, "grace", l.toolGrace())
+		l.failTool(call, ipc.ToolErrCancelled, l.cancelText()+"; "+msg, "Cancelled: "+status, summary)
+		return true
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// §6.2.2: cut short by the turn's cancel (the tool killed its processes).
@@ -119,6 +131,41 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		OutputPath: res.OutputPath, DurationMS: time.Since(start).Milliseconds(),
 	}, store.PutMessage(result)), nil)
 	return false
+}
+
+// runBounded runs t in its own goroutine and waits for it; once ctx ends it
+// waits at most ToolGrace more. ok is false when the call was abandoned
+// (still running after the grace): the caller must not wait on it again.
+func (l *loop) runBounded(ctx context.Context, t tool.Tool, env tool.Env, input json.RawMessage) (res tool.Result, err error, ok bool) {
+	type outcome struct {
+		res tool.Result
+		err error
+	}
+	done := make(chan outcome, 1) // buffered: an abandoned call still finishes its send
+	go func() {
+		r, e := t.Run(ctx, env, input)
+		done <- outcome{r, e}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err, true
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(l.toolGrace())
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o.res, o.err, true
+	case <-grace.C:
+		return tool.Result{}, nil, false
+	}
+}
+
+func (l *loop) toolGrace() time.Duration {
+	if l.ToolGrace > 0 {
+		return l.ToolGrace
+	}
+	return DefaultToolGrace
 }
 
 // failTool commits tool.failed with the error result the model will see.

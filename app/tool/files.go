@@ -24,6 +24,36 @@ const (
 	editMaxBytes     = 16 << 20  // edit_file refuses larger files
 )
 
+// errNotRegular is returned by openRegular for FIFOs, sockets and devices.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading only if it is a regular file. A FIFO,
+// socket or device is refused without blocking: the path is checked with
+// stat first, opened with O_NONBLOCK (so a FIFO swapped in meanwhile cannot
+// block the open until a writer appears), and the open file is checked
+// again with fstat. A directory is returned as is (fi.IsDir()).
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, fi, errNotRegular
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fi, errNotRegular
+	}
+	return f, fi, nil
+}
+
 // openFile resolves and opens a regular file for reading.
 func openFile(tool string, env Env, path string) (*os.File, fs.FileInfo, error) {
 	if path == "" {
@@ -33,27 +63,40 @@ func openFile(tool string, env Env, path string) (*os.File, fs.FileInfo, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, errorf(ClassInvalidInput, "%s: %s does not exist", tool, path)
-		}
-		return nil, nil, errorf(ClassExec, "%s: %v", tool, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, errorf(ClassExec, "%s: %v", tool, err)
+	f, fi, err := openRegular(real)
+	switch {
+	case errors.Is(err, errNotRegular):
+		return nil, nil, errorf(ClassInvalidInput, "%s: %s is not a regular file (%s); only regular files can be read", tool, path, fileKind(fi))
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, errorf(ClassInvalidInput, "%s: %s does not exist", tool, path)
+	case err != nil:
+		return nil, nil, errorf(ClassExec, "%s: %v", tool, unwrapPathErr(err))
 	}
 	if fi.IsDir() {
 		f.Close()
 		return nil, nil, errorf(ClassInvalidInput, "%s: %s is a directory (use list_dir)", tool, path)
 	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, errorf(ClassInvalidInput, "%s: %s is not a regular file", tool, path)
-	}
 	return f, fi, nil
+}
+
+// fileKind names a non-regular file's type for error messages.
+func fileKind(fi fs.FileInfo) string {
+	if fi == nil {
+		return "unknown type"
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return "not a regular file"
 }
 
 // isBinary reports whether data (a file's first bytes) looks binary.

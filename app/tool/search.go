@@ -302,8 +302,12 @@ type grepState struct {
 }
 
 func (g *grepState) searchFile(p string) {
-	f, err := os.Open(p)
+	f, fi, err := openRegular(p) // FIFOs, sockets and devices are skipped, never opened blocking
 	if err != nil {
+		return
+	}
+	if fi.IsDir() {
+		f.Close()
 		return
 	}
 	defer f.Close()
