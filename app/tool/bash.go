@@ -103,9 +103,10 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	cmd := exec.Command(t.opts.Shell, "-c", in.Command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat")
+	marker := newMarker()
+	cmd.Env = append(inheritedEnv(), "PAGER=cat", "GIT_PAGER=cat", MarkerEnv+"="+marker)
 	start := time.Now()
-	pg, err := startGroup(cmd)
+	pg, err := startGroup(cmd, marker)
 	pw.Close() // the children hold the write end now
 	if err != nil {
 		pr.Close()
@@ -216,6 +217,20 @@ func bashSummary(head, text string, capt *capture, took time.Duration) string {
 		b.WriteString("\nFull output: " + codeSpan(capt.path) + "\n")
 	}
 	return b.String()
+}
+
+// inheritedEnv is the app's environment without a marker of its own (an
+// Agent Hub started by another's bash call must not mark its tools' processes
+// with the outer call's token).
+func inheritedEnv() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, MarkerEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // logName turns a tool-use id into a safe file name stem.

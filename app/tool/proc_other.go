@@ -14,7 +14,12 @@ type procGroup struct {
 	groupDone chan struct{}
 }
 
-func startGroup(cmd *exec.Cmd) (*procGroup, error) {
+// MarkerEnv is the environment variable that marks a bash call's processes.
+const MarkerEnv = "AGENTHUB_TOOL_CALL"
+
+func newMarker() string { return "" }
+
+func startGroup(cmd *exec.Cmd, marker string) (*procGroup, error) {
 	return nil, errors.New("the bash tool needs a Unix system (process groups)")
 }
 

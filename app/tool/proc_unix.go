@@ -3,10 +3,13 @@
 package tool
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -16,6 +19,14 @@ import (
 // every child of ours in the group, so the shell and, thanks to the child
 // subreaper, its orphaned descendants are reaped by us: once groupDone is
 // closed, kill(pid, 0) fails with ESRCH for every member.
+//
+// Processes that leave the group (setsid, double fork) are found by the
+// per-call marker in their environment (MarkerEnv=<token>, which children
+// inherit): a scanner goroutine looks for them in /proc every scanInterval
+// while the command runs (so ones that die early are known) and once more at
+// shutdown, which kills and reaps them with the group. Only the pids found
+// are waited on, never "any child". A process that clears its environment
+// (env -i) is not found; it still dies if it stays in the group.
 type procGroup struct {
 	cmd       *exec.Cmd
 	pgid      int
@@ -23,10 +34,32 @@ type procGroup struct {
 	groupDone chan struct{}      // no child of ours is left in the group
 	status    syscall.WaitStatus // the shell's status; valid after shellDone
 	reaped    bool               // status is real (false if the shell vanished unseen)
+
+	needle   []byte        // "MarkerEnv=token\x00"
+	since    uint64        // the shell's start time (clock ticks); escapees start later
+	stopScan chan struct{} // closed by shutdown
+	scanDone chan struct{} // closed when the scanner has exited
+	mu       sync.Mutex
+	known    map[int]uint64 // marked processes seen: pid → start time
 }
 
-// startGroup starts cmd as the leader of a new process group.
-func startGroup(cmd *exec.Cmd) (*procGroup, error) {
+// MarkerEnv is the environment variable that marks every process a bash
+// call starts (value: a random per-call token).
+const MarkerEnv = "AGENTHUB_TOOL_CALL"
+
+// scanInterval is how often the scanner looks for marked processes.
+const scanInterval = 250 * time.Millisecond
+
+// newMarker returns a fresh per-call marker value.
+func newMarker() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// startGroup starts cmd as the leader of a new process group. cmd.Env must
+// carry MarkerEnv=marker.
+func startGroup(cmd *exec.Cmd, marker string) (*procGroup, error) {
 	haveSubreaper := enableSubreaper()
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -40,12 +73,95 @@ func startGroup(cmd *exec.Cmd) (*procGroup, error) {
 		pgid:      cmd.Process.Pid,
 		shellDone: make(chan struct{}),
 		groupDone: make(chan struct{}),
+		needle:    []byte(MarkerEnv + "=" + marker + "\x00"),
+		since:     startTicks(cmd.Process.Pid),
+		stopScan:  make(chan struct{}),
+		scanDone:  make(chan struct{}),
+		known:     map[int]uint64{},
 	}
 	if !haveSubreaper {
 		slog.Debug("tool: no child subreaper; orphaned grandchildren are reaped by init")
 	}
 	go pg.reap()
+	go pg.scan()
 	return pg, nil
+}
+
+// scan records marked processes until shutdown stops it.
+func (pg *procGroup) scan() {
+	defer close(pg.scanDone)
+	if pg.since == 0 {
+		return // no /proc: nothing to find
+	}
+	t := time.NewTicker(scanInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-pg.stopScan:
+			return
+		case <-t.C:
+			pg.record(scanMarked(pg.needle, pg.since))
+		}
+	}
+}
+
+func (pg *procGroup) record(found map[int]uint64) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	for pid, start := range found {
+		if pid != pg.pgid { // the shell's status belongs to the group reaper
+			pg.known[pid] = start
+		}
+	}
+}
+
+// escapees returns the marked processes found so far.
+func (pg *procGroup) escapees() map[int]uint64 {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	out := make(map[int]uint64, len(pg.known))
+	for pid, start := range pg.known {
+		out[pid] = start
+	}
+	return out
+}
+
+// signalEach sends sig to each live process of ps (pid reuse is checked
+// against the recorded start time).
+func signalEach(ps map[int]uint64, sig syscall.Signal) {
+	for pid, start := range ps {
+		if alive, _, _ := escapeeState(pid, start); alive {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// settle reaps the exited processes of ps that are our children and
+// removes every process that is gone (or a zombie someone else will reap);
+// it reports whether none is left alive.
+func settle(ps map[int]uint64) bool {
+	for pid, start := range ps {
+		alive, zombie, ours := escapeeState(pid, start)
+		switch {
+		case zombie && ours:
+			reapPid(pid)
+			delete(ps, pid)
+		case !alive:
+			delete(ps, pid)
+		}
+	}
+	return len(ps) == 0
+}
+
+// settleUntil polls settle every few ms until nothing is left or deadline.
+func settleUntil(ps map[int]uint64, deadline time.Time) bool {
+	for !settle(ps) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
 }
 
 func (pg *procGroup) reap() {
@@ -76,12 +192,23 @@ func (pg *procGroup) signal(sig syscall.Signal) {
 	}
 }
 
-// shutdown ends every process left in the group: SIGTERM (and SIGCONT, so
-// stopped members see it), then SIGKILL if the group is not empty after
-// grace. It returns once the group's members have been reaped.
+// shutdown ends every process the command started: the group and the
+// marked processes that left it get SIGTERM (and SIGCONT, so stopped ones
+// see it), then SIGKILL if any is left after grace. It returns once the
+// group's members have been reaped and the escapees are dead and reaped
+// (bounded by another grace).
 func (pg *procGroup) shutdown(grace time.Duration) {
+	close(pg.stopScan)
+	<-pg.scanDone
+	if pg.since != 0 {
+		pg.record(scanMarked(pg.needle, pg.since))
+	}
+	esc := pg.escapees()
 	pg.signal(syscall.SIGTERM)
 	pg.signal(syscall.SIGCONT)
+	signalEach(esc, syscall.SIGTERM)
+	signalEach(esc, syscall.SIGCONT)
+	deadline := time.Now().Add(grace)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
@@ -89,6 +216,12 @@ func (pg *procGroup) shutdown(grace time.Duration) {
 	case <-t.C:
 		pg.signal(syscall.SIGKILL)
 		<-pg.groupDone
+	}
+	if !settleUntil(esc, deadline) {
+		signalEach(esc, syscall.SIGKILL)
+		if !settleUntil(esc, time.Now().Add(grace)) {
+			slog.Warn("tool: processes that left the group survived SIGKILL", "count", len(esc))
+		}
 	}
 	// Members that were re-parented to someone else (no subreaper) are not
 	// our children; make sure they are dead, bounded by grace.
