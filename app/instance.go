@@ -13,6 +13,7 @@ import (
 
 	"agenthub/app/hub"
 	"agenthub/app/llm"
+	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
 	"agenthub/store"
@@ -148,6 +149,7 @@ func (in *Instance) startServices() error {
 		DefaultWorkspace: cfg.Workspace,
 		DefaultModel:     cfg.Model,
 		TurnTimeout:      cfg.TurnTimeout,
+		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax)},
 		Logger:           in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
 	if err != nil {

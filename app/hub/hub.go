@@ -445,5 +445,14 @@ func (h *Hub) DeleteSession(ctx context.Context, sessionID string) error {
 	h.mu.Lock()
 	delete(h.sessions, sessionID)
 	h.mu.Unlock()
+	if err := os.RemoveAll(h.outputDir(sessionID)); err != nil {
+		h.log.Warn("hub: removing a deleted session's tool output", "session", sessionID, "err", err)
+	}
 	return nil
+}
+
+// outputDir is where a session's tool calls keep their full output
+// (DATA_DIR/tool-output/<session>); it goes with the session.
+func (h *Hub) outputDir(sessionID string) string {
+	return filepath.Join(h.cfg.DataDir, "tool-output", sessionID)
 }

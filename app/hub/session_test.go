@@ -3,6 +3,8 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,8 +39,18 @@ func TestSessionLifecycle(t *testing.T) {
 	if len(list) != 1 || list[0].Title != "renamed" {
 		t.Fatalf("list %+v", list)
 	}
+	outDir := filepath.Join(h.dir, "tool-output", s.ID)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "tu_1.log"), []byte("output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.hub.DeleteSession(ctx, s.ID); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(outDir); !os.IsNotExist(err) {
+		t.Fatalf("the deleted session's tool output is still there: %v", err)
 	}
 	del := w.untilType(ipc.TypeSessionUpdated)
 	sc = ipc.SessionChanged{}

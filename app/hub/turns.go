@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -279,7 +278,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 	if route.Model == "" {
 		out = agent.Outcome{Status: agent.StatusFailed, ErrorClass: ipc.ErrClassNotConfigured, Error: failure}
 	} else {
-		outDir := filepath.Join(h.cfg.DataDir, "tool-output", sessionID)
+		outDir := h.outputDir(sessionID)
 		d := &delegator{h: h, sessionID: sessionID, turnID: turn.ID}
 		tools := tool.BuiltinsWithOptions(d, h.cfg.ToolOptions)
 		var beforeTools func(context.Context)

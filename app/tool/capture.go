@@ -3,10 +3,12 @@ package tool
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,8 +17,12 @@ import (
 
 // capture consumes a command's output once, in linear time and bounded
 // memory: it keeps the first HeadBytes and a ring of the last TailBytes for
-// the model, writes everything to a log file, and streams it to an Output
-// callback throttled to FlushInterval/FlushBytes without dropping bytes.
+// the model, writes the output to a log file (at most FileMaxBytes: its
+// first half as written, then a ring over the second half that finish
+// puts back in order behind an omission marker), and streams the first
+// LogBytes to an Output callback throttled to FlushInterval/FlushBytes
+// without dropping bytes; past that, finish streams one "truncated" marker
+// and the tail.
 type capture struct {
 	opts Options
 
@@ -32,6 +38,15 @@ type capture struct {
 	bw     *bufio.Writer
 	path   string
 	ioErr  error
+	// The file: its first fileHead bytes written sequentially (fileSeq so
+	// far), then a ring of fileRing bytes at offset fileHead.
+	fileHead, fileRing int64
+	fileSeq            int64
+	fileAt             int64 // next write offset within the ring
+	fileWrapped        bool
+
+	streamed int64 // bytes handed to pending (at most LogBytes)
+	cut      bool  // LogBytes reached: nothing more is streamed until finish
 
 	out     func(stream, text string)
 	stream  string
@@ -59,11 +74,13 @@ func newCapture(opts Options, dir, name, stream string, out func(stream, text st
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("output dir: %w", err)
 		}
-		f, err := os.OpenFile(dir+string(os.PathSeparator)+name+".log", os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		f, err := os.OpenFile(dir+string(os.PathSeparator)+name+".log", os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("output log: %w", err)
 		}
 		c.file, c.bw, c.path = f, bufio.NewWriterSize(f, 64<<10), f.Name()
+		c.fileHead = opts.FileMaxBytes / 2
+		c.fileRing = opts.FileMaxBytes - c.fileHead
 	}
 	if out != nil {
 		c.pending = make([]byte, 0, 2*opts.FlushBytes)
@@ -132,7 +149,7 @@ func (c *capture) Write(p []byte) (int, error) {
 	c.lines += int64(bytes.Count(p, newline))
 	c.lastNL = p[len(p)-1] == '\n'
 	if c.bw != nil && c.ioErr == nil {
-		if _, err := c.bw.Write(p); err != nil {
+		if err := c.writeFile(p); err != nil {
 			c.ioErr = err
 		}
 	}
@@ -143,15 +160,73 @@ func (c *capture) Write(p []byte) (int, error) {
 		rest = rest[k:]
 	}
 	c.writeRing(rest)
-	if c.out != nil {
+	if c.out != nil && !c.cut {
+		q := p
+		if room := c.opts.LogBytes - c.streamed; int64(len(q)) > room {
+			q = q[:completeUTF8(q[:room])] // cut on a rune boundary
+			c.cut = true
+		}
+		c.streamed += int64(len(q))
 		c.mu.Lock()
-		c.pending = append(c.pending, p...)
+		c.pending = append(c.pending, q...)
 		if len(c.pending) >= c.opts.FlushBytes {
 			c.flushLocked(false)
 		}
 		c.mu.Unlock()
 	}
 	return len(p), nil
+}
+
+// writeFile appends p to the output file: sequentially up to half of
+// FileMaxBytes, then into the ring over the other half.
+func (c *capture) writeFile(p []byte) error {
+	if c.fileSeq < c.fileHead {
+		k := min(int64(len(p)), c.fileHead-c.fileSeq)
+		if _, err := c.bw.Write(p[:k]); err != nil {
+			return err
+		}
+		c.fileSeq += k
+		if p = p[k:]; len(p) == 0 {
+			return nil
+		}
+		if err := c.bw.Flush(); err != nil {
+			return err
+		}
+	}
+	for len(p) > 0 {
+		k := min(int64(len(p)), c.fileRing-c.fileAt)
+		if _, err := c.file.WriteAt(p[:k], c.fileHead+c.fileAt); err != nil {
+			return err
+		}
+		p = p[k:]
+		if c.fileAt += k; c.fileAt == c.fileRing {
+			c.fileAt, c.fileWrapped = 0, true
+		}
+	}
+	return nil
+}
+
+// unwrapFile rewrites a file whose ring wrapped into head + omission
+// marker + the ring's bytes in order (through a temp file and a rename).
+func (c *capture) unwrapFile() error {
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename: a no-op
+	omitted := c.total - c.fileHead - c.fileRing
+	marker := fmt.Sprintf("\n[… %d bytes omitted: the output file keeps the first and last %d bytes (--tool-output-max) …]\n", omitted, c.fileHead)
+	parts := []io.Reader{
+		io.NewSectionReader(c.file, 0, c.fileHead),
+		strings.NewReader(marker),
+		io.NewSectionReader(c.file, c.fileHead+c.fileAt, c.fileRing-c.fileAt),
+		io.NewSectionReader(c.file, c.fileHead, c.fileAt),
+	}
+	_, cerr := io.Copy(tmp, io.MultiReader(parts...))
+	if err := errors.Join(cerr, tmp.Close()); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), c.path)
 }
 
 func (c *capture) writeRing(p []byte) {
@@ -198,10 +273,16 @@ func (c *capture) finish() {
 		c.mu.Lock()
 		c.flushLocked(true)
 		c.mu.Unlock()
+		if c.cut {
+			c.out(c.stream, c.truncatedTail())
+		}
 	}
 	if c.file != nil {
 		if err := c.bw.Flush(); err != nil && c.ioErr == nil {
 			c.ioErr = err
+		}
+		if c.fileWrapped && c.ioErr == nil {
+			c.ioErr = c.unwrapFile()
 		}
 		if err := c.file.Close(); err != nil && c.ioErr == nil {
 			c.ioErr = err
@@ -210,6 +291,32 @@ func (c *capture) finish() {
 			slog.Warn("tool: writing full output failed", "path", c.path, "err", c.ioErr)
 		}
 	}
+}
+
+// truncatedTail is what the stream gets at the end when LogBytes cut it:
+// one marker saying how much was not streamed, then the output's last
+// bytes (at most TailBytes, none of them already streamed).
+func (c *capture) truncatedTail() string {
+	rest := c.total - c.streamed
+	tail := c.tail()
+	if int64(len(tail)) > rest {
+		tail = tail[int64(len(tail))-rest:]
+	}
+	text := validSuffix(string(tail))
+	skipped := rest - int64(len(text))
+	return fmt.Sprintf("\n[… truncated: %s more not streamed (--tool-output-log %s); the last %d bytes follow …]\n%s",
+		humanBytes(skipped), humanBytes(c.opts.LogBytes), len(text), text)
+}
+
+// humanBytes renders n as "12.3 MB", "4.0 KB" or "512 bytes".
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // tail returns the bytes after the head, at most TailBytes of them, oldest first.

@@ -79,3 +79,55 @@ func TestCaptureUTF8Boundaries(t *testing.T) {
 }
 
 func isValid(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// TestCaptureBounds: past LogBytes nothing more is streamed until the end,
+// which brings one "truncated" marker and the last bytes; the output file
+// keeps at most FileMaxBytes (its first and last halves around a marker).
+func TestCaptureBounds(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	opts := Options{HeadBytes: 16, TailBytes: 32, FlushBytes: 7, LogBytes: 100, FileMaxBytes: 64}.withDefaults()
+	dir := t.TempDir()
+	for size := 0; size <= 400; size += 7 {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte('a' + rng.Intn(26))
+		}
+		var streamed strings.Builder
+		c, err := newCapture(opts, dir, "b", "stdout", func(_, s string) { streamed.WriteString(s) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off < size; {
+			n := min(1+rng.Intn(90), size-off)
+			c.Write(data[off : off+n])
+			off += n
+		}
+		c.finish()
+		want := string(data)
+		if size > 100 {
+			tail := min(size-100, 32)
+			want = string(data[:100]) + fmt.Sprintf("\n[… truncated: %d bytes more not streamed (--tool-output-log 100 bytes); the last %d bytes follow …]\n", size-100-tail, tail) + string(data[size-tail:])
+		}
+		if streamed.String() != want {
+			t.Fatalf("size %d: streamed\n%q\nwant\n%q", size, streamed.String(), want)
+		}
+		file, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = string(data)
+		if size > 64 {
+			want = string(data[:32]) + fmt.Sprintf("\n[… %d bytes omitted: the output file keeps the first and last 32 bytes (--tool-output-max) …]\n", size-64) + string(data[size-32:])
+		}
+		if string(file) != want {
+			t.Fatalf("size %d: file\n%q\nwant\n%q", size, file, want)
+		}
+		if c.total != int64(size) {
+			t.Fatalf("size %d: total %d", size, c.total)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("output dir holds %d entries (temp files left?)", len(entries))
+	}
+}

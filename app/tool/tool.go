@@ -135,6 +135,14 @@ type Options struct {
 	TailBytes int
 	// Shell is the shell bash runs as `Shell -c command`. Default /bin/bash.
 	Shell string
+	// LogBytes is --tool-output-log: at most this much of one call's output
+	// is streamed through Env.Output; the rest is announced at the end by
+	// one "truncated" marker followed by the last TailBytes. Default 4 MiB.
+	LogBytes int64
+	// FileMaxBytes is --tool-output-max: one call's output file keeps at
+	// most this much, the first and the last half around an omission
+	// marker. Default 64 MiB.
+	FileMaxBytes int64
 }
 
 // Defaults of Options.
@@ -145,6 +153,8 @@ const (
 	DefaultHeadBytes     = 8 << 10
 	DefaultTailBytes     = 24 << 10
 	DefaultShell         = "/bin/bash"
+	DefaultLogBytes      = 4 << 20
+	DefaultFileMaxBytes  = 64 << 20
 	DefaultBashTimeout   = 120 * time.Second
 	MaxBashTimeout       = 600 * time.Second
 )
@@ -167,6 +177,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Shell == "" {
 		o.Shell = DefaultShell
+	}
+	if o.LogBytes <= 0 {
+		o.LogBytes = DefaultLogBytes
+	}
+	if o.FileMaxBytes <= 0 {
+		o.FileMaxBytes = DefaultFileMaxBytes
 	}
 	return o
 }
