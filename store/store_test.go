@@ -329,3 +329,62 @@ func TestEventsAfterMergeAndPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCompactIfSparse: a file whose pages are mostly free after pruning is
+// rewritten smaller, with every remaining record, the epoch and the crash
+// marker intact; a dense file is left alone.
+func TestCompactIfSparse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hub.db")
+	db, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch := db.Epoch()
+	payload := []byte(`{"text":"` + strings.Repeat("x", 4000) + `"}`)
+	base := time.Now().Add(-48 * time.Hour)
+	for i := range 2000 {
+		ev := EventRecord{ID: idAt(uint64(base.UnixMilli())+uint64(i), 1), SessionID: "s", Type: "text.delta", Data: payload}
+		if err := db.Commit([]EventRecord{ev}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep := EventRecord{ID: idAt(uint64(time.Now().UnixMilli()), 1), SessionID: "s", Type: "turn.started", Data: []byte(`{}`)}
+	if err := db.Commit([]EventRecord{keep}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := CompactIfSparse(path+".absent", 0.5, time.Second); err != nil || st.Compacted {
+		t.Fatalf("absent file: %+v %v", st, err)
+	}
+	if _, err := db.Prune(time.Now(), time.Hour, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := CloseUnclean(db); err != nil { // the crash marker must survive too
+		t.Fatal(err)
+	}
+	st, err := CompactIfSparse(path, 0.5, time.Second)
+	if err != nil || !st.Compacted || st.After >= st.Before/2 {
+		t.Fatalf("compaction %+v %v", st, err)
+	}
+	again, err := CompactIfSparse(path, 0.5, time.Second)
+	if err != nil || again.Compacted {
+		t.Fatalf("a dense file was compacted again: %+v %v", again, err)
+	}
+	db, err = Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Epoch() != epoch || !db.RecoveredFromCrash() {
+		t.Fatalf("after compaction: epoch %s (was %s), recovered %v", db.Epoch(), epoch, db.RecoveredFromCrash())
+	}
+	var got []ulid.ULID
+	if err := db.SessionEvents("s", ulid.ULID{}, func(r EventRecord) error { got = append(got, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != keep.ID {
+		t.Fatalf("events after compaction: %v", got)
+	}
+	if err := db.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
