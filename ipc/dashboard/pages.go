@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -58,12 +59,31 @@ func pageHandler(assets fs.FS, csp string) http.Handler {
 	})
 }
 
+// NoUIPage is served at / by a binary built without the frontend (its
+// frontend/dist was empty at build time), with status 503: the hub and its
+// API run, and the page says how to get the UI.
+const NoUIPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Agent Hub: UI not built</title></head>
+<body>
+<h1>Agent Hub is running, but this binary has no UI</h1>
+<p>It was built without the dashboard frontend (<code>frontend/dist</code> was empty when
+<code>go build</code> ran). The hub, its HTTP API and its WebSocket stream work as usual.</p>
+<p>To build a headless binary with the UI, run this in the repository (it needs Node.js and Go):</p>
+<pre>make headless &amp;&amp; ./build/bin/agenthub-headless --headless</pre>
+<p>or build the frontend yourself before <code>go build</code>:</p>
+<pre>cd frontend &amp;&amp; npm ci &amp;&amp; npx vite build &amp;&amp; cd .. &amp;&amp; CGO_ENABLED=0 go build -o agenthub .</pre>
+</body></html>
+`
+
 // serveIndex writes index.html directly (FileServer would redirect
 // /index.html to /, dropping the ?token= query).
 func serveIndex(w http.ResponseWriter, r *http.Request, assets fs.FS) {
 	b, err := fs.ReadFile(assets, "index.html")
 	if errors.Is(err, fs.ErrNotExist) {
-		http.Error(w, "the frontend is not built (frontend/dist/index.html missing): run `make run`", http.StatusNotFound)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, NoUIPage)
 		return
 	}
 	if err != nil {

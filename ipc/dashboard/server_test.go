@@ -190,6 +190,25 @@ func TestPagesCarryCSPAndCaching(t *testing.T) {
 	}
 }
 
+// TestNoUIPage: a binary built without the frontend (empty frontend/dist,
+// only .gitkeep) answers / with a page that says how to build the UI.
+func TestNoUIPage(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", Assets: fstest.MapFS{".gitkeep": {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	res := do(t, s, "GET", "/", bearer(s.Token()))
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "make headless") ||
+		!strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || res.Header.Get("Content-Security-Policy") == "" {
+		t.Fatalf("%d %q %s", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+}
+
 func TestListenRefusesNonLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.168.1.10:0", "[::]:0", "example.com:0", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:http"} {
 		if s, err := Listen(Options{Addr: addr}); err == nil {
