@@ -44,6 +44,30 @@ type ModelInfo struct {
 	Configured    bool   `json:"configured"` // the provider has credentials or a base URL
 }
 
+// ModelRouter is optionally implemented by a HubAPI: CurrentModel returns
+// the model that would answer the session's next turn now — its pinned
+// model, or the routing decision made without pinning it ("" when no model
+// is configured). Transports use it for active_model (GET /sessions/{id},
+// RPC getSession), so a client can show the model before the first turn.
+type ModelRouter interface {
+	CurrentModel(ctx context.Context, sessionID string) (string, error)
+}
+
+// SessionWithCurrentModel returns hub.GetSession's record with ActiveModel
+// set to the model that would answer now when hub is a ModelRouter.
+func SessionWithCurrentModel(ctx context.Context, hub HubAPI, sessionID string) (store.Session, error) {
+	s, err := hub.GetSession(ctx, sessionID)
+	if err != nil || s.ActiveModel != "" {
+		return s, err
+	}
+	if r, ok := hub.(ModelRouter); ok {
+		if m, err := r.CurrentModel(ctx, sessionID); err == nil {
+			s.ActiveModel = m
+		}
+	}
+	return s, nil
+}
+
 // HubAPI is what the transports (Wails IPC, dashboard HTTP/WebSocket, RPC)
 // need from the hub; app/hub implements it. Methods are safe for concurrent
 // use. Errors wrap ErrSessionNotFound, ErrTurnNotFound, ErrInvalidInput or

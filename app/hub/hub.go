@@ -357,6 +357,18 @@ func (h *Hub) GetSession(ctx context.Context, sessionID string) (store.Session, 
 	return s.record(), nil
 }
 
+// CurrentModel implements ipc.ModelRouter: the session's pinned model, or
+// the routing policy's choice now, without pinning it ("" when no model is
+// configured).
+func (h *Hub) CurrentModel(ctx context.Context, sessionID string) (string, error) {
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return "", err
+	}
+	d, _ := h.route(ctx, s.record())
+	return d.Model, nil
+}
+
 // record returns a copy of the session record.
 func (s *session) record() store.Session {
 	s.mu.Lock()

@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"testing"
@@ -59,6 +60,7 @@ func TestRouteByAnthropicKey(t *testing.T) {
 	if rd.Model != hub.DefaultAnthropicModel || rd.Reason != hub.ReasonAnthropicKey {
 		t.Fatalf("route.decided %+v", rd)
 	}
+
 	assertCompleted(t, end)
 	sess, _ := h.db.Session(sid)
 	if sess.ActiveModel != hub.DefaultAnthropicModel {
@@ -139,5 +141,25 @@ func TestRouteNothingConfigured(t *testing.T) {
 	end.decode(t, &tc)
 	if tc.ErrorClass != ipc.ErrClassNotConfigured || !contains(tc.Error, "--model") {
 		t.Fatalf("turn.completed %+v", tc)
+	}
+}
+
+// TestCurrentModelBeforeFirstTurn: before any turn pins a model, the
+// session reports the model routing would choose now (ipc.ModelRouter, used
+// for active_model), without pinning it; a session's own model wins.
+func TestCurrentModelBeforeFirstTurn(t *testing.T) {
+	h := newHarness(t, func(c *hub.Config) { c.DefaultModel = "" })
+	h.reg = llm.New(llm.Config{AnthropicAPIKey: "k", AnthropicBaseURL: h.srv.URL, IgnoreEnv: true})
+	h.hub.SetProviders(h.reg)
+	s := h.session()
+	got, err := ipc.SessionWithCurrentModel(t.Context(), h.hub, s.ID)
+	if err != nil || got.ActiveModel != hub.DefaultAnthropicModel {
+		t.Fatalf("current model %q, %v; want %q", got.ActiveModel, err, hub.DefaultAnthropicModel)
+	}
+	if stored, _ := h.db.Session(s.ID); stored.ActiveModel != "" {
+		t.Fatalf("asking for the current model pinned %q", stored.ActiveModel)
+	}
+	if _, err := ipc.SessionWithCurrentModel(t.Context(), h.hub, "01NOSUCHSESSION0000000000"); !errors.Is(err, ipc.ErrSessionNotFound) {
+		t.Fatalf("unknown session: %v", err)
 	}
 }

@@ -253,7 +253,7 @@ type AttachResponse struct {
 
 func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s, err := a.hub.GetSession(r.Context(), id)
+	s, err := ipc.SessionWithCurrentModel(r.Context(), a.hub, id)
 	if err != nil {
 		a.writeHubError(w, err)
 		return

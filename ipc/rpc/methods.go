@@ -217,7 +217,7 @@ func (h hubMethods) getSession(ctx context.Context, raw json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return h.hub.GetSession(ctx, id)
+	return ipc.SessionWithCurrentModel(ctx, h.hub, id)
 }
 
 func (h hubMethods) createSession(ctx context.Context, raw json.RawMessage) (any, error) {
