@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"sync"
 
+	"agenthub/ipc/dashboard"
 	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2"
@@ -27,7 +29,8 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 		MinWidth:  640,
 		MinHeight: 420,
 		AssetServer: &assetserver.Options{
-			Assets: assets,
+			Assets:     assets,
+			Middleware: windowCSP,
 		},
 		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
 		OnStartup:        a.startup,
@@ -37,6 +40,17 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 			Icon:        icon,
 		},
 	}
+}
+
+// windowCSP gives every response of the window's asset server the strict
+// Content-Security-Policy of the dashboard (dashboard.WindowCSP): no
+// remote scripts, styles, frames or connections from model output.
+func windowCSP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", dashboard.WindowCSP)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // GenerateBindings runs Wails in binding-generation mode (a binary built

@@ -4,6 +4,7 @@ import type { Backend } from './app/backend';
 import { ChatPane } from './app/ChatPane';
 import { AppController } from './app/controller';
 import type { AppInfo } from './app/info';
+import { installLinkHandler } from './app/links';
 import { SettingsDialog } from './app/SettingsDialog';
 import { Sidebar } from './app/Sidebar';
 import { applyTheme, loadTheme, nextTheme, type Theme } from './app/theme';
@@ -39,6 +40,11 @@ function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; 
   const [theme, setTheme] = useState<Theme>(loadTheme);
   const closeSettings = useCallback(() => setSettings(false), []);
   useEffect(() => applyTheme(theme), [theme]);
+  useEffect(() => {
+    const open = backend.openLink?.bind(backend);
+    if (!open) return undefined;
+    return installLinkHandler(document, open, (text) => ctl.notify(text));
+  }, [backend, ctl]);
   useEffect(() => {
     const onHash = () => {
       const id = sessionFromHash(window.location.hash);

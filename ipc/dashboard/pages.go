@@ -12,7 +12,9 @@ import (
 
 // csp is the Content-Security-Policy of every page: scripts, styles and
 // connections only from this origin (plus its WebSocket form), no framing,
-// no plugins, no inline script.
+// no plugins, no inline script. Images may come from http(s) because the
+// page itself never loads a remote image unasked: Markdown shows each as a
+// placeholder until the user clicks it (frontend/src/markdown/images.ts).
 func (s *Server) csp() string {
 	p := strconv.Itoa(s.port)
 	var ws []string
@@ -26,7 +28,7 @@ func (s *Server) csp() string {
 		"default-src 'none'",
 		"script-src 'self'",
 		"style-src 'self'",
-		"img-src 'self' data:",
+		"img-src " + ImageSources,
 		"font-src 'self'",
 		"connect-src 'self' " + strings.Join(ws, " "),
 		"base-uri 'none'",
@@ -35,6 +37,15 @@ func (s *Server) csp() string {
 		"object-src 'none'",
 	}, "; ")
 }
+
+// ImageSources is the CSP img-src of the dashboard and the window.
+const ImageSources = "'self' data: http: https:"
+
+// WindowCSP is the Content-Security-Policy of the desktop window's pages:
+// the dashboard's policy for a page that talks to Go through Wails IPC
+// instead of HTTP and WebSockets (connect-src 'self' only).
+const WindowCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src " + ImageSources +
+	"; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
 
 // pageHandler serves the built frontend: "/" is index.html (never cached),
 // files under /assets/ are content-hashed (cached immutably), anything

@@ -2,7 +2,7 @@
 // methods (frontend/wailsjs) plus the wailsipc Bridge; in the browser
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
 // by the cookie set on first load.
-import { FrontendReady, Info } from '../../wailsjs/go/app/App';
+import { FrontendReady, Info, OpenLink } from '../../wailsjs/go/app/App';
 import type { ClientFrame } from '../protocol';
 import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
 import { RpcError, type Transport, type TransportHandlers } from '../transport/types';
@@ -21,6 +21,11 @@ export interface Backend {
   hub(): HubClient;
   /** A new transport for one session's event stream. */
   transport(): Transport;
+  /**
+   * Opens a link in the system browser (the window); absent in the browser
+   * dashboard, where links open in new tabs.
+   */
+  openLink?(url: string): Promise<void>;
 }
 
 interface WailsWindow {
@@ -90,6 +95,9 @@ export function wailsBackend(win: unknown): Backend {
     },
     transport() {
       return isWailsAvailable() ? new WailsTransport({ filter: UI_FILTER }) : new UnavailableTransport(NO_BRIDGE);
+    },
+    async openLink(url) {
+      await OpenLink(url);
     },
   };
 }

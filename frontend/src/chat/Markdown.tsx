@@ -4,8 +4,8 @@
 // parse, highlight or sanitise per delta); completed blocks are grouped so a
 // long message has few content-visibility containers.
 
-import { memo, useMemo, useRef, type MouseEvent, type ReactElement } from "react";
-import { IncrementalMarkdown, handleCopyClick, type RenderedBlock } from "../markdown";
+import { memo, useMemo, useRef, useState, type MouseEvent, type ReactElement } from "react";
+import { IncrementalMarkdown, handleCopyClick, isImagePlaceholder, loadImages, type RenderedBlock } from "../markdown";
 
 /** Props of MarkdownView. */
 export interface MarkdownViewProps {
@@ -18,31 +18,42 @@ export interface MarkdownViewProps {
 /** Completed blocks per group; a full group never changes and skips layout while off screen. */
 export const BLOCK_GROUP = 16;
 
-const Block = memo(function Block({ b }: { b: RenderedBlock }) {
+const Block = memo(function Block({ b, images }: { b: RenderedBlock; images: boolean }) {
   if (b.text !== undefined) return <div className="md-block md-open md-live">{b.text}</div>;
-  return <div className={b.open ? "md-block md-open" : "md-block"} dangerouslySetInnerHTML={{ __html: b.html }} />;
+  const html = images ? loadImages(b.html, document) : b.html;
+  return <div className={b.open ? "md-block md-open" : "md-block"} dangerouslySetInnerHTML={{ __html: html }} />;
 });
 
 const Group = memo(
-  function Group({ blocks }: { blocks: RenderedBlock[] }) {
+  function Group({ blocks, images }: { blocks: RenderedBlock[]; images: boolean }) {
     return (
       <div className="md-group">
         {blocks.map((b) => (
-          <Block key={b.key} b={b} />
+          <Block key={b.key} b={b} images={images} />
         ))}
       </div>
     );
   },
   // A full group's blocks are completed and their HTML memoised: equal strings mean nothing changed.
-  (prev, next) => prev.blocks.length === next.blocks.length && prev.blocks.every((b, i) => b.html === next.blocks[i]!.html),
+  (prev, next) =>
+    prev.images === next.images && prev.blocks.length === next.blocks.length && prev.blocks.every((b, i) => b.html === next.blocks[i]!.html),
 );
 
-/** Sanitised Markdown; one IncrementalMarkdown per mounted view. */
+/**
+ * Sanitised Markdown; one IncrementalMarkdown per mounted view. Remote images
+ * show as placeholders until one of them is clicked, which loads the images
+ * of this view (one message) only.
+ */
 export function MarkdownView({ text, className, live = false }: MarkdownViewProps) {
   const md = useRef<IncrementalMarkdown | null>(null);
   md.current ??= new IncrementalMarkdown();
+  const [images, setImages] = useState(false);
   const blocks = useMemo(() => md.current!.update(text, { live }), [text, live]);
   const onClick = (e: MouseEvent<HTMLDivElement>) => {
+    if (isImagePlaceholder(e.target)) {
+      setImages(true);
+      return;
+    }
     handleCopyClick(e.target);
   };
   const done = blocks.filter((b) => !b.open);
@@ -50,15 +61,15 @@ export function MarkdownView({ text, className, live = false }: MarkdownViewProp
   const fullGroups = Math.floor(done.length / BLOCK_GROUP) * BLOCK_GROUP;
   const groups: ReactElement[] = [];
   for (let i = 0; i < fullGroups; i += BLOCK_GROUP) {
-    groups.push(<Group key={`g${i}`} blocks={done.slice(i, i + BLOCK_GROUP)} />);
+    groups.push(<Group key={`g${i}`} blocks={done.slice(i, i + BLOCK_GROUP)} images={images} />);
   }
   return (
     <div className={`md ${className ?? ""}`} onClick={onClick}>
       {groups}
       {done.slice(fullGroups).map((b) => (
-        <Block key={b.key} b={b} />
+        <Block key={b.key} b={b} images={images} />
       ))}
-      {open && <Block key={open.key} b={open} />}
+      {open && <Block key={open.key} b={open} images={images} />}
     </div>
   );
 }

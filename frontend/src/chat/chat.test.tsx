@@ -127,6 +127,18 @@ describe("ToolCard status text", () => {
 });
 
 describe("MarkdownView", () => {
+  it("shows remote images as placeholders until one is clicked, then loads this message's images", () => {
+    const text = "![a](https://img.example/a.png)\n\ntext\n\n![b](https://img.example/b.png)";
+    act(() => root.render(<><MarkdownView text={text} /><MarkdownView text={"![c](https://other.example/c.png)"} /></>));
+    expect(host.querySelectorAll("img")).toHaveLength(0);
+    const holders = host.querySelectorAll<HTMLButtonElement>("[data-md-img]");
+    expect(holders).toHaveLength(3);
+    act(() => holders[0]!.click());
+    const [first, second] = Array.from(host.querySelectorAll(".md"));
+    expect(Array.from(first!.querySelectorAll("img"), (i) => i.getAttribute("src"))).toEqual(["https://img.example/a.png", "https://img.example/b.png"]);
+    expect(second!.querySelectorAll("img")).toHaveLength(0); // another message stays blocked
+  });
+
   it("shows the live tail as plain text and renders it as Markdown once the message is final", () => {
     act(() => root.render(<MarkdownView text={"# Title\n\nsome **bold"} live />));
     expect(host.querySelector("h1")?.textContent).toBe("Title");

@@ -2,3 +2,4 @@
 export * from "./sanitize";
 export * from "./render";
 export * from "./incremental";
+export * from "./images";

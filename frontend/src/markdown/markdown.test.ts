@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from "vitest";
-import { IncrementalMarkdown, createBlockRenderer, createSanitizer, handleCopyClick, splitBlocks } from "./index";
+import { IncrementalMarkdown, IMG_SRC_ATTR, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadImages, splitBlocks } from "./index";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -51,6 +51,31 @@ describe("sanitiser", () => {
     expect(a?.getAttribute("href")).toBe("https://example.com/x");
     expect(a?.getAttribute("target")).toBe("_blank");
     expect(a?.getAttribute("rel")).toBe("noopener noreferrer");
+  });
+
+  it("never renders a remote image: a placeholder names its host", () => {
+    const html = render("see ![chart](http://127.0.0.1:8777/x.png?leak=SECRET) and <img src=https://evil.example/p.gif>");
+    const root = dom(html);
+    expect(root.querySelectorAll("img")).toHaveLength(0);
+    const holders = root.querySelectorAll(`[${IMG_SRC_ATTR}]`);
+    expect(holders).toHaveLength(2);
+    expect(holders[0]!.tagName).toBe("BUTTON");
+    expect(holders[0]!.textContent).toContain("127.0.0.1:8777");
+    expect(holders[0]!.textContent).toContain("chart");
+    expect(holders[1]!.textContent).toContain("evil.example");
+    expect(isImagePlaceholder(holders[0]!)).toBe(true);
+    expect(isImagePlaceholder(root)).toBe(false);
+    // After the user's click: real images, without a referrer.
+    const loaded = dom(loadImages(html, document)).querySelectorAll("img");
+    expect(Array.from(loaded, (i) => i.getAttribute("src"))).toEqual(["http://127.0.0.1:8777/x.png?leak=SECRET", "https://evil.example/p.gif"]);
+    expect(loaded[0]!.getAttribute("referrerpolicy")).toBe("no-referrer");
+    expect(loaded[0]!.getAttribute("alt")).toBe("chart");
+  });
+
+  it("drops images without an http(s) source, keeping their alt text", () => {
+    const root = dom(render("![local](/etc/passwd) ![rel](x.png)"));
+    expect(root.querySelectorAll(`img, [${IMG_SRC_ATTR}]`)).toHaveLength(0);
+    expect(root.textContent).toContain("local");
   });
 
   it("shows script in a code block as text", () => {

@@ -1,9 +1,11 @@
 // Strict HTML sanitiser for rendered Markdown (LLM output in a window that can
 // run shell tools: an XSS here is an RCE). No scripts, event handlers,
 // javascript:/data: links, iframes, forms, styles, SVG or MathML; links open
-// in a new browsing context with rel="noopener noreferrer".
+// in a new browsing context with rel="noopener noreferrer". Remote images are
+// not loaded: each becomes a placeholder (images.ts).
 
 import DOMPurify from "dompurify";
+import { blockImages } from "./images";
 
 /** Tags removed even if DOMPurify's HTML profile would keep them. */
 const FORBID_TAGS = [
@@ -40,12 +42,15 @@ export function createSanitizer(win: Window & typeof globalThis = window): Sanit
     if (node.tagName === "BUTTON") node.setAttribute("type", "button");
   });
   return (html) =>
-    purify.sanitize(html, {
-      USE_PROFILES: { html: true },
-      FORBID_TAGS,
-      FORBID_ATTR,
-      ALLOWED_URI_REGEXP: ALLOWED_URI,
-      ALLOW_UNKNOWN_PROTOCOLS: false,
-      RETURN_TRUSTED_TYPE: false,
-    });
+    blockImages(
+      purify.sanitize(html, {
+        USE_PROFILES: { html: true },
+        FORBID_TAGS,
+        FORBID_ATTR,
+        ALLOWED_URI_REGEXP: ALLOWED_URI,
+        ALLOW_UNKNOWN_PROTOCOLS: false,
+        RETURN_TRUSTED_TYPE: false,
+      }),
+      win.document,
+    );
 }

@@ -6,4 +6,6 @@ export function FrontendReady(arg1:app.ReadyReport):Promise<void>;
 
 export function Info():Promise<app.Info>;
 
+export function OpenLink(arg1:string):Promise<void>;
+
 export function TestReport(arg1:app.PageReport):Promise<boolean>;

@@ -10,6 +10,10 @@ export function Info() {
   return window['go']['app']['App']['Info']();
 }
 
+export function OpenLink(arg1) {
+  return window['go']['app']['App']['OpenLink'](arg1);
+}
+
 export function TestReport(arg1) {
   return window['go']['app']['App']['TestReport'](arg1);
 }
