@@ -23,15 +23,23 @@ const (
 // Dialects lists every accepted dialect name.
 var Dialects = []string{DialectCanonical, DialectSeed000, DialectSeed002, DialectSeed004}
 
-// UpdateInterval is the seed000 message_update throttle: at most one
-// update per message per UpdateInterval of event time (the events' ts), plus
-// the final content in message_end. An update carries the whole accumulated
-// content (seed 000), so a message of n bytes streamed for d costs at most
-// (1 + d/UpdateInterval)·n bytes of updates — linear in n for a given
-// duration — instead of one full copy per delta (quadratic). Deltas of the
-// last interval before a pause show up with the next event of the
-// subscription at least UpdateInterval later, or with message_end.
-const UpdateInterval = 50 * time.Millisecond
+// The seed000 message_update throttle. An update carries the whole
+// accumulated content (seed 000), so one per delta is quadratic, and even
+// one per UpdateInterval is quadratic in a long answer's duration. So an
+// update goes out at most once per UpdateInterval of event time (the
+// events' ts), and once the content passed UpdateGrowthFloor bytes only
+// when it grew by UpdateGrowth since the last update; message_end carries
+// the final content. The sizes of the updates above the floor then form a
+// geometric series: a message of n bytes costs at most about
+// n·(1+1/UpdateGrowth) bytes of updates above the floor, plus at most
+// UpdateGrowthFloor per UpdateInterval below it — linear in n. Deltas
+// withheld before a pause show up with the next event of the subscription
+// that finds the update due, or with message_end.
+const (
+	UpdateInterval    = 50 * time.Millisecond
+	UpdateGrowth      = 0.25
+	UpdateGrowthFloor = 16 << 10
+)
 
 // Encoder turns canonical events into one dialect's frames. It is stateful
 // (accumulators per message and tool call) but pure given the event
@@ -85,10 +93,28 @@ func decodePayload(ev Event, p any) error {
 
 // accum is one streamed message's accumulated content.
 type accum struct {
-	content    []store.ContentBlock
-	partial    map[int]string // tool-call argument JSON still streaming
-	lastUpdate time.Time      // ts of the last message_update sent
-	pending    bool           // content changed since then
+	c          *contentBuilder
+	lastUpdate time.Time // ts of the last message_update sent
+	lastSize   int       // content size (c.size) at that update
+	pending    bool      // content changed since then
+}
+
+// due reports whether a message_update should go out at event time now:
+// content changed, and either none was sent yet, or UpdateInterval passed
+// and (below UpdateGrowthFloor) any growth or (above it) growth by at
+// least UpdateGrowth of the size at the last update.
+func (a *accum) due(now time.Time) bool {
+	switch {
+	case !a.pending:
+		return false
+	case a.lastUpdate.IsZero():
+		return true
+	case now.Sub(a.lastUpdate) < UpdateInterval:
+		return false
+	case a.lastSize < UpdateGrowthFloor:
+		return true
+	}
+	return float64(a.c.size-a.lastSize) >= UpdateGrowth*float64(a.lastSize)
 }
 
 type seed000 struct {
@@ -111,13 +137,13 @@ type s000Message struct {
 
 func (e *seed000) Seed(m store.Message) {
 	a := e.open(m.ID)
-	a.content = slices.Clone(m.Content)
+	a.c = newContentBuilder(m.Content)
 }
 
 func (e *seed000) open(id string) *accum {
 	a, ok := e.msgs[id]
 	if !ok {
-		a = &accum{content: []store.ContentBlock{}, partial: map[int]string{}}
+		a = &accum{c: newContentBuilder(nil)}
 		e.msgs[id] = a
 		e.order = append(e.order, id)
 	}
@@ -129,34 +155,12 @@ func (e *seed000) close(id string) {
 	e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
 }
 
-func (a *accum) block(i int, typ string) *store.ContentBlock {
-	if i < 0 || i > 10_000 {
-		i = len(a.content)
-	}
-	for len(a.content) <= i {
-		a.content = append(a.content, store.ContentBlock{Type: typ})
-	}
-	return &a.content[i]
-}
-
-// snapshotContent is the accumulated content with streaming tool-call
-// arguments filled in where they are already valid JSON.
-func (a *accum) snapshotContent() []store.ContentBlock {
-	out := slices.Clone(a.content)
-	for i, pj := range a.partial {
-		if i < len(out) && json.Valid([]byte(pj)) {
-			out[i].Arguments = json.RawMessage(pj)
-		}
-	}
-	return out
-}
-
 func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
-	a.lastUpdate, a.pending = ev.TS.Time, false
+	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.size, false
 	b, err := json.Marshal(streamPayload{StreamID: id, AgentID: ev.SessionID, Event: struct {
 		Type    string      `json:"type"`
 		Message s000Message `json:"message"`
-	}{"message_update", s000Message{Role: store.RoleAssistant, Content: a.snapshotContent()}}})
+	}{"message_update", s000Message{Role: store.RoleAssistant, Content: a.c.content()}}})
 	if err != nil {
 		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
 	}
@@ -170,7 +174,7 @@ func (e *seed000) Encode(ev Event) ([][]byte, error) {
 	}
 	// Flush withheld updates whose interval has passed by this event's time.
 	for _, id := range e.order {
-		if a := e.msgs[id]; a.pending && ev.TS.Sub(a.lastUpdate) >= UpdateInterval {
+		if a := e.msgs[id]; a.due(ev.TS.Time) {
 			b, err := e.update(ev, id, a)
 			if err != nil {
 				return nil, err
@@ -205,36 +209,9 @@ func (e *seed000) encode(ev Event) ([][]byte, error) {
 			return nil, err
 		}
 		a := e.open(ids.MessageID)
-		switch ev.Type {
-		case TypeTextDelta:
-			var p TextDelta
-			_ = json.Unmarshal(ev.Payload, &p)
-			a.block(p.ContentBlockIndex, store.BlockText).Text += p.Text
-		case TypeThinkingDelta:
-			var p ThinkingDelta
-			_ = json.Unmarshal(ev.Payload, &p)
-			bl := a.block(p.ContentBlockIndex, store.BlockThinking)
-			bl.Thinking += p.Text
-			if p.Signature != nil {
-				bl.Signature = *p.Signature
-			}
-		case TypeToolUseStart:
-			var p ToolUseStart
-			_ = json.Unmarshal(ev.Payload, &p)
-			bl := a.block(p.ContentBlockIndex, store.BlockToolCall)
-			bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
-		case TypeToolUseInputDelta:
-			var p ToolUseInputDelta
-			_ = json.Unmarshal(ev.Payload, &p)
-			a.partial[p.ContentBlockIndex] += p.PartialJSON
-		case TypeToolUseEnd:
-			var p ToolUseEnd
-			_ = json.Unmarshal(ev.Payload, &p)
-			a.block(p.ContentBlockIndex, store.BlockToolCall).Arguments = p.FinalInput
-			delete(a.partial, p.ContentBlockIndex)
-		}
+		a.c.apply(ev.Type, ev.Payload)
 		a.pending = true
-		if a.lastUpdate.IsZero() || ev.TS.Sub(a.lastUpdate) >= UpdateInterval {
+		if a.due(ev.TS.Time) {
 			b, err := e.update(ev, ids.MessageID, a)
 			if err != nil {
 				return nil, err

@@ -228,17 +228,16 @@ func TestDialectMappings(t *testing.T) {
 	}
 }
 
-// Throttling keeps seed000 output linear: 2,000 deltas 1 ms apart give
-// about one update per UpdateInterval, not one per delta.
-func TestSeed000ThrottleBoundsOutput(t *testing.T) {
+// seed000 updates, the number and bytes of message_update frames for n
+// 10-byte deltas 1 ms apart.
+func seed000Updates(t *testing.T, n int) (updates, bytesOut int) {
+	t.Helper()
 	enc, _ := NewEncoder(DialectSeed000)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ev := func(ms int, typ string, p any) Event {
 		raw, _ := json.Marshal(p)
 		return Event{Type: typ, SessionID: "S", TS: Timestamp{base.Add(time.Duration(ms) * time.Millisecond)}, Actor: ActorAgent, Payload: raw}
 	}
-	const n = 2000
-	updates, bytesOut := 0, 0
 	if _, err := enc.Encode(ev(0, TypeMessageStart, MessageStart{MessageID: "M"})); err != nil {
 		t.Fatal(err)
 	}
@@ -252,13 +251,40 @@ func TestSeed000ThrottleBoundsOutput(t *testing.T) {
 			bytesOut += len(f)
 		}
 	}
-	if want := n / int(UpdateInterval/time.Millisecond); updates != want { // at 1, 51, …, 1951 ms
+	return updates, bytesOut
+}
+
+// A long answer (100,000 deltas, 1 MB over 100 s) costs seed000 clients a
+// bounded multiple of its size in updates, not one full copy per interval
+// (which was 2,000 copies averaging 0.5 MB: 1 GB).
+func TestSeed000GrowthBoundsLongMessage(t *testing.T) {
+	const n = 100_000
+	updates, bytesOut := seed000Updates(t, n)
+	full := 10 * n
+	// Below the floor: at most one update of at most the floor per interval
+	// (16 KiB at 50 ms is reached after 1.6 s: 33 updates); above it a
+	// geometric series of ratio 1.25: about 5× the final size.
+	bound := int(float64(full)*(1+1/UpdateGrowth)) + 40*(UpdateGrowthFloor+200)
+	t.Logf("%d updates, %d bytes of updates for %d bytes of content (%.1fx)", updates, bytesOut, full, float64(bytesOut)/float64(full))
+	if bytesOut > bound {
+		t.Fatalf("%d bytes of updates for a %d-byte message, bound %d", bytesOut, full, bound)
+	}
+}
+
+// Throttling keeps seed000 output linear: 1,000 deltas 1 ms apart (10 KB,
+// below the growth floor) give one update per UpdateInterval, not one per
+// delta.
+func TestSeed000ThrottleBoundsOutput(t *testing.T) {
+	const n = 1000
+	updates, bytesOut := seed000Updates(t, n)
+	if want := n / int(UpdateInterval/time.Millisecond); updates != want { // at 1, 51, …, 951 ms
 		t.Fatalf("%d updates for %d deltas over %d ms, want %d", updates, n, n, want)
 	}
 	if full := 10 * n; bytesOut > (updates+1)*(full+200) {
 		t.Fatalf("%d bytes of updates", bytesOut)
 	}
 }
+
 
 func TestUnknownDialectRejected(t *testing.T) {
 	b, _ := newTestBus(t, Options{})

@@ -132,16 +132,7 @@ func rebuildPartial(tx *store.Tx, sess store.Session) (store.Message, bool, erro
 	slices.Reverse(recs)
 	m := store.Message{ID: target, SessionID: sess.ID, Offset: int64(tx.MessageCount(sess.ID)),
 		Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
-	partialJSON := map[int]string{}
-	block := func(i int, typ string) *store.ContentBlock {
-		if i < 0 || i > 10_000 {
-			i = len(m.Content)
-		}
-		for len(m.Content) <= i {
-			m.Content = append(m.Content, store.ContentBlock{Type: typ})
-		}
-		return &m.Content[i]
-	}
+	content := newContentBuilder(nil)
 	for _, r := range recs {
 		if r.Group != target {
 			continue
@@ -154,54 +145,18 @@ func rebuildPartial(tx *store.Tx, sess store.Session) (store.Message, bool, erro
 		if err := json.Unmarshal(r.Data, &env); err != nil {
 			return store.Message{}, false, fmt.Errorf("decode event %s: %w", r.ID, err)
 		}
-		switch r.Type {
-		case TypeMessageStart:
+		if r.Type == TypeMessageStart {
 			var p MessageStart
 			_ = json.Unmarshal(env.Payload, &p)
 			m.Model, m.CreatedAt = p.Model, env.TS.Time
 			if env.TurnID != nil {
 				m.TurnID = *env.TurnID
 			}
-		case TypeTextDelta:
-			var p TextDelta
-			if json.Unmarshal(env.Payload, &p) == nil {
-				bl := block(p.ContentBlockIndex, store.BlockText)
-				bl.Text += p.Text
-			}
-		case TypeThinkingDelta:
-			var p ThinkingDelta
-			if json.Unmarshal(env.Payload, &p) == nil {
-				bl := block(p.ContentBlockIndex, store.BlockThinking)
-				bl.Thinking += p.Text
-				if p.Signature != nil {
-					bl.Signature = *p.Signature
-				}
-			}
-		case TypeToolUseStart:
-			var p ToolUseStart
-			if json.Unmarshal(env.Payload, &p) == nil {
-				bl := block(p.ContentBlockIndex, store.BlockToolCall)
-				bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
-			}
-		case TypeToolUseInputDelta:
-			var p ToolUseInputDelta
-			if json.Unmarshal(env.Payload, &p) == nil {
-				partialJSON[p.ContentBlockIndex] += p.PartialJSON
-			}
-		case TypeToolUseEnd:
-			var p ToolUseEnd
-			if json.Unmarshal(env.Payload, &p) == nil {
-				bl := block(p.ContentBlockIndex, store.BlockToolCall)
-				bl.Arguments = p.FinalInput
-				delete(partialJSON, p.ContentBlockIndex)
-			}
+			continue
 		}
+		content.apply(r.Type, env.Payload)
 	}
-	for i, pj := range partialJSON {
-		if i < len(m.Content) && json.Valid([]byte(pj)) {
-			m.Content[i].Arguments = json.RawMessage(pj)
-		}
-	}
+	m.Content = content.content()
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = time.Now().UTC()
 	}

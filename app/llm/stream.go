@@ -77,15 +77,29 @@ func (b *touchBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// builder accumulates the content blocks of one streamed message.
+// builder accumulates the content blocks of one streamed message. Text and
+// thinking grow in per-block strings.Builders (amortised O(1) per delta;
+// `Text += delta` copied the whole text every time, quadratic in a long
+// answer) and become the blocks' strings in content().
 type builder struct {
 	blocks   []store.ContentBlock
+	text     map[int]*strings.Builder // block index → text (or thinking) so far
 	toolJSON map[int]*strings.Builder
 	open     map[int]bool // tool blocks not yet closed
 }
 
 func newBuilder() *builder {
-	return &builder{toolJSON: map[int]*strings.Builder{}, open: map[int]bool{}}
+	return &builder{text: map[int]*strings.Builder{}, toolJSON: map[int]*strings.Builder{}, open: map[int]bool{}}
+}
+
+// grow returns block i's text builder.
+func (b *builder) grow(i int) *strings.Builder {
+	sb := b.text[i]
+	if sb == nil {
+		sb = &strings.Builder{}
+		b.text[i] = sb
+	}
+	return sb
 }
 
 // add appends a block and returns its index.
@@ -99,8 +113,8 @@ func (b *builder) add(block store.ContentBlock) int {
 	return i
 }
 
-func (b *builder) appendText(i int, s string)     { b.blocks[i].Text += s }
-func (b *builder) appendThinking(i int, s string) { b.blocks[i].Thinking += s }
+func (b *builder) appendText(i int, s string)     { b.grow(i).WriteString(s) }
+func (b *builder) appendThinking(i int, s string) { b.grow(i).WriteString(s) }
 func (b *builder) setSignature(i int, s string)   { b.blocks[i].Signature = s }
 func (b *builder) appendToolJSON(i int, s string) { b.toolJSON[i].WriteString(s) }
 
@@ -147,6 +161,14 @@ func (b *builder) content() []store.ContentBlock {
 	out := make([]store.ContentBlock, len(b.blocks))
 	copy(out, b.blocks)
 	for i := range out {
+		if sb := b.text[i]; sb != nil {
+			switch out[i].Type {
+			case store.BlockThinking:
+				out[i].Thinking += sb.String()
+			default:
+				out[i].Text += sb.String()
+			}
+		}
 		if out[i].Type == store.BlockToolCall && len(out[i].Arguments) == 0 {
 			out[i].Arguments = json.RawMessage(`{}`)
 		}

@@ -1,0 +1,124 @@
+package ipc
+
+import (
+	"encoding/json"
+	"strings"
+
+	"agenthub/store"
+)
+
+// contentBuilder accumulates a streamed message's content blocks from its
+// streaming events (text.delta, thinking.delta, tool_use.*) in linear time:
+// text, thinking and partial tool input grow in per-block strings.Builders
+// (`Text += delta` copied the whole text on every delta, quadratic in a
+// long answer) and become strings only in content(). The snapshot's partial
+// message and the seed000 dialect share it.
+type contentBuilder struct {
+	blocks  []store.ContentBlock
+	text    map[int]*strings.Builder // text or thinking appended to blocks[i]
+	partial map[int]*strings.Builder // tool-call argument JSON still streaming
+	size    int                      // bytes of text, thinking and input appended
+}
+
+// maxBlockIndex bounds a block index from an event (a hostile or corrupt
+// index appends instead of allocating a huge slice).
+const maxBlockIndex = 10_000
+
+func newContentBuilder(seed []store.ContentBlock) *contentBuilder {
+	c := &contentBuilder{text: map[int]*strings.Builder{}, partial: map[int]*strings.Builder{}}
+	c.blocks = append([]store.ContentBlock{}, seed...)
+	return c
+}
+
+// block returns block i, creating it (and any before it) with typ.
+func (c *contentBuilder) block(i int, typ string) *store.ContentBlock {
+	if i < 0 || i > maxBlockIndex {
+		i = len(c.blocks)
+	}
+	for len(c.blocks) <= i {
+		c.blocks = append(c.blocks, store.ContentBlock{Type: typ})
+	}
+	return &c.blocks[i]
+}
+
+func grow(m map[int]*strings.Builder, i int) *strings.Builder {
+	sb := m[i]
+	if sb == nil {
+		sb = &strings.Builder{}
+		m[i] = sb
+	}
+	return sb
+}
+
+// apply folds one streaming event (type typ, JSON payload) into the
+// content. Other event types and payloads that do not decode are ignored.
+func (c *contentBuilder) apply(typ string, payload json.RawMessage) {
+	switch typ {
+	case TypeTextDelta:
+		var p TextDelta
+		if json.Unmarshal(payload, &p) == nil {
+			c.block(p.ContentBlockIndex, store.BlockText)
+			grow(c.text, c.index(p.ContentBlockIndex)).WriteString(p.Text)
+			c.size += len(p.Text)
+		}
+	case TypeThinkingDelta:
+		var p ThinkingDelta
+		if json.Unmarshal(payload, &p) == nil {
+			bl := c.block(p.ContentBlockIndex, store.BlockThinking)
+			if p.Signature != nil {
+				bl.Signature = *p.Signature
+			}
+			grow(c.text, c.index(p.ContentBlockIndex)).WriteString(p.Text)
+			c.size += len(p.Text)
+		}
+	case TypeToolUseStart:
+		var p ToolUseStart
+		if json.Unmarshal(payload, &p) == nil {
+			bl := c.block(p.ContentBlockIndex, store.BlockToolCall)
+			bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
+		}
+	case TypeToolUseInputDelta:
+		var p ToolUseInputDelta
+		if json.Unmarshal(payload, &p) == nil {
+			grow(c.partial, c.index(p.ContentBlockIndex)).WriteString(p.PartialJSON)
+			c.size += len(p.PartialJSON)
+		}
+	case TypeToolUseEnd:
+		var p ToolUseEnd
+		if json.Unmarshal(payload, &p) == nil {
+			c.block(p.ContentBlockIndex, store.BlockToolCall).Arguments = p.FinalInput
+			delete(c.partial, c.index(p.ContentBlockIndex))
+		}
+	}
+}
+
+// index maps an event's block index as block does (out of range: the last block).
+func (c *contentBuilder) index(i int) int {
+	if i < 0 || i > maxBlockIndex {
+		return len(c.blocks) - 1
+	}
+	return i
+}
+
+// content returns a copy of the blocks with their text so far and the
+// streaming tool-call arguments filled in where they are already valid JSON.
+func (c *contentBuilder) content() []store.ContentBlock {
+	out := make([]store.ContentBlock, len(c.blocks))
+	copy(out, c.blocks)
+	for i, sb := range c.text {
+		if i >= len(out) {
+			continue
+		}
+		if out[i].Type == store.BlockThinking {
+			out[i].Thinking += sb.String()
+		} else {
+			out[i].Text += sb.String()
+		}
+	}
+	for i, sb := range c.partial {
+		if pj := sb.String(); i < len(out) && json.Valid([]byte(pj)) {
+			out[i].Arguments = json.RawMessage(pj)
+		}
+	}
+	return out
+}
