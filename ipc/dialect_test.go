@@ -285,7 +285,6 @@ func TestSeed000ThrottleBoundsOutput(t *testing.T) {
 	}
 }
 
-
 func TestUnknownDialectRejected(t *testing.T) {
 	b, _ := newTestBus(t, Options{})
 	mkSession(t, b, "s", "")
