@@ -26,9 +26,16 @@ export interface PageReport {
 
 /**
  * A command from the harness: open a session; report the transcript now;
- * report it (as kind "painted") once two more frames have been drawn.
+ * report it (as kind "painted") once two more frames have been drawn;
+ * click the first element matching a selector (as a user would); start a
+ * fetch of a URL (a probe of the window's Content-Security-Policy).
  */
-type TestCommand = { cmd: 'open'; session_id: string } | { cmd: 'transcript' } | { cmd: 'paint' };
+type TestCommand =
+  | { cmd: 'open'; session_id: string }
+  | { cmd: 'transcript' }
+  | { cmd: 'paint' }
+  | { cmd: 'click'; selector: string }
+  | { cmd: 'fetch'; url: string };
 
 interface HookWindow {
   go?: { app?: { App?: { TestReport?: (r: PageReport) => Promise<boolean> } } };
@@ -114,6 +121,8 @@ export function installTestHooks(win: Window = window): void {
     if (c?.cmd === 'open' && typeof c.session_id === 'string') win.location.hash = `#/s/${encodeURIComponent(c.session_id)}`;
     else if (c?.cmd === 'transcript') flush(true);
     else if (c?.cmd === 'paint') win.requestAnimationFrame(() => win.requestAnimationFrame(() => void send(current('painted'))));
+    else if (c?.cmd === 'click' && typeof c.selector === 'string') win.document.querySelector<HTMLElement>(c.selector)?.click();
+    else if (c?.cmd === 'fetch' && typeof c.url === 'string') void win.fetch(c.url).catch(() => undefined);
   });
   send(current('loaded')).then(
     (enabled) => {
