@@ -152,6 +152,7 @@ func (in *Instance) startServices() error {
 		DefaultModel:     cfg.Model,
 		TurnTimeout:      cfg.TurnTimeout,
 		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax)},
+		OutputRetention:  cfg.EventRetention,
 		Logger:           in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
 	if err != nil {

@@ -82,6 +82,12 @@ type Config struct {
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
 	// ToolOptions tunes the built-in tools.
 	ToolOptions tool.Options
+	// OutputRetention is how long a tool call's full output file is kept
+	// (--event-retention). Default 168h.
+	OutputRetention time.Duration
+	// OutputPruneInterval is how often old tool outputs are pruned (also
+	// once at Start). Default 1h; negative disables pruning.
+	OutputPruneInterval time.Duration
 	// BeforeTools is a test hook called at the §6.2.3 seam of every turn.
 	BeforeTools func(ctx context.Context, sessionID, turnID string)
 	Logger      *slog.Logger
@@ -104,6 +110,7 @@ type Hub struct {
 	ctx    context.Context // lives until Close
 	stop   context.CancelFunc
 	wg     sync.WaitGroup // every turn goroutine
+	bg     sync.WaitGroup // background work (the output pruner), stopped by ctx
 	closed bool
 
 	mu        sync.Mutex
@@ -172,6 +179,12 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 	if cfg.QueueLimit <= 0 {
 		cfg.QueueLimit = 32
 	}
+	if cfg.OutputRetention <= 0 {
+		cfg.OutputRetention = DefaultOutputRetention
+	}
+	if cfg.OutputPruneInterval == 0 {
+		cfg.OutputPruneInterval = DefaultOutputPruneInterval
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -212,6 +225,10 @@ func (h *Hub) Start(ctx context.Context) error {
 	for _, s := range h.sessions {
 		h.syncQueuedLocked(s)
 		h.startNextLocked(s)
+	}
+	if h.cfg.OutputPruneInterval > 0 {
+		h.bg.Add(1)
+		go h.runOutputPruner()
 	}
 	return nil
 }
@@ -256,6 +273,7 @@ func (h *Hub) Close() error {
 	h.mu.Unlock()
 	h.wg.Wait()
 	h.stop()
+	h.bg.Wait()
 	return nil
 }
 

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"agenthub/app/hub"
 	"agenthub/ipc"
 )
 
@@ -70,5 +72,46 @@ func TestSessionLifecycle(t *testing.T) {
 	md, typ, err := h.hub.ExportSession(ctx, h.session().ID, "markdown")
 	if err != nil || !strings.HasPrefix(typ, "text/markdown") || !strings.Contains(string(md), "# test") {
 		t.Fatalf("export %q %q %v", md, typ, err)
+	}
+}
+
+// TestToolOutputRetention: output files older than OutputRetention and the
+// output directories of sessions that no longer exist are deleted; recent
+// files and every message stay.
+func TestToolOutputRetention(t *testing.T) {
+	h := newHarness(t, func(c *hub.Config) { c.OutputRetention = time.Hour; c.OutputPruneInterval = -1 })
+	s := h.session()
+	dir := filepath.Join(h.dir, "tool-output", s.ID)
+	orphan := filepath.Join(h.dir, "tool-output", "01GONESESSION000000000000")
+	for _, d := range []string{dir, orphan} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path string, age time.Duration) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("out"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-age)
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "old.log"), 2*time.Hour)
+	write(filepath.Join(dir, "new.log"), time.Minute)
+	write(filepath.Join(orphan, "x.log"), time.Minute)
+	n, err := h.hub.PruneOutputs(time.Now())
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d, %v; want 2", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old.log")); !os.IsNotExist(err) {
+		t.Fatal("old output kept")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.log")); err != nil {
+		t.Fatalf("recent output removed: %v", err)
+	}
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Fatal("a deleted session's output directory kept")
 	}
 }

@@ -1,0 +1,6 @@
+package hub
+
+import "time"
+
+// PruneOutputs runs one pass of tool-output retention at now.
+func (h *Hub) PruneOutputs(now time.Time) (int, error) { return h.pruneOutputs(now) }
