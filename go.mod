@@ -9,6 +9,7 @@ require (
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/wailsapp/wails/v2 v2.16.0
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -114,7 +115,6 @@ require (
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // waitForP is shell: wait until the escaped process wrote its pid to p, then print it.
@@ -96,4 +97,30 @@ func TestReadProcStat(t *testing.T) {
 	if _, ok := readProcStat(1 << 30); ok {
 		t.Fatal("stat of a pid that cannot exist")
 	}
+}
+
+// TestBashGroupReaperNotWedgedBySetsid: a child that calls setsid just after
+// the group's reaper began waiting used to wedge it for good — a blocked
+// wait4(-pgid) is not woken when a child leaves the group, only when it
+// exits — so the command never ended (it hung in 1 of 2 runs of this loop).
+// The reaper now polls with WNOHANG.
+func TestBashGroupReaperNotWedgedBySetsid(t *testing.T) {
+	for i := range 8 {
+		done := make(chan error, 1)
+		go func() {
+			_, err := newBash(t).Run(context.Background(), Env{Workspace: t.TempDir()},
+				bashInputJSON(`setsid -f sleep 100.2001; ( ( setsid sleep 100.2002 & ) & ); echo started`, 0))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("run %d: %v", i, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("run %d: the command never ended (group reaper wedged)", i)
+		}
+	}
+	assertNoProcessWithArg(t, "100.200")
+	assertNoZombieChildren(t)
 }

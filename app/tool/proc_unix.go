@@ -32,6 +32,7 @@ type procGroup struct {
 	pgid      int
 	shellDone chan struct{}      // the shell has exited and been reaped
 	groupDone chan struct{}      // no child of ours is left in the group
+	kick      chan struct{}      // cap 1: wake the reaper
 	status    syscall.WaitStatus // the shell's status; valid after shellDone
 	reaped    bool               // status is real (false if the shell vanished unseen)
 
@@ -73,6 +74,7 @@ func startGroup(cmd *exec.Cmd, marker string) (*procGroup, error) {
 		pgid:      cmd.Process.Pid,
 		shellDone: make(chan struct{}),
 		groupDone: make(chan struct{}),
+		kick:      make(chan struct{}, 1),
 		needle:    []byte(MarkerEnv + "=" + marker + "\x00"),
 		since:     startTicks(cmd.Process.Pid),
 		stopScan:  make(chan struct{}),
@@ -84,6 +86,7 @@ func startGroup(cmd *exec.Cmd, marker string) (*procGroup, error) {
 	}
 	go pg.reap()
 	go pg.scan()
+	go watchExit(pg.pgid, pg.kickReaper) // ends when the shell exits
 	return pg, nil
 }
 
@@ -164,24 +167,55 @@ func settleUntil(ps map[int]uint64, deadline time.Time) bool {
 	return true
 }
 
+// reapPollMax bounds the reaper's polling interval: the most a command's
+// end can be noticed late.
+const reapPollMax = 20 * time.Millisecond
+
+// reap collects every child of ours in the group until none is left. It
+// polls with WNOHANG (1 ms, doubling to reapPollMax; kick resets it)
+// instead of blocking in wait4(-pgid): a blocked wait4 is not woken when a
+// child leaves the group (setsid) — it keeps waiting for that child's exit,
+// which for an escaped daemon is never, and the group would never be done.
 func (pg *procGroup) reap() {
 	defer close(pg.groupDone)
+	delay := time.Millisecond
+	t := time.NewTimer(delay)
+	defer t.Stop()
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-pg.pgid, &ws, 0, nil)
-		if errors.Is(err, syscall.EINTR) {
+		pid, err := syscall.Wait4(-pg.pgid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil: // ECHILD: none of our children is left in the group
+			if !pg.reaped {
+				close(pg.shellDone)
+			}
+			return
+		case pid > 0:
+			if pid == pg.pgid {
+				pg.status, pg.reaped = ws, true
+				close(pg.shellDone)
+			}
+			delay = time.Millisecond
 			continue
 		}
-		if err != nil { // ECHILD: none of our children is left in the group
-			break
+		t.Reset(delay)
+		select {
+		case <-t.C:
+		case <-pg.kick:
+			delay = time.Millisecond
+			continue
 		}
-		if pid == pg.pgid {
-			pg.status, pg.reaped = ws, true
-			close(pg.shellDone)
-		}
+		delay = min(2*delay, reapPollMax)
 	}
-	if !pg.reaped {
-		close(pg.shellDone)
+}
+
+// kickReaper makes the reaper look again at once (after a signal).
+func (pg *procGroup) kickReaper() {
+	select {
+	case pg.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -208,21 +242,18 @@ func (pg *procGroup) shutdown(grace time.Duration) {
 	pg.signal(syscall.SIGCONT)
 	signalEach(esc, syscall.SIGTERM)
 	signalEach(esc, syscall.SIGCONT)
-	deadline := time.Now().Add(grace)
+	pg.kickReaper()
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-pg.groupDone:
 	case <-t.C:
 		pg.signal(syscall.SIGKILL)
+		signalEach(esc, syscall.SIGKILL)
+		pg.kickReaper()
 		<-pg.groupDone
 	}
-	if !settleUntil(esc, deadline) {
-		signalEach(esc, syscall.SIGKILL)
-		if !settleUntil(esc, time.Now().Add(grace)) {
-			slog.Warn("tool: processes that left the group survived SIGKILL", "count", len(esc))
-		}
-	}
+	pg.endEscapees(grace)
 	// Members that were re-parented to someone else (no subreaper) are not
 	// our children; make sure they are dead, bounded by grace.
 	if syscall.Kill(-pg.pgid, 0) == nil {
@@ -234,6 +265,33 @@ func (pg *procGroup) shutdown(grace time.Duration) {
 	}
 	if pg.cmd.Process != nil {
 		_ = pg.cmd.Process.Release()
+	}
+}
+
+// endEscapees ends the marked processes outside the group once the group
+// is gone: a fresh scan (catching any that escaped after the first one,
+// e.g. a setsid that forked just as the command was cancelled), SIGTERM,
+// SIGKILL after grace, and reaping — repeated until a scan finds none alive
+// (at most three passes).
+func (pg *procGroup) endEscapees(grace time.Duration) {
+	for range 3 {
+		if pg.since != 0 {
+			pg.record(scanMarked(pg.needle, pg.since))
+		}
+		left := pg.escapees()
+		if settle(left) {
+			return
+		}
+		signalEach(left, syscall.SIGTERM)
+		signalEach(left, syscall.SIGCONT)
+		if settleUntil(left, time.Now().Add(grace)) {
+			continue
+		}
+		signalEach(left, syscall.SIGKILL)
+		if !settleUntil(left, time.Now().Add(grace)) {
+			slog.Warn("tool: processes that left the group survived SIGKILL", "count", len(left))
+			return
+		}
 	}
 }
 
