@@ -24,7 +24,7 @@ APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagema
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress clean
+.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress faults clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -118,6 +118,16 @@ test-desktop: build
 	AGENTHUB_DESKTOP_BIN="$(abspath $(BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
 	  go test -count=1 -timeout 120s -v ./app/desktoptest/
 	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png
+
+# The long fault run (not part of `make test`, which runs the short one
+# inside test-go): kill -9 ×50, reconnect storm ×1,000, hostile tools,
+# connection floods, provider faults and a 30-minute soak against the real
+# headless binary; figures in artifacts/faults-report.md (docs/reliability.md).
+faults: headless
+	@mkdir -p $(ARTIFACTS)
+	AGENTHUB_FAULTS=long AGENTHUB_FAULTS_REPORT="$(abspath $(ARTIFACTS))/faults-report.md" \
+	  AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" go test -count=1 -timeout 80m -v ./faults/
+	@echo "fault report: $(ARTIFACTS)/faults-report.md"
 
 # Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
 # with every core kept busy, to flush out flaky tests (docs/testing.md).

@@ -39,6 +39,29 @@ type client struct {
 	err    error
 }
 
+// attachSilent subscribes to sid and never reads: a client that has
+// stopped reading (a frozen tab).
+func (in *instance) attachSilent(sid string) *websocket.Conn {
+	in.t.Helper()
+	var a struct {
+		WSURL string `json:"ws_url"`
+	}
+	if code := in.call(http.MethodGet, "/sessions/"+sid, nil, &a); code != http.StatusOK {
+		in.t.Fatalf("attach %s: %d", sid, code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, a.WSURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + in.token}}})
+	if err != nil {
+		in.t.Fatalf("dial: %v", err)
+	}
+	in.t.Cleanup(func() { _ = c.CloseNow() })
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"subscribe","filter":"preset:full","since":null,"snapshot":false}`)); err != nil {
+		in.t.Fatalf("subscribe: %v", err)
+	}
+	return c
+}
+
 // attach subscribes to sid (preset:full) from cursor since ("" = live
 // only) and returns the client and its first frame (subscribe_ack or
 // subscribe_error).

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -60,3 +61,5 @@ func maxDur(ds []time.Duration) time.Duration {
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
