@@ -104,14 +104,15 @@ type ctrlMsg struct {
 // frames and the writer (run's goroutine) owning every write, so frames
 // go out in order: acks before their snapshot/replay, one event per frame.
 type wsConn struct {
-	a       *API
-	c       *websocket.Conn
-	raw     net.Conn // the TCP connection under c (nil if unknown)
-	session string
-	name    string
-	ctrl    chan ctrlMsg
-	hb      *ipc.Heartbeat
-	watch   sync.WaitGroup // watchStall goroutines; run waits for them
+	a        *API
+	c        *websocket.Conn
+	raw      net.Conn  // the TCP connection under c (nil if unknown)
+	deadline time.Time // raw's write deadline (writer-only)
+	session  string
+	name     string
+	ctrl     chan ctrlMsg
+	hb       *ipc.Heartbeat
+	watch    sync.WaitGroup // watchStall goroutines; run waits for them
 }
 
 func (wc *wsConn) run(parent context.Context) {
@@ -155,7 +156,7 @@ func (wc *wsConn) run(parent context.Context) {
 				return
 			}
 			if m.close != 0 {
-				_ = wc.c.Close(m.close, m.reason)
+				wc.closeWith(m.close, m.reason)
 				return
 			}
 		case f, ok := <-frames:
@@ -171,7 +172,7 @@ func (wc *wsConn) run(parent context.Context) {
 			case !ok:
 				beats = nil
 			case act.Close:
-				_ = wc.c.Close(websocket.StatusGoingAway, heartbeatReason)
+				wc.closeWith(websocket.StatusGoingAway, heartbeatReason)
 				return
 			default:
 				if !wc.write(ctx, ipc.PingFrame(act.Nonce)) {
@@ -179,7 +180,7 @@ func (wc *wsConn) run(parent context.Context) {
 				}
 			}
 		case <-wc.a.stopped:
-			_ = wc.c.Close(websocket.StatusGoingAway, shutdownReason)
+			wc.closeWith(websocket.StatusGoingAway, shutdownReason)
 			return
 		case <-ctx.Done():
 			_ = wc.c.CloseNow()
@@ -207,6 +208,9 @@ func (wc *wsConn) watchStall(ctx context.Context, sub *ipc.Subscription) {
 	}
 	wc.a.log.Info("dashboard client made no progress; closing 1008", "client", wc.name, "session", wc.session)
 	closed := make(chan struct{})
+	if wc.raw != nil {
+		_ = wc.raw.SetWriteDeadline(time.Now().Add(wc.a.wait)) // the close frame gets CloseFrameWait
+	}
 	go func() {
 		defer close(closed)
 		_ = wc.c.Close(websocket.StatusPolicyViolation, clientTooSlowReason)
@@ -226,21 +230,49 @@ func (wc *wsConn) watchStall(ctx context.Context, sub *ipc.Subscription) {
 	_ = wc.c.CloseNow()
 }
 
+// closeWith writes the close frame with a fresh write deadline (the last
+// one may be long past on an idle connection) and closes.
+func (wc *wsConn) closeWith(code websocket.StatusCode, reason string) {
+	if wc.raw != nil {
+		_ = wc.raw.SetWriteDeadline(time.Now().Add(writeTimeout))
+	}
+	_ = wc.c.Close(code, reason)
+}
+
 // subscriptionEnded closes the socket after the core ended the subscription.
 func (wc *wsConn) subscriptionEnded(sub *ipc.Subscription) {
 	var se *ipc.SubscribeError
 	err := sub.Err()
 	switch {
 	case errors.As(err, &se) && se.Code == ipc.CodeClientTooSlow:
-		_ = wc.c.Close(websocket.StatusPolicyViolation, clientTooSlowReason) // watchStall resets after
+		wc.closeWith(websocket.StatusPolicyViolation, clientTooSlowReason) // watchStall resets after
 	default:
-		_ = wc.c.Close(websocket.StatusGoingAway, shutdownReason)
+		wc.closeWith(websocket.StatusGoingAway, shutdownReason)
 	}
 }
 
+// write sends one frame within writeTimeout. A context timer per frame per
+// subscriber was a large part of a fan-out's cost, so the bound is the TCP
+// connection's write deadline, moved forward at most every writeTimeout/2
+// (before every write, so an old deadline never fails a new write): no
+// write blocks more than writeTimeout. A client that stops reading
+// mid-stream is closed much sooner: its stalled pump makes watchStall end
+// the connection after --client-stall. Without the raw connection it
+// falls back to a context timeout.
 func (wc *wsConn) write(ctx context.Context, data []byte) bool {
-	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	defer cancel()
+	if wc.raw == nil {
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		return wc.send1(wctx, ctx, data)
+	}
+	if now := time.Now(); now.Add(writeTimeout / 2).After(wc.deadline) {
+		wc.deadline = now.Add(writeTimeout)
+		_ = wc.raw.SetWriteDeadline(wc.deadline)
+	}
+	return wc.send1(ctx, ctx, data)
+}
+
+func (wc *wsConn) send1(wctx, ctx context.Context, data []byte) bool {
 	if err := wc.c.Write(wctx, websocket.MessageText, data); err != nil {
 		if ctx.Err() == nil {
 			wc.a.log.Info("dashboard stream write failed", "client", wc.name, "err", err)
