@@ -223,6 +223,7 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
 	}
+	markCacheBreakpoints(&p)
 	return p, nil
 }
 

@@ -182,9 +182,9 @@ func TestAnthropicRequestConversion(t *testing.T) {
 	var want map[string]any
 	if err := json.Unmarshal([]byte(`{
 		"model":"claude-sonnet-4-6","max_tokens":12192,"stream":true,
-		"system":[{"type":"text","text":"be brief"}],
+		"system":[{"type":"text","text":"be brief","cache_control":{"type":"ephemeral"}}],
 		"thinking":{"type":"enabled","budget_tokens":4000},
-		"tools":[{"name":"read_file","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}}],
+		"tools":[{"name":"read_file","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false},"cache_control":{"type":"ephemeral"}}],
 		"messages":[
 		 {"role":"user","content":[{"type":"text","text":"read two files"}]},
 		 {"role":"assistant","content":[
@@ -194,11 +194,11 @@ func TestAnthropicRequestConversion(t *testing.T) {
 		   {"type":"tool_use","id":"t2","name":"read_file","input":{"path":"b"}}]},
 		 {"role":"user","content":[
 		   {"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"A"}]},
-		   {"type":"tool_result","tool_use_id":"t2","is_error":true,"content":[{"type":"text","text":"no such file"}]}]},
+		   {"type":"tool_result","tool_use_id":"t2","is_error":true,"content":[{"type":"text","text":"no such file"}],"cache_control":{"type":"ephemeral"}}]},
 		 {"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"bash","input":{"command":"ls"}}]},
 		 {"role":"user","content":[
 		   {"type":"tool_result","tool_use_id":"t3","is_error":true,"content":[{"type":"text","text":"Tool call was not completed (interrupted or cancelled); no result is available."}]},
-		   {"type":"text","text":"stop that"}]}
+		   {"type":"text","text":"stop that","cache_control":{"type":"ephemeral"}}]}
 		]}`), &want); err != nil {
 		t.Fatal(err)
 	}

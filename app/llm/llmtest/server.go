@@ -34,6 +34,9 @@ type Response struct {
 	Header http.Header
 	Body   string
 	Steps  []Step
+	// Dynamic, when set, builds the reply from the request (e.g. usage
+	// computed by a PromptCache); the other fields are then ignored.
+	Dynamic func(Request) Response
 }
 
 // Step is one part of a scripted stream: Data is written and flushed; Gate
@@ -123,14 +126,18 @@ func (s *Server) Close() {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	s.mu.Lock()
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.reqs = append(s.reqs, req)
 	var resp Response
 	ok := len(s.queue) > 0
 	if ok {
 		resp, s.queue = s.queue[0], s.queue[1:]
 	}
 	s.mu.Unlock()
+	if ok && resp.Dynamic != nil {
+		resp = resp.Dynamic(req)
+	}
 	if !ok {
 		http.Error(w, `{"error":{"type":"api_error","message":"llmtest: no scripted response"}}`, http.StatusInternalServerError)
 		return
