@@ -26,6 +26,7 @@ type frame struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Epoch   string `json:"epoch"`
+	Nonce   string `json:"nonce"`
 	Event   *event `json:"event"`
 }
 
@@ -107,6 +108,16 @@ func (cl *client) read() {
 		if err := json.Unmarshal(b, &f); err != nil {
 			cl.err = fmt.Errorf("frame not JSON: %s", b)
 			return
+		}
+		if f.Type == "ping" {
+			// Answer the server's heartbeat like a real client; an idle
+			// soak client that did not was closed with heartbeat_timeout.
+			pong, _ := json.Marshal(map[string]string{"type": "pong", "nonce": f.Nonce})
+			if err := cl.c.Write(context.Background(), websocket.MessageText, pong); err != nil {
+				cl.err = fmt.Errorf("pong: %w", err)
+				return
+			}
+			continue
 		}
 		cl.frames <- f
 	}

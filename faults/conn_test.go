@@ -77,7 +77,7 @@ func TestSilentClient(t *testing.T) {
 		s.TextDelta(chunk)
 	}
 	llm.Enqueue(s.EndBlock().Finish("end_turn", 4000).Response())
-	in := start(t, newDirs(t), llm.URL, "--client-stall", "1s")
+	in := start(t, newDirs(t), llm.URL, "--client-stall", "3s")
 	sid := in.session()
 	silent := in.attachSilent(sid)
 	steady, _ := in.attach(sid, "")
@@ -107,7 +107,7 @@ func TestSilentClient(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatalf("the silent client's connection is still open after %d frames", frames)
 	}
-	rep.add("a subscriber that stops reading during a 16 MB answer (--client-stall 1s)",
+	rep.add("a subscriber that stops reading during a 16 MB answer (--client-stall 3s)",
 		fmt.Sprintf("closed with bus.handler_warning %s after the turn began (connection then ended: %v); the other subscriber got the whole answer", warned.Round(time.Millisecond), shortErr(readErr)))
 }
 

@@ -21,7 +21,8 @@ func TestSoak(t *testing.T) {
 	sample := scale(2*time.Second, time.Minute)
 	d := newDirs(t)
 	llm := llmtest.NewServer(t)
-	in := start(t, d, llm.URL)
+	// A short heartbeat: the clients answer pings while they stream.
+	in := start(t, d, llm.URL, "--heartbeat", "1s")
 	sid := in.session()
 	dbPath := filepath.Join(d.data, "agenthub.db")
 

@@ -105,7 +105,7 @@ func TestBurstDuringReplayCatchesUpFromLog(t *testing.T) {
 // Once live, a client that stops reading is still closed as too slow after
 // a catch-up — by the stall timer, not by the overflow.
 func TestSlowAfterCatchUpStillCloses(t *testing.T) {
-	b, _ := newTestBus(t, Options{ClientQueue: 16, ClientStall: 50 * time.Millisecond})
+	b, _ := newTestBus(t, Options{ClientQueue: 16, ClientStall: time.Second})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
 	first, _ := b.Commit(ctx, delta("s", "m", "start"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,17 +14,23 @@ const MaxUnansweredPings = 3
 
 // HeartbeatAction tells a transport what to do: send a ping with Nonce, or
 // (Close) close the connection because MaxUnansweredPings went unanswered.
+// The zero action (no Nonce, no Close) means nothing to do: the connection
+// was not idle.
 type HeartbeatAction struct {
 	Nonce string
 	Close bool
 }
 
 // Heartbeat is the transport-agnostic heartbeat policy: after Interval
-// without client activity it asks for a ping; a pong (or any client frame,
-// via Activity) resets the count; the MaxUnansweredPings+1-th idle expiry
-// asks to close. A transport calls Activity on every received frame and
-// Pong on pong frames, and acts on Run's channel; tests drive Expire
-// directly.
+// without traffic it asks for a ping; a pong (or any client frame, via
+// Activity) resets the count; the MaxUnansweredPings+1-th idle expiry asks
+// to close. Seed 001 §3.8 pings only when the connection is "otherwise
+// idle": events delivered to the client (Sent) also count as traffic, so a
+// client that reads a steady stream but never sends is not pinged or
+// closed while the stream flows (a client that stops reading is the
+// stall rule's business, not the heartbeat's). A transport calls Activity
+// on every received frame, Pong on pong frames and Sent after writing an
+// event, and acts on Run's channel; tests drive Expire directly.
 type Heartbeat struct {
 	Interval time.Duration
 
@@ -32,6 +39,7 @@ type Heartbeat struct {
 	seq         int
 	outstanding map[string]bool
 	kick        chan struct{}
+	sent        atomic.Bool
 }
 
 // NewHeartbeat returns a policy pinging after interval of idleness.
@@ -52,6 +60,10 @@ func (h *Heartbeat) Activity() {
 	}
 }
 
+// Sent records an event written to the client since the last expiry; it is
+// one atomic store, cheap enough for every frame.
+func (h *Heartbeat) Sent() { h.sent.Store(true) }
+
 // Pong records a pong; it reports whether nonce answered an outstanding ping.
 func (h *Heartbeat) Pong(nonce string) bool {
 	h.mu.Lock()
@@ -62,10 +74,17 @@ func (h *Heartbeat) Pong(nonce string) bool {
 }
 
 // Expire is the idle-timer expiry: it returns the next action (ping with a
-// fresh nonce, or close after MaxUnansweredPings unanswered pings).
+// fresh nonce, or close after MaxUnansweredPings unanswered pings), or the
+// zero action when events were Sent since the last expiry (not idle; the
+// count restarts).
 func (h *Heartbeat) Expire() HeartbeatAction {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.sent.Swap(false) {
+		h.unanswered = 0
+		clear(h.outstanding)
+		return HeartbeatAction{}
+	}
 	if h.unanswered >= MaxUnansweredPings {
 		return HeartbeatAction{Close: true}
 	}
@@ -92,6 +111,10 @@ func (h *Heartbeat) Run(ctx context.Context) <-chan HeartbeatAction {
 				t.Reset(h.Interval)
 			case <-t.C:
 				a := h.Expire()
+				if a == (HeartbeatAction{}) {
+					t.Reset(h.Interval)
+					continue
+				}
 				select {
 				case out <- a:
 				case <-ctx.Done():

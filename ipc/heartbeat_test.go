@@ -32,6 +32,29 @@ func TestHeartbeatPolicy(t *testing.T) {
 	}
 }
 
+// Events written to the client make the connection not idle: no ping, and
+// the unanswered count restarts; once idle again, pinging resumes.
+func TestHeartbeatEventsSentAreNotIdle(t *testing.T) {
+	h := NewHeartbeat(time.Hour)
+	for range MaxUnansweredPings {
+		if a := h.Expire(); a.Nonce == "" {
+			t.Fatalf("idle expiry did not ping: %+v", a)
+		}
+	}
+	h.Sent()
+	if a := h.Expire(); a != (HeartbeatAction{}) {
+		t.Fatalf("expiry after events sent = %+v, want nothing", a)
+	}
+	for i := range MaxUnansweredPings {
+		if a := h.Expire(); a.Close || a.Nonce == "" {
+			t.Fatalf("idle expiry %d after the stream = %+v, want a ping", i, a)
+		}
+	}
+	if a := h.Expire(); !a.Close {
+		t.Fatalf("not closed after %d unanswered pings: %+v", MaxUnansweredPings, a)
+	}
+}
+
 func TestHeartbeatRunPingsThenCloses(t *testing.T) {
 	h := NewHeartbeat(time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())

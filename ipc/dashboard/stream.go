@@ -167,6 +167,7 @@ func (wc *wsConn) run(parent context.Context) {
 			if !wc.write(ctx, f.Data) {
 				return
 			}
+			wc.hb.Sent()
 		case act, ok := <-beats:
 			switch {
 			case !ok:

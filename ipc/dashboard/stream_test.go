@@ -243,7 +243,7 @@ func readAll(t *testing.T, c *websocket.Conn, got chan<- int) {
 // client starts reading again once warned, so the close frame (which can
 // only follow the frame the server was blocked on) gets through.
 func TestStreamSlowClientClosed1008(t *testing.T) {
-	f := newFixtureWith(t, ipc.Options{ClientStall: 300 * time.Millisecond},
+	f := newFixtureWith(t, ipc.Options{ClientStall: 2 * time.Second},
 		dashboard.APIOptions{CloseFrameWait: 2 * guard}, dashboard.Options{})
 	id := f.session()
 	slow := f.mustDial(id)
