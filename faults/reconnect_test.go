@@ -13,7 +13,7 @@ import (
 // Its events, concatenated across connections, must equal what a client
 // that never disconnected received: no gap, no duplicate, same order.
 func TestReconnectStorm(t *testing.T) {
-	turns, reconnects := scale(4, 60), 0
+	turns, reconnects := scale(4, 70), 0
 	llm := llmtest.NewServer(t)
 	for range turns {
 		llm.Enqueue(longReply(300, -1, nil))
