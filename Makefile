@@ -24,7 +24,7 @@ APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagema
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress faults clean
+.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress faults bench clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -85,6 +85,7 @@ test-go: deps frontend headless
 	@bad="$$(gofmt -l $(GO_FILES))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	@echo "== go vet"
 	go vet ./...
+	cd bench && go vet ./...
 	@echo "== go test -race"
 	AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" AGENTHUB_HEADLESS_VERSION="$(VERSION)" \
 	  go test -race -count=1 -timeout 15m ./...
@@ -128,6 +129,14 @@ faults: headless
 	AGENTHUB_FAULTS=long AGENTHUB_FAULTS_REPORT="$(abspath $(ARTIFACTS))/faults-report.md" \
 	  AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" go test -count=1 -timeout 80m -v ./faults/
 	@echo "fault report: $(ARTIFACTS)/faults-report.md"
+
+# Not part of `make test` (about 5 minutes on 2 cores): end to end through
+# the real headless binary beside two floors measured in the same run (a
+# bare WebSocket push, an SSE → WebSocket relay); regenerates
+# docs/benchmarks.md and its PNG charts (docs/bench-*.png).
+bench: headless
+	cd bench && go build -o ../build/bin/agenthub-bench .
+	./build/bin/agenthub-bench -bin "$(abspath $(HEADLESS_BIN))" -out docs
 
 # Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
 # with every core kept busy, to flush out flaky tests (docs/testing.md).

@@ -1,0 +1,140 @@
+// Command bench measures Agent Hub end to end — fake provider stream →
+// the real binary → dashboard WebSocket clients — beside two floors
+// measured in the same run (a bare Go WebSocket push and an SSE →
+// WebSocket relay), and regenerates docs/benchmarks.md with PNG charts.
+// `make bench` runs it; it is never part of `make test`.
+//
+// Roles: with no -role it is the driver; -role push|relay makes this
+// process one of the floors (the driver starts them).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+func main() {
+	role := flag.String("role", "", "internal: run as a floor (push or relay)")
+	upstream := flag.String("upstream", "", "internal: the fake provider's URL (relay)")
+	bin := flag.String("bin", "build/bin/agenthub-headless", "the Agent Hub headless binary to measure")
+	out := flag.String("out", "docs", "where benchmarks.md and the charts go")
+	quick := flag.Bool("quick", false, "small sizes (a smoke run of the harness; figures not for quoting)")
+	reps := flag.Int("reps", 3, "repetitions of the 5k and 20k bursts (the median is kept)")
+	flag.Parse()
+	if *role != "" {
+		if err := runFloor(*role, *upstream); err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := drive(ctx, *bin, *out, *quick, *reps); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// plan is the set of measurements.
+type plan struct {
+	bursts  []int // unpaced burst sizes (1 and 10 clients)
+	paced   burst // the paced run (1 and 10 clients)
+	commits int
+}
+
+func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
+	p := plan{bursts: []int{5000, 20000, 100000}, paced: burst{n: 5000, rate: 1000}, commits: 300}
+	if quick {
+		p = plan{bursts: []int{1000, 4000}, paced: burst{n: 500, rate: 1000}, commits: 30}
+		reps = 1
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("the binary to measure: %w (make headless builds it)", err)
+	}
+	root, err := os.MkdirTemp("", "agenthub-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+
+	prov := &provider{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: prov}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	upstream := "http://" + ln.Addr().String()
+
+	push, err := startFloor(ctx, "push", upstream, prov)
+	if err != nil {
+		return err
+	}
+	defer push.stop()
+	relay, err := startFloor(ctx, "relay", upstream, prov)
+	if err != nil {
+		return err
+	}
+	defer relay.stop()
+	hubBegan := time.Now()
+	hub, err := startHub(ctx, bin, upstream, filepath.Join(root, "hub"), prov)
+	if err != nil {
+		return err
+	}
+	hubReady := time.Since(hubBegan)
+	defer hub.stop()
+	targets := []target{push, relay, hub}
+
+	rep := &report{began: time.Now(), quick: quick, reps: reps, hubReady: hubReady, runs: map[runKey]run{}, idleRSS: map[string]int64{}, rss100k: map[string]int64{}}
+	for _, t := range targets {
+		rep.idleRSS[t.name()] = rss(t.pid())
+	}
+	slog.Info("bench: commit with fsync", "n", p.commits)
+	if rep.commits, err = commitCost(filepath.Join(root, "hub"), p.commits); err != nil {
+		return fmt.Errorf("commit cost: %w", err)
+	}
+	for _, n := range []int{1, 10} {
+		for _, t := range targets {
+			slog.Info("bench: paced", "target", t.name(), "clients", n, "deltas", p.paced.n, "rate", p.paced.rate)
+			r, err := best(ctx, t, p.paced, n, 1)
+			if err != nil {
+				return err
+			}
+			rep.runs[key(r)] = r
+		}
+	}
+	for _, size := range p.bursts {
+		for _, n := range []int{1, 10} {
+			rr := reps
+			if size >= 100000 || n > 1 {
+				rr = 1
+			}
+			for _, t := range targets {
+				slog.Info("bench: burst", "target", t.name(), "clients", n, "deltas", size, "reps", rr)
+				r, err := best(ctx, t, burst{n: size}, n, rr)
+				if err != nil {
+					return err
+				}
+				rep.runs[key(r)] = r
+				if n == 1 && size == p.bursts[len(p.bursts)-1] {
+					rep.rss100k[t.name()] = rss(t.pid())
+				}
+			}
+		}
+	}
+	rep.ended = time.Now()
+	rep.plan = p
+	rep.names = [3]string{push.name(), relay.name(), hub.name()}
+	return rep.write(out)
+}

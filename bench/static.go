@@ -1,0 +1,20 @@
+package main
+
+// staticSections closes docs/benchmarks.md: figures measured by tests and
+// Go benchmarks (pieces, never standing for the whole) and what the bench
+// does not measure yet.
+const staticSections = `## Pieces (measured by tests, not end to end)
+
+| what | figure | where |
+|---|---|---|
+| bytes allocated per delta by the provider adapters, 100k-delta vs 5k-delta message | 1.24× (the test fails above 1.5×) | ` + "`go test -run Alloc -v ./app/llm/`" + ` |
+| seed000 ` + "`message_update`" + ` bytes for a 1 MB answer (the update carries the whole content by that seed's design) | 4.8 MB of updates (was ~1 GB: one per 50 ms, quadratic) | ` + "`go test -run Growth -v ./ipc/`" + ` |
+| prompt caching: billed input cost of a 20-step tool loop, priced by Anthropic's caching rules from the usage the fake reports | $0.1843 with cache_control breakpoints vs $0.8877 without: **21%** (target ≤ 30%) | ` + "`go test -run Caching -v ./app/hub/`" + ` |
+| the log writer, fan-out, replay and snapshot in process | ` + "`go test -run '^$' -bench . ./ipc/ ./store/`" + ` (re-run before quoting; they move 2–3× with background load) | ` + "`ipc/bench_test.go`" + ` |
+
+## Not measured here yet
+
+- ` + "`make bench-desktop`" + ` (sustained deltas/s into the real webview, cold start and idle PSS against a bare
+  Wails v2 window) does not exist yet.
+- ` + "`make bench PEER=opencode`" + ` (opencode measured the same way) does not exist yet.
+`
