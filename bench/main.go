@@ -29,6 +29,7 @@ func main() {
 	out := flag.String("out", "docs", "where benchmarks.md and the charts go")
 	quick := flag.Bool("quick", false, "small sizes (a smoke run of the harness; figures not for quoting)")
 	reps := flag.Int("reps", 3, "repetitions of the 5k and 20k bursts (the median is kept)")
+	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	flag.Parse()
 	if *role != "" {
 		if err := runFloor(*role, *upstream); err != nil {
@@ -39,6 +40,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *only > 0 {
+		if err := profileRuns(ctx, *bin, *only, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := drive(ctx, *bin, *out, *quick, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -137,4 +145,36 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 	rep.plan = p
 	rep.names = [3]string{push.name(), relay.name(), hub.name()}
 	return rep.write(out)
+}
+
+// profileRuns sends reps bursts of n deltas through Agent Hub alone to one
+// client and prints each run's rate and CPU; nothing is written.
+func profileRuns(ctx context.Context, bin string, n, reps int) error {
+	root, err := os.MkdirTemp("", "agenthub-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	prov := &provider{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: prov}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	hub, err := startHub(ctx, bin, "http://"+ln.Addr().String(), filepath.Join(root, "hub"), prov)
+	if err != nil {
+		return err
+	}
+	defer hub.stop()
+	fmt.Printf("hub pid %d\n", hub.pid())
+	for i := range reps {
+		r, err := measure(ctx, hub, burst{n: n}, 1)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("run %d: %d deltas, %.0f deltas/s, %s CPU per 1k, p50 %s, RSS %s\n", i, n, r.rate(), ms(r.cpuPer1k()), ms(pct(r.latencies, 50)), mb(rss(hub.pid())))
+	}
+	return nil
 }
