@@ -24,7 +24,7 @@ APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagema
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress faults bench clean
+.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress faults bench bench-desktop clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -137,6 +137,16 @@ faults: headless
 bench: headless
 	cd bench && go build -o ../build/bin/agenthub-bench .
 	./build/bin/agenthub-bench -bin "$(abspath $(HEADLESS_BIN))" -out docs
+
+# Not part of `make test`: Agent Hub's desktop binary against a bare Wails
+# v2 window built with the same toolchain and tags in the same run (cold
+# start, idle PSS of the process tree), under xvfb-run; writes
+# docs/benchmarks-desktop.md.
+bench-desktop: build
+	cd bench && go build -o ../build/bin/agenthub-bench . && \
+	  CGO_ENABLED=1 go build -tags $(DESKTOP_TAGS) -o ../build/bin/barewails ./barewails
+	xvfb-run -a ./build/bin/agenthub-bench -desktop -desktop-bin "$(abspath $(BIN))" \
+	  -bare-bin "$(abspath build/bin/barewails)" -out docs
 
 # Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
 # with every core kept busy, to flush out flaky tests (docs/testing.md).

@@ -29,6 +29,10 @@ func main() {
 	out := flag.String("out", "docs", "where benchmarks.md and the charts go")
 	quick := flag.Bool("quick", false, "small sizes (a smoke run of the harness; figures not for quoting)")
 	reps := flag.Int("reps", 3, "repetitions of the 5k and 20k bursts (the median is kept)")
+	desktop := flag.Bool("desktop", false, "the desktop bench instead (run under xvfb-run): writes benchmarks-desktop.md")
+	desktopBin := flag.String("desktop-bin", "build/bin/agenthub", "the Agent Hub desktop binary (-desktop)")
+	bareBin := flag.String("bare-bin", "build/bin/barewails", "the bare Wails window built with the same toolchain (-desktop)")
+	rounds := flag.Int("rounds", 5, "launches of each window (-desktop)")
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	flag.Parse()
 	if *role != "" {
@@ -40,6 +44,18 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *desktop {
+		began := time.Now()
+		runs, err := desktopBench(ctx, *desktopBin, *bareBin, *rounds, 5*time.Second)
+		if err == nil {
+			err = writeDesktop(*out, runs, began, *rounds)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only > 0 {
 		if err := profileRuns(ctx, *bin, *only, *reps); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

@@ -46,6 +46,8 @@ func ok(cond bool) string {
 	return "✘"
 }
 
+func numCPU() int { return runtime.NumCPU() }
+
 func cpuModel() string {
 	b, _ := os.ReadFile("/proc/cpuinfo")
 	for _, line := range strings.Split(string(b), "\n") {

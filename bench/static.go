@@ -14,7 +14,8 @@ const staticSections = `## Pieces (measured by tests, not end to end)
 
 ## Not measured here yet
 
-- ` + "`make bench-desktop`" + ` (sustained deltas/s into the real webview, cold start and idle PSS against a bare
-  Wails v2 window) does not exist yet.
+- The window path: ` + "`make bench-desktop`" + ` writes [benchmarks-desktop.md](benchmarks-desktop.md) (cold start and
+  idle PSS against a bare Wails v2 window). Sustained deltas/s into the webview and the memory a 100k-delta
+  message adds to the window's process tree are not measured yet.
 - ` + "`make bench PEER=opencode`" + ` (opencode measured the same way) does not exist yet.
 `

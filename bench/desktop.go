@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The desktop bench (`make bench-desktop`, under xvfb-run): Agent Hub's
+// desktop binary against a bare Wails v2 window built with the same
+// toolchain and tags in the same run (bench/barewails).
+
+// window is one launch of a desktop binary.
+type window struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	ready   time.Duration // exec → the page reported it has loaded
+	exited  chan struct{}
+	readyCh chan struct{}
+}
+
+// launch starts bin with args and env and returns once its page reported
+// ready (isReady on a stdout line), or an error after timeout.
+func launch(ctx context.Context, bin string, args, env []string, isReady func(string) bool, timeout time.Duration) (*window, error) {
+	w := &window{exited: make(chan struct{}), readyCh: make(chan struct{})}
+	w.cmd = exec.CommandContext(ctx, bin, args...)
+	w.cmd.Env = env
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	w.cmd.Stderr = io.Discard
+	var err error
+	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := w.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	if err := w.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		seen := false
+		for sc.Scan() {
+			if !seen && isReady(sc.Text()) {
+				seen = true
+				w.ready = time.Since(began)
+				close(w.readyCh)
+			}
+		}
+	}()
+	go func() {
+		_ = w.cmd.Wait()
+		close(w.exited)
+	}()
+	select {
+	case <-w.readyCh:
+		return w, nil
+	case <-w.exited:
+		return nil, fmt.Errorf("%s exited before its page was ready", bin)
+	case <-time.After(timeout):
+		w.kill()
+		return nil, fmt.Errorf("%s: page not ready within %s", bin, timeout)
+	}
+}
+
+// kill ends the window and every process of its group (WebKit's helpers).
+func (w *window) kill() {
+	_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	<-w.exited
+}
+
+// treePSS is the proportional set size of pid and all its descendants
+// (the WebKit web and network processes), from smaps_rollup.
+func treePSS(pid int) (int64, int, string) {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		children[pp] = append(children[pp], p)
+	}
+	var sum int64
+	n := 0
+	var parts []string
+	var walk func(int)
+	walk = func(p int) {
+		v := pss(p)
+		sum += v
+		n++
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm")
+		parts = append(parts, fmt.Sprintf("%s %s", strings.TrimSpace(string(comm)), mb(v)))
+		for _, c := range children[p] {
+			walk(c)
+		}
+	}
+	walk(pid)
+	return sum, n, strings.Join(parts, ", ")
+}
+
+func pss(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// desktopRun is one binary's cold starts and idle memory.
+type desktopRun struct {
+	name     string
+	starts   []time.Duration
+	pss      []int64
+	procs    int
+	parts    string // the last launch's PSS per process
+	settle   time.Duration
+	failures []string
+}
+
+// desktopBench launches each binary rounds times, alternating, measuring
+// exec → page ready and the tree's PSS after settle.
+func desktopBench(ctx context.Context, hubBin, bareBin string, rounds int, settle time.Duration) ([2]desktopRun, error) {
+	if os.Getenv("DISPLAY") == "" {
+		return [2]desktopRun{}, fmt.Errorf("no DISPLAY: run under xvfb-run -a (make bench-desktop does)")
+	}
+	runs := [2]desktopRun{{name: "bare Wails v2 window", settle: settle}, {name: "Agent Hub desktop", settle: settle}}
+	root, err := os.MkdirTemp("", "agenthub-bench-desktop-")
+	if err != nil {
+		return runs, err
+	}
+	defer os.RemoveAll(root)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "AGENTHUB_") {
+			env = append(env, kv)
+		}
+	}
+	for i := range rounds {
+		for k := range runs {
+			var w *window
+			var err error
+			if k == 0 {
+				w, err = launch(ctx, bareBin, nil, env, func(s string) bool { return s == "ready" }, time.Minute)
+			} else {
+				// A fresh data directory each round: a first launch, as a
+				// new user's. Test control only reports the page's load.
+				dir := filepath.Join(root, fmt.Sprint("hub", i))
+				args := []string{"--data-dir", filepath.Join(dir, "data"), "--workspace", root, "--smoke-test", dir}
+				w, err = launch(ctx, hubBin, args, append(env, "AGENTHUB_TEST_CONTROL=stdio"),
+					func(s string) bool {
+						return strings.HasPrefix(s, "agenthub-test: ") && strings.Contains(s, `"event":"report"`)
+					}, time.Minute)
+			}
+			if err != nil {
+				runs[k].failures = append(runs[k].failures, err.Error())
+				continue
+			}
+			runs[k].starts = append(runs[k].starts, w.ready)
+			select {
+			case <-time.After(settle):
+			case <-ctx.Done():
+				w.kill()
+				return runs, ctx.Err()
+			}
+			p, n, parts := treePSS(w.cmd.Process.Pid)
+			runs[k].pss = append(runs[k].pss, p)
+			runs[k].procs, runs[k].parts = n, parts
+			w.kill()
+		}
+	}
+	for k := range runs {
+		slices.Sort(runs[k].starts)
+		slices.Sort(runs[k].pss)
+		if len(runs[k].starts) == 0 {
+			return runs, fmt.Errorf("%s never became ready: %v", runs[k].name, runs[k].failures)
+		}
+	}
+	return runs, nil
+}
+
+func median[T any](s []T) T { return s[len(s)/2] }
+
+// writeDesktop renders docs/benchmarks-desktop.md.
+func writeDesktop(dir string, runs [2]desktopRun, began time.Time, rounds int) error {
+	var w strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&w, format+"\n", a...) }
+	bare, hub := runs[0], runs[1]
+	p("# Desktop benchmarks")
+	p("")
+	p("Generated by `make bench-desktop` (`bench/`, `-desktop`) on %s UTC under `xvfb-run`: %d cores (%s), load average %s at the end.",
+		began.UTC().Format("2006-01-02 15:04"), numCPU(), cpuModel(), loadavg())
+	p("")
+	p("Agent Hub's desktop binary (`build/bin/agenthub`, Wails v2 + WebKitGTK) against a bare Wails v2 window")
+	p("(`bench/barewails`: one static page) built with the same Go toolchain, Wails version and tags")
+	p("(`-tags desktop,production,webkit2_41`) in the same run. %d launches each, alternating; medians.", rounds)
+	p("Cold start = exec → the page reports it has loaded (the bare page's `load` handler emits a Wails event; Agent")
+	p("Hub's page reports through its test hooks, `AGENTHUB_TEST_CONTROL=stdio`, after the app has mounted). Agent")
+	p("Hub starts with a fresh data directory each time (a first launch), the dashboard port off (the default).")
+	p("Idle PSS = the proportional set size of the process and all its descendants (WebKit's web and network")
+	p("processes), %s after the page was ready.", hub.settle)
+	p("")
+	p("| | %s | %s | Agent Hub ÷ bare (target ≤ 1.2×) |", bare.name, hub.name)
+	p("|---|---|---|---|")
+	rs, rp := float64(median(hub.starts))/float64(median(bare.starts)), float64(median(hub.pss))/float64(median(bare.pss))
+	p("| cold start, median (min–max) | %s (%s–%s) | %s (%s–%s) | %.2f× %s |", ms(median(bare.starts)), ms(bare.starts[0]), ms(bare.starts[len(bare.starts)-1]),
+		ms(median(hub.starts)), ms(hub.starts[0]), ms(hub.starts[len(hub.starts)-1]), rs, ok(rs <= 1.2))
+	p("| idle PSS of the process tree, median | %s (%d processes) | %s (%d processes) | %.2f× %s |", mb(median(bare.pss)), bare.procs, mb(median(hub.pss)), hub.procs, rp, ok(rp <= 1.2))
+	p("")
+	p("Per process (last launch): %s: %s; %s: %s.", bare.name, bare.parts, hub.name, hub.parts)
+	p("")
+	for _, r := range runs {
+		if len(r.failures) > 0 {
+			p("Launches of %s that failed: %s", r.name, strings.Join(r.failures, "; "))
+			p("")
+		}
+	}
+	p("Not measured here yet: sustained deltas/s into the webview with the longest gap between rendered frames")
+	p("(against one `EventsEmit` per event in the same build), and the memory a 100k-delta message adds to the tree.")
+	return os.WriteFile(filepath.Join(dir, "benchmarks-desktop.md"), []byte(w.String()), 0o644)
+}
