@@ -176,7 +176,15 @@ func start(t *testing.T, d dirs, llmURL string, flags ...string) *instance {
 		}
 		in.kill9()
 		if t.Failed() {
-			t.Logf("agenthub stderr (tail):\n%s", tail(in.stderr.String(), 30000))
+			full := in.stderr.String()
+			// The whole log (with the SIGQUIT goroutine dump) goes to a
+			// file; the test log gets its tail.
+			if f, err := os.CreateTemp("", "agenthub-faults-"+t.Name()+"-*.stderr"); err == nil {
+				_, _ = f.WriteString(full)
+				_ = f.Close()
+				t.Logf("agenthub stderr, whole: %s", f.Name())
+			}
+			t.Logf("agenthub stderr (tail):\n%s", tail(full, 30000))
 		}
 	})
 	select {

@@ -21,8 +21,9 @@ func TestSoak(t *testing.T) {
 	sample := scale(2*time.Second, time.Minute)
 	d := newDirs(t)
 	llm := llmtest.NewServer(t)
+	llm.StopRecording()
 	// A short heartbeat: the clients answer pings while they stream.
-	in := start(t, d, llm.URL, "--heartbeat", "1s")
+	in := start(t, d, llm.URL, "--heartbeat", scale("1s", "5s"))
 	sid := in.session()
 	dbPath := filepath.Join(d.data, "agenthub.db")
 

@@ -3,29 +3,66 @@ package ipc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"agenthub/store"
 )
 
-// broker is the set of live subscriptions. Only the publisher goroutine
-// publishes.
+// broker is the set of live subscriptions, indexed so that publishing an
+// event visits only the subscriptions that can want it: those of the
+// event's session, plus those that include worker sessions (checked
+// against the session tree). Idle subscribers of other sessions cost a
+// commit nothing. Only the publisher goroutine publishes.
 type broker struct {
-	mu      sync.Mutex
-	subs    map[*Subscription]struct{}
-	scratch []*Subscription // publish's reusable list of subs (under mu)
+	mu        sync.Mutex
+	subs      map[*Subscription]struct{}
+	bySession map[string][]*Subscription // subscriptions without include_worker_sessions
+	trees     []*Subscription            // subscriptions with include_worker_sessions
+	touched   []*Subscription            // publish's reusable list of subs with frames (under mu)
+}
+
+func (br *broker) init() {
+	br.subs = map[*Subscription]struct{}{}
+	br.bySession = map[string][]*Subscription{}
 }
 
 func (br *broker) add(s *Subscription) {
 	br.mu.Lock()
+	defer br.mu.Unlock()
+	if _, ok := br.subs[s]; ok {
+		return
+	}
 	br.subs[s] = struct{}{}
-	br.mu.Unlock()
+	if s.filter.IncludeWorkerSessions {
+		br.trees = append(br.trees, s)
+	} else {
+		br.bySession[s.sessionID] = append(br.bySession[s.sessionID], s)
+	}
 }
 
 func (br *broker) remove(s *Subscription) {
 	br.mu.Lock()
+	defer br.mu.Unlock()
+	if _, ok := br.subs[s]; !ok {
+		return
+	}
 	delete(br.subs, s)
-	br.mu.Unlock()
+	drop := func(list []*Subscription) []*Subscription {
+		if i := slices.Index(list, s); i >= 0 {
+			list = slices.Delete(list, i, i+1)
+		}
+		return list
+	}
+	if s.filter.IncludeWorkerSessions {
+		br.trees = drop(br.trees)
+		return
+	}
+	if list := drop(br.bySession[s.sessionID]); len(list) > 0 {
+		br.bySession[s.sessionID] = list
+	} else {
+		delete(br.bySession, s.sessionID)
+	}
 }
 
 func (br *broker) all() []*Subscription {
@@ -51,37 +88,43 @@ func (b *Bus) publish(items []built) {
 			}
 		}
 	}
-	b.broker.mu.Lock()
-	subs := b.broker.scratch[:0]
-	for s := range b.broker.subs {
-		subs = append(subs, s)
+	br := &b.broker
+	br.mu.Lock()
+	touched := br.touched[:0]
+	deliver := func(s *Subscription, f *OutFrame, it *built, i int) {
+		if f.Data == nil {
+			*f = OutFrame{EventID: it.id(i), Data: it.frames[i]}
+		}
+		if len(s.batch) == 0 {
+			touched = append(touched, s)
+		}
+		s.batch = append(s.batch, *f)
 	}
-	for _, it := range items {
+	for k := range items {
+		it := &items[k]
 		for i := range it.records {
 			r := &it.records[i]
 			var f OutFrame
-			for _, s := range subs {
-				if !s.matches(r.SessionID, r.Type, r.Actor) {
-					continue
+			for _, s := range br.bySession[r.SessionID] {
+				if s.filter.Match(r.Type, r.Actor) {
+					deliver(s, &f, it, i)
 				}
-				if f.Data == nil {
-					f = OutFrame{EventID: it.id(i), Data: it.frames[i]}
+			}
+			for _, s := range br.trees {
+				if s.matches(r.SessionID, r.Type, r.Actor) {
+					deliver(s, &f, it, i)
 				}
-				s.batch = append(s.batch, f)
 			}
 		}
 	}
-	for _, s := range subs {
-		if len(s.batch) == 0 {
-			continue
-		}
+	for _, s := range touched {
 		s.queue.offer(s.batch)
 		clear(s.batch)
 		s.batch = s.batch[:0]
 	}
-	clear(subs)
-	b.broker.scratch = subs
-	b.broker.mu.Unlock()
+	clear(touched)
+	br.touched = touched
+	br.mu.Unlock()
 }
 
 // tooSlow ends a subscription whose consumer made no progress for

@@ -161,7 +161,7 @@ func NewBus(db *store.DB, opts Options) (*Bus, error) {
 		pub:        make(chan pubJob, 2),
 		wake:       make(chan struct{}, 1),
 	}
-	b.broker.subs = map[*Subscription]struct{}{}
+	b.broker.init()
 	b.tree.init(db)
 	b.wg.Add(2)
 	go b.run()

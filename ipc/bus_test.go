@@ -202,3 +202,48 @@ func TestPresetsResolve(t *testing.T) {
 		t.Fatalf("ack JSON %s", b)
 	}
 }
+
+// The broker indexes subscriptions by session: an event reaches the
+// subscribers of its session and those including worker sessions above
+// it, never an idle subscriber of another session; closing a subscription
+// leaves no trace in the index.
+func TestBrokerIndexBySession(t *testing.T) {
+	b, _ := newTestBus(t, Options{})
+	ctx := context.Background()
+	mkSession(t, b, "a", "")
+	mkSession(t, b, "other", "")
+	mkSession(t, b, "w", "a")
+	plain := subscribe(t, b, SubscribeRequest{SessionID: "a"})
+	idle := subscribe(t, b, SubscribeRequest{SessionID: "other"})
+	tree := subscribe(t, b, SubscribeRequest{SessionID: "a", Filter: raw(`{"include_worker_sessions":true}`)})
+	if _, err := b.Commit(ctx, delta("w", "m", "worker"), delta("a", "m", "main")); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, tree); ev.SessionID != "w" {
+		t.Fatalf("tree subscriber first got %s's event", ev.SessionID)
+	}
+	if ev := nextEvent(t, tree); ev.SessionID != "a" {
+		t.Fatalf("tree subscriber then got %s's event", ev.SessionID)
+	}
+	if ev := nextEvent(t, plain); ev.SessionID != "a" {
+		t.Fatalf("plain subscriber got %s's event", ev.SessionID)
+	}
+	b.broker.mu.Lock()
+	n := len(idle.batch)
+	b.broker.mu.Unlock()
+	idle.queue.mu.Lock()
+	n += len(idle.queue.pending)
+	idle.queue.mu.Unlock()
+	if n != 0 || len(idle.out) != 0 {
+		t.Fatalf("the idle subscriber of another session was handed %d frames", n+len(idle.out))
+	}
+	for _, s := range []*Subscription{plain, idle, tree} {
+		s.Close()
+		<-s.Done()
+	}
+	b.broker.mu.Lock()
+	defer b.broker.mu.Unlock()
+	if len(b.broker.subs) != 0 || len(b.broker.bySession) != 0 || len(b.broker.trees) != 0 {
+		t.Fatalf("index not empty after closing: %d subs, %d sessions, %d trees", len(b.broker.subs), len(b.broker.bySession), len(b.broker.trees))
+	}
+}

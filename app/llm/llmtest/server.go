@@ -86,10 +86,20 @@ type Server struct {
 	srv  *httptest.Server
 	done chan struct{}
 
-	mu    sync.Mutex
-	queue []Response
-	reqs  []Request
-	once  sync.Once
+	mu      sync.Mutex
+	queue   []Response
+	reqs    []Request
+	discard bool // StopRecording was called
+	once    sync.Once
+}
+
+// StopRecording makes the server keep no more requests (Requests returns
+// those kept so far): a soak sends the whole growing history with every
+// request, and keeping them all would grow the test process without bound.
+func (s *Server) StopRecording() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discard = true
 }
 
 // NewServer starts a server on loopback; it is closed by t.Cleanup.
@@ -128,7 +138,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
+	if !s.discard {
+		s.reqs = append(s.reqs, req)
+	}
 	var resp Response
 	ok := len(s.queue) > 0
 	if ok {
