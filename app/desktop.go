@@ -60,6 +60,13 @@ func GenerateBindings() error {
 	return wails.Run(windowOptions(NewApp(nil), &wailsipc.Bridge{}, nil, nil))
 }
 
+// BenchEmitEnv, set to "per-event" together with TestControlEnv=stdio and
+// --smoke-test, makes the window transport emit every frame in its own
+// Wails event instead of coalescing them: the baseline `make
+// bench-desktop` measures the batched path against, in the same build.
+// Outside test-control mode it is ignored.
+const BenchEmitEnv = "AGENTHUB_BENCH_EMIT"
+
 // RunDesktop opens the instance for desktop mode, serves the dashboard if
 // enabled, and runs the window (with icon, a PNG, as its window icon; nil
 // for none) until it is closed. With cfg.SmokeTestDir
@@ -96,7 +103,12 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	}
 
 	a := NewApp(inst)
-	svc, err := wailsipc.NewService(wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, Emitter: wailsEmitter{a}, Logger: log})
+	wopts := wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, Emitter: wailsEmitter{a}, Logger: log}
+	if cfg.SmokeTestDir != "" && getenv(TestControlEnv) == "stdio" && getenv(BenchEmitEnv) == "per-event" {
+		wopts.BatchBytes = 1 // every frame alone: one EventsEmit per event
+		log.Info("bench: the window transport emits one Wails event per frame")
+	}
+	svc, err := wailsipc.NewService(wopts)
 	if err != nil {
 		return fmt.Errorf("window transport: %w", err)
 	}

@@ -80,7 +80,8 @@ func (a *App) wailsContext() context.Context {
 // tell the desktop test harness: a page load ("loaded") or the transcript
 // the window renders ("transcript", or "painted" once it has been drawn).
 type PageReport struct {
-	// Kind is "loaded", "transcript" or "painted".
+	// Kind is "loaded", "transcript", "painted" or "frames" (the frame
+	// meter's result, in FrameStats; Messages is empty then).
 	Kind string `json:"kind"`
 	// PageID is random per page load: a reload changes it.
 	PageID string `json:"page_id"`
@@ -90,6 +91,17 @@ type PageReport struct {
 	Running bool `json:"running"`
 	// Messages are the rendered messages, oldest first.
 	Messages []RenderedMessage `json:"messages"`
+	// FrameStats is set on a "frames" report.
+	FrameStats *FrameStats `json:"frame_stats,omitempty"`
+}
+
+// FrameStats is what the page's frame meter measured between the
+// harness's frames-on and frames-off commands.
+type FrameStats struct {
+	// Frames is how many animation frames the page drew.
+	Frames int `json:"frames"`
+	// MaxGapMS is the longest time between two frames, in milliseconds.
+	MaxGapMS float64 `json:"max_gap_ms"`
 }
 
 // RenderedMessage is one message as the window renders it.

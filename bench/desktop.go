@@ -23,6 +23,7 @@ import (
 type window struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
+	lines   chan string   // Agent Hub's test-control lines after ready (prefix stripped)
 	ready   time.Duration // exec → the page reported it has loaded
 	exited  chan struct{}
 	readyCh chan struct{}
@@ -31,7 +32,7 @@ type window struct {
 // launch starts bin with args and env and returns once its page reported
 // ready (isReady on a stdout line), or an error after timeout.
 func launch(ctx context.Context, bin string, args, env []string, isReady func(string) bool, timeout time.Duration) (*window, error) {
-	w := &window{exited: make(chan struct{}), readyCh: make(chan struct{})}
+	w := &window{exited: make(chan struct{}), readyCh: make(chan struct{}), lines: make(chan string, 4096)}
 	w.cmd = exec.CommandContext(ctx, bin, args...)
 	w.cmd.Env = env
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -52,11 +53,19 @@ func launch(ctx context.Context, bin string, args, env []string, isReady func(st
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		seen := false
+		defer close(w.lines)
 		for sc.Scan() {
 			if !seen && isReady(sc.Text()) {
 				seen = true
 				w.ready = time.Since(began)
 				close(w.readyCh)
+				continue
+			}
+			if text, ok := strings.CutPrefix(sc.Text(), "agenthub-test: "); ok && seen {
+				select {
+				case w.lines <- text:
+				default: // nobody is listening (the cold-start runs)
+				}
 			}
 		}
 	}()
@@ -210,7 +219,7 @@ func desktopBench(ctx context.Context, hubBin, bareBin string, rounds int, settl
 func median[T any](s []T) T { return s[len(s)/2] }
 
 // writeDesktop renders docs/benchmarks-desktop.md.
-func writeDesktop(dir string, runs [2]desktopRun, began time.Time, rounds int) error {
+func writeDesktop(dir string, runs [2]desktopRun, streams []windowRun, began time.Time, rounds int) error {
 	var w strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&w, format+"\n", a...) }
 	bare, hub := runs[0], runs[1]
@@ -243,7 +252,24 @@ func writeDesktop(dir string, runs [2]desktopRun, began time.Time, rounds int) e
 			p("")
 		}
 	}
-	p("Not measured here yet: sustained deltas/s into the webview with the longest gap between rendered frames")
-	p("(against one `EventsEmit` per event in the same build), and the memory a 100k-delta message adds to the tree.")
+	if len(streams) > 0 {
+		p("## Streaming into the window")
+		p("")
+		p("One unpaced burst of %d text deltas from the fake Anthropic server (real SSE) into a fresh session open in", streams[0].n)
+		p("the window, with a dashboard client on the same session. *Rendered* = first delta sent → the page painted the")
+		p("finished message with every delta (polled through the test hooks' `paint`, which waits two animation")
+		p("frames: an upper bound). The page's frame meter (a `requestAnimationFrame` loop) gives the frames drawn and")
+		p("the longest gap between two frames while the burst streamed and rendered. Memory = PSS of the process tree")
+		p("before the burst and %s after the message finished rendering (transcript reports off).", streams[0].settleWait)
+		p("")
+		p("| window transport | server side (dashboard client) | rendered in the window | deltas/s into the webview | frames drawn | longest gap between frames | PSS before → after | added by the message (target ≤ 100 MB) |")
+		p("|---|---|---|---|---|---|---|---|")
+		for _, r := range streams {
+			added := r.pssAfter - r.pssBefore
+			p("| %s | %s | %s | %.0f | %d | %s | %s → %s | %s %s |", r.mode, ms(r.server), ms(r.rendered), r.rate(), r.frames, ms(r.maxGap),
+				mb(r.pssBefore), mb(r.pssAfter), mb(added), ok(added <= 100<<20))
+		}
+		p("")
+	}
 	return os.WriteFile(filepath.Join(dir, "benchmarks-desktop.md"), []byte(w.String()), 0o644)
 }

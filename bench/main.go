@@ -33,6 +33,7 @@ func main() {
 	desktopBin := flag.String("desktop-bin", "build/bin/agenthub", "the Agent Hub desktop binary (-desktop)")
 	bareBin := flag.String("bare-bin", "build/bin/barewails", "the bare Wails window built with the same toolchain (-desktop)")
 	rounds := flag.Int("rounds", 5, "launches of each window (-desktop)")
+	windowDeltas := flag.Int("window-deltas", 100000, "deltas of the burst streamed into the window (-desktop)")
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	flag.Parse()
 	if *role != "" {
@@ -47,8 +48,19 @@ func main() {
 	if *desktop {
 		began := time.Now()
 		runs, err := desktopBench(ctx, *desktopBin, *bareBin, *rounds, 5*time.Second)
+		var streams []windowRun
+		for _, perEvent := range []bool{false, true} {
+			if err != nil {
+				break
+			}
+			slog.Info("bench: streaming into the window", "deltas", *windowDeltas, "per_event", perEvent)
+			var r windowRun
+			if r, err = windowStream(ctx, *desktopBin, *windowDeltas, perEvent, 5*time.Second); err == nil {
+				streams = append(streams, r)
+			}
+		}
 		if err == nil {
-			err = writeDesktop(*out, runs, began, *rounds)
+			err = writeDesktop(*out, runs, streams, began, *rounds)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

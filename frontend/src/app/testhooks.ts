@@ -15,27 +15,61 @@ export interface RenderedMessage {
   text: string;
 }
 
+/** Frames drawn while the harness's frame meter ran (app.FrameStats). */
+export interface FrameStats {
+  frames: number;
+  max_gap_ms: number;
+}
+
 /** What the page reports to the harness (app.PageReport). */
 export interface PageReport {
-  kind: 'loaded' | 'transcript' | 'painted';
+  kind: 'loaded' | 'transcript' | 'painted' | 'frames';
   page_id: string;
   session_id: string;
   running: boolean;
   messages: RenderedMessage[];
+  frame_stats?: FrameStats;
 }
 
 /**
  * A command from the harness: open a session; report the transcript now;
  * report it (as kind "painted") once two more frames have been drawn;
  * click the first element matching a selector (as a user would); start a
- * fetch of a URL (a probe of the window's Content-Security-Policy).
+ * fetch of a URL (a probe of the window's Content-Security-Policy); stop
+ * reporting transcript changes (quiet: reports only on request, so a
+ * benchmark does not pay for them); start the frame meter (frames on) or
+ * stop it and report what it measured (frames off, kind "frames").
  */
 type TestCommand =
   | { cmd: 'open'; session_id: string }
   | { cmd: 'transcript' }
   | { cmd: 'paint' }
   | { cmd: 'click'; selector: string }
-  | { cmd: 'fetch'; url: string };
+  | { cmd: 'fetch'; url: string }
+  | { cmd: 'quiet' }
+  | { cmd: 'frames'; on: boolean };
+
+/**
+ * A frame meter: a requestAnimationFrame loop counting frames and keeping
+ * the longest gap between two of them (a stalled UI thread shows as a gap).
+ */
+export function startFrameMeter(win: Pick<Window, 'requestAnimationFrame' | 'cancelAnimationFrame'>): () => FrameStats {
+  let frames = 0;
+  let maxGap = 0;
+  let last: number | null = null;
+  let handle = 0;
+  const tick = (now: number) => {
+    if (last !== null) maxGap = Math.max(maxGap, now - last);
+    last = now;
+    frames++;
+    handle = win.requestAnimationFrame(tick);
+  };
+  handle = win.requestAnimationFrame(tick);
+  return () => {
+    win.cancelAnimationFrame(handle);
+    return { frames, max_gap_ms: maxGap };
+  };
+}
 
 interface HookWindow {
   go?: { app?: { App?: { TestReport?: (r: PageReport) => Promise<boolean> } } };
@@ -84,6 +118,8 @@ export function installTestHooks(win: Window = window): void {
   let dirty = false;
   let last = '';
   let frame: number | null = null;
+  let observer: MutationObserver | null = null;
+  let stopMeter: (() => FrameStats) | null = null;
   const flush = (force: boolean) => {
     if (!active) return;
     if (force) last = '';
@@ -123,12 +159,24 @@ export function installTestHooks(win: Window = window): void {
     else if (c?.cmd === 'paint') win.requestAnimationFrame(() => win.requestAnimationFrame(() => void send(current('painted'))));
     else if (c?.cmd === 'click' && typeof c.selector === 'string') win.document.querySelector<HTMLElement>(c.selector)?.click();
     else if (c?.cmd === 'fetch' && typeof c.url === 'string') void win.fetch(c.url).catch(() => undefined);
+    else if (c?.cmd === 'quiet') {
+      observer?.disconnect();
+      win.removeEventListener('hashchange', schedule);
+    } else if (c?.cmd === 'frames' && c.on) {
+      stopMeter?.();
+      stopMeter = startFrameMeter(win);
+    } else if (c?.cmd === 'frames' && !c.on && stopMeter) {
+      const stats = stopMeter();
+      stopMeter = null;
+      void send({ ...current('frames'), messages: [], frame_stats: stats });
+    }
   });
   send(current('loaded')).then(
     (enabled) => {
       if (!enabled) return off();
       active = true;
-      new MutationObserver(schedule).observe(win.document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid'] });
+      observer = new MutationObserver(schedule);
+      observer.observe(win.document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid'] });
       win.addEventListener('hashchange', schedule);
       schedule();
     },

@@ -1,5 +1,19 @@
 export namespace app {
 	
+	export class FrameStats {
+	    frames: number;
+	    max_gap_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FrameStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.frames = source["frames"];
+	        this.max_gap_ms = source["max_gap_ms"];
+	    }
+	}
 	export class ProviderStatus {
 	    configured: boolean;
 	    providers: string[];
@@ -80,6 +94,7 @@ export namespace app {
 	    session_id: string;
 	    running: boolean;
 	    messages: RenderedMessage[];
+	    frame_stats?: FrameStats;
 	
 	    static createFrom(source: any = {}) {
 	        return new PageReport(source);
@@ -92,6 +107,7 @@ export namespace app {
 	        this.session_id = source["session_id"];
 	        this.running = source["running"];
 	        this.messages = this.convertValues(source["messages"], RenderedMessage);
+	        this.frame_stats = this.convertValues(source["frame_stats"], FrameStats);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The window path of `make bench-desktop`: one unpaced burst streamed
+// into the real webview of Agent Hub's desktop binary, once with the
+// window transport as built (frames coalesced per animation frame) and
+// once with one Wails event per frame (AGENTHUB_BENCH_EMIT=per-event), in
+// the same build and the same run.
+
+// pageReport is the part of app.PageReport the bench reads.
+type pageReport struct {
+	Kind      string `json:"kind"`
+	SessionID string `json:"session_id"`
+	Running   bool   `json:"running"`
+	Messages  []struct {
+		Role   string `json:"role"`
+		Status string `json:"status"`
+		Text   string `json:"text"`
+	} `json:"messages"`
+	FrameStats *struct {
+		Frames   int     `json:"frames"`
+		MaxGapMS float64 `json:"max_gap_ms"`
+	} `json:"frame_stats"`
+}
+
+type controlLine struct {
+	Event  string      `json:"event"`
+	ID     int         `json:"id"`
+	Error  string      `json:"error"`
+	Report *pageReport `json:"report"`
+}
+
+// control drives Agent Hub's test-control harness over the window's stdin
+// and stdout.
+type control struct {
+	w       *window
+	next    int
+	reports []*pageReport
+}
+
+// do sends a command and waits for its ack, keeping reports read meanwhile.
+func (c *control) do(ctx context.Context, cmd string, data any) error {
+	c.next++
+	line := map[string]any{"id": c.next, "cmd": cmd}
+	if data != nil {
+		line["data"] = data
+	}
+	b, _ := json.Marshal(line)
+	if _, err := c.w.stdin.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("harness command %s: %w", cmd, err)
+	}
+	for {
+		l, err := c.read(ctx)
+		if err != nil {
+			return fmt.Errorf("harness command %s: %w", cmd, err)
+		}
+		if l.Event == "ack" && l.ID == c.next {
+			if l.Error != "" {
+				return fmt.Errorf("harness command %s: %s", cmd, l.Error)
+			}
+			return nil
+		}
+	}
+}
+
+func (c *control) read(ctx context.Context) (controlLine, error) {
+	select {
+	case text, ok := <-c.w.lines:
+		if !ok {
+			return controlLine{}, fmt.Errorf("the app exited")
+		}
+		var l controlLine
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			return l, fmt.Errorf("harness line %q: %w", text, err)
+		}
+		if l.Event == "report" && l.Report != nil {
+			c.reports = append(c.reports, l.Report)
+		}
+		return l, nil
+	case <-ctx.Done():
+		return controlLine{}, ctx.Err()
+	}
+}
+
+// report waits for a page report of kind that satisfies ok.
+func (c *control) report(ctx context.Context, kind string, ok func(*pageReport) bool) (*pageReport, error) {
+	for {
+		for i, r := range c.reports {
+			if r.Kind == kind && ok(r) {
+				c.reports = c.reports[i+1:]
+				return r, nil
+			}
+		}
+		c.reports = c.reports[:0]
+		if _, err := c.read(ctx); err != nil {
+			return nil, fmt.Errorf("waiting for a %q report: %w", kind, err)
+		}
+	}
+}
+
+// windowRun is one burst into the window.
+type windowRun struct {
+	mode       string
+	n          int
+	server     time.Duration // first delta sent → a dashboard client has the last one
+	rendered   time.Duration // first delta sent → the page painted the finished message
+	frames     int
+	maxGap     time.Duration
+	pssBefore  int64
+	pssAfter   int64
+	settleWait time.Duration
+}
+
+func (r windowRun) rate() float64 { return float64(r.n) / r.rendered.Seconds() }
+
+// windowStream launches Agent Hub's desktop binary with the fake provider,
+// opens a session in its window and streams one n-delta burst into it.
+func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, settle time.Duration) (windowRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	run := windowRun{mode: "coalesced (as built)", n: n, settleWait: settle}
+	prov := &provider{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return run, err
+	}
+	srv := &http.Server{Handler: prov}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	root, err := os.MkdirTemp("", "agenthub-bench-window-")
+	if err != nil {
+		return run, err
+	}
+	defer os.RemoveAll(root)
+	data := filepath.Join(root, "data")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "AGENTHUB_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=bench-key", "AGENTHUB_TEST_CONTROL=stdio")
+	if perEvent {
+		env = append(env, "AGENTHUB_BENCH_EMIT=per-event")
+		run.mode = "one EventsEmit per event"
+	}
+	args := []string{"--data-dir", data, "--workspace", root, "--listen", "127.0.0.1:0",
+		"--model", "anthropic:claude-sonnet-4-6", "--smoke-test", root}
+	w, err := launch(ctx, hubBin, args, env, func(s string) bool {
+		return strings.HasPrefix(s, "agenthub-test: ") && strings.Contains(s, `"event":"report"`)
+	}, time.Minute)
+	if err != nil {
+		return run, err
+	}
+	defer w.kill()
+	c := &control{w: w}
+	var info struct {
+		Port  int    `json:"port"`
+		Token string `json:"token"`
+	}
+	b, err := os.ReadFile(filepath.Join(data, "dashboard.json"))
+	if err != nil {
+		return run, err
+	}
+	if err := json.Unmarshal(b, &info); err != nil {
+		return run, fmt.Errorf("dashboard.json: %w", err)
+	}
+	hub := &hubTarget{base: fmt.Sprintf("http://127.0.0.1:%d", info.Port), token: info.Token, prov: prov}
+	cls, err := hub.connect(ctx, 1) // a fresh session and a dashboard client on it
+	if err != nil {
+		return run, err
+	}
+	defer hub.release(cls)
+	if err := c.do(ctx, "emit", map[string]any{"cmd": "open", "session_id": hub.session}); err != nil {
+		return run, err
+	}
+	if err := c.do(ctx, "emit", map[string]any{"cmd": "paint"}); err != nil {
+		return run, err
+	}
+	if _, err := c.report(ctx, "painted", func(r *pageReport) bool { return r.SessionID == hub.session }); err != nil {
+		return run, err
+	}
+	if err := c.do(ctx, "emit", map[string]any{"cmd": "quiet"}); err != nil {
+		return run, err
+	}
+	run.pssBefore, _, _ = treePSS(w.cmd.Process.Pid)
+	if err := c.do(ctx, "emit", map[string]any{"cmd": "frames", "on": true}); err != nil {
+		return run, err
+	}
+	done := make(chan result, 1)
+	go func() { done <- cls[0].read(ctx, n) }()
+	if err := hub.fire(ctx, burst{n: n}); err != nil {
+		return run, err
+	}
+	res := <-done
+	if res.err != nil || res.deltas != n {
+		return run, fmt.Errorf("dashboard client: %d of %d deltas (%v)", res.deltas, n, res.err)
+	}
+	run.server = res.last.Sub(res.firstSent)
+	// Paint until the page shows the finished message.
+	for {
+		if err := c.do(ctx, "emit", map[string]any{"cmd": "paint"}); err != nil {
+			return run, err
+		}
+		r, err := c.report(ctx, "painted", func(*pageReport) bool { return true })
+		if err != nil {
+			return run, err
+		}
+		if k := len(r.Messages); k > 0 && !r.Running && r.Messages[k-1].Role == "assistant" && r.Messages[k-1].Status == "complete" {
+			if got := len(strings.Fields(r.Messages[k-1].Text)); got != n {
+				return run, fmt.Errorf("the window shows %d of %d deltas", got, n)
+			}
+			run.rendered = time.Since(res.firstSent)
+			break
+		}
+	}
+	if err := c.do(ctx, "emit", map[string]any{"cmd": "frames", "on": false}); err != nil {
+		return run, err
+	}
+	fr, err := c.report(ctx, "frames", func(r *pageReport) bool { return r.FrameStats != nil })
+	if err != nil {
+		return run, err
+	}
+	run.frames, run.maxGap = fr.FrameStats.Frames, time.Duration(fr.FrameStats.MaxGapMS*float64(time.Millisecond))
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		return run, ctx.Err()
+	}
+	run.pssAfter, _, _ = treePSS(w.cmd.Process.Pid)
+	return run, nil
+}
