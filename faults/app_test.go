@@ -296,13 +296,21 @@ func (in *instance) submit(sid, content string) string {
 }
 
 // rss returns the process's resident set size in bytes (0 if unknown).
-func (in *instance) rss() int64 {
+func (in *instance) rss() int64 { return in.status("VmRSS:") }
+
+// rssAnon returns the anonymous part of the resident set (heap, stacks —
+// without the file pages of the mmap'd database, which the kernel can
+// drop at will).
+func (in *instance) rssAnon() int64 { return in.status("RssAnon:") }
+
+// status reads one kB figure of /proc/PID/status, in bytes.
+func (in *instance) status(field string) int64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(in.cmd.Process.Pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10
 		}

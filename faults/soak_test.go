@@ -83,10 +83,10 @@ func TestSoak(t *testing.T) {
 	}
 
 	type point struct {
-		at       time.Duration
-		rss, db  int64
-		turns    int
-		dbPerTrn float64
+		at            time.Duration
+		rss, anon, db int64
+		turns         int
+		dbPerTrn      float64
 	}
 	var series []point
 	began := time.Now()
@@ -108,7 +108,7 @@ func TestSoak(t *testing.T) {
 		steady.until("the turn's end", turnEnded)
 		turns++
 		if time.Now().After(nextSample) {
-			series = append(series, point{at: time.Since(began), rss: in.rss(), db: fileSize(dbPath), turns: turns})
+			series = append(series, point{at: time.Since(began), rss: in.rss(), anon: in.rssAnon(), db: fileSize(dbPath), turns: turns})
 			nextSample = nextSample.Add(sample)
 		}
 		select {
@@ -125,15 +125,16 @@ func TestSoak(t *testing.T) {
 	default:
 	}
 	dbEnd := fileSize(dbPath)
-	series = append(series, point{at: time.Since(began), rss: in.rss(), db: dbEnd, turns: turns})
-	var rssMin, rssMax int64 = 1 << 62, 0
+	series = append(series, point{at: time.Since(began), rss: in.rss(), anon: in.rssAnon(), db: dbEnd, turns: turns})
+	var rssMin, rssMax, anonMin, anonMax int64 = 1 << 62, 0, 1 << 62, 0
 	var cells []string
 	for _, p := range series {
 		rssMin, rssMax = min(rssMin, p.rss), max(rssMax, p.rss)
-		cells = append(cells, fmt.Sprintf("%s: %d turns, RSS %s, db %s", p.at.Round(time.Second), p.turns, mb(p.rss), mb(p.db)))
+		anonMin, anonMax = min(anonMin, p.anon), max(anonMax, p.anon)
+		cells = append(cells, fmt.Sprintf("%s: %d turns, RSS %s (anonymous %s), db %s", p.at.Round(time.Second), p.turns, mb(p.rss), mb(p.anon), mb(p.db)))
 	}
 	perTurn := float64(dbEnd-dbStart) / float64(turns)
 	rep.add(fmt.Sprintf("soak, %s: turns back to back (a bash call every third), 3 clients reconnecting from their cursors", duration),
-		fmt.Sprintf("%d turns, %d reconnects, %d events to clients, 0 duplicates; RSS %s–%s; database %s → %s (%.1f KB per turn); series: %s",
-			turns, reconnects, clientEvents, mb(rssMin), mb(rssMax), mb(dbStart), mb(dbEnd), perTurn/1024, strings.Join(cells, "; ")))
+		fmt.Sprintf("%d turns, %d reconnects, %d events to clients, 0 duplicates; RSS %s–%s, of it anonymous (heap, stacks; the rest is the mmap'd database's file pages) %s–%s; database %s → %s (%.1f KB per turn); series: %s",
+			turns, reconnects, clientEvents, mb(rssMin), mb(rssMax), mb(anonMin), mb(anonMax), mb(dbStart), mb(dbEnd), perTurn/1024, strings.Join(cells, "; ")))
 }
