@@ -299,15 +299,32 @@ func TestSlowClientClosure(t *testing.T) {
 	if subErrCode(slow.Err()) != CodeClientTooSlow {
 		t.Fatalf("slow client err %v", slow.Err())
 	}
-	for evs[len(evs)-1].Type != TypeBusHandlerWarning {
-		evs = append(evs, nextEvent(t, fast))
+	// The warning may arrive among the deltas (the slow client can be
+	// closed while they are still being committed): read until both the
+	// warning and every delta are in.
+	var warning *Event
+	var deltas []Event
+	for _, ev := range evs {
+		if ev.Type == TypeBusHandlerWarning {
+			warning = &ev
+		} else {
+			deltas = append(deltas, ev)
+		}
+	}
+	for warning == nil || len(deltas) < outBuffer+40 {
+		ev := nextEvent(t, fast)
+		if ev.Type == TypeBusHandlerWarning {
+			warning = &ev
+		} else {
+			deltas = append(deltas, ev)
+		}
 	}
 	var w HandlerWarning
-	_ = json.Unmarshal(evs[len(evs)-1].Payload, &w)
-	if w.SubscriptionName != "frozen-tab" || w.Code != CodeClientTooSlow || evs[len(evs)-1].Actor != ActorSystem {
+	_ = json.Unmarshal(warning.Payload, &w)
+	if w.SubscriptionName != "frozen-tab" || w.Code != CodeClientTooSlow || warning.Actor != ActorSystem {
 		t.Fatalf("warning %+v", w)
 	}
-	for i, ev := range evs[:len(evs)-1] {
+	for i, ev := range deltas {
 		var p TextDelta
 		_ = json.Unmarshal(ev.Payload, &p)
 		if p.Text != fmt.Sprint(i) {
