@@ -241,3 +241,60 @@ func TestOpenAICancelAndIdle(t *testing.T) {
 		t.Fatalf("partial = %+v", res)
 	}
 }
+
+// OpenAI-compatible servers cache a prompt's prefix automatically: the
+// request of a later step of a tool loop must begin with exactly the
+// previous request's system message, tools and messages (same bytes), so
+// only the new messages are uncached.
+func TestOpenAIStablePrefixAcrossSteps(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	for range 2 {
+		srv.Enqueue(llmtest.NewOpenAIStream("gpt-4.1").Text("ok").Finish("stop").Done().Response())
+	}
+	tools := []llm.ToolSpec{
+		{Name: "read_file", Description: "Read", InputSchema: json.RawMessage(`{"properties":{"path":{"type":"string"},"limit":{"type":"integer"},"offset":{"type":"integer"}},"required":["path"]}`)},
+		{Name: "bash", Description: "Run", InputSchema: json.RawMessage(`{"properties":{"command":{"type":"string"}}}`)},
+	}
+	step1 := []store.Message{
+		userMsg("fix the bug"),
+		{Role: store.RoleAssistant, Content: []store.ContentBlock{{Type: store.BlockToolCall, ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a.go","offset":1}`)}}},
+		{Role: store.RoleToolResult, ToolCallID: "c1", Content: []store.ContentBlock{{Type: store.BlockText, Text: "package a"}}},
+	}
+	step2 := append(append([]store.Message(nil), step1...),
+		store.Message{Role: store.RoleAssistant, Content: []store.ContentBlock{{Type: store.BlockToolCall, ID: "c2", Name: "bash", Arguments: json.RawMessage(`{"command":"go test"}`)}}},
+		store.Message{Role: store.RoleToolResult, ToolCallID: "c2", Content: []store.ContentBlock{{Type: store.BlockText, Text: "ok"}}},
+	)
+	p := openaiProvider(t, srv, 0)
+	for _, msgs := range [][]store.Message{step1, step2} {
+		req := llm.Request{Model: "gpt-4.1", System: "You are a coding agent.", Messages: msgs, MaxTokens: 100, Tools: tools}
+		if _, err := p.Stream(context.Background(), req, &llmtest.Recorder{}); err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+	}
+	var bodies [2]struct {
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	for i, r := range srv.Requests() {
+		if err := r.Decode(&bodies[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := bodies[0], bodies[1]
+	if len(a.Tools) != len(tools) || len(b.Tools) != len(a.Tools) {
+		t.Fatalf("tools: %d then %d", len(a.Tools), len(b.Tools))
+	}
+	for i := range a.Tools {
+		if string(a.Tools[i]) != string(b.Tools[i]) {
+			t.Fatalf("tool %d differs between steps:\n%s\n%s", i, a.Tools[i], b.Tools[i])
+		}
+	}
+	if len(b.Messages) != len(a.Messages)+2 {
+		t.Fatalf("messages: %d then %d", len(a.Messages), len(b.Messages))
+	}
+	for i := range a.Messages {
+		if string(a.Messages[i]) != string(b.Messages[i]) {
+			t.Fatalf("message %d differs between steps:\n%s\n%s", i, a.Messages[i], b.Messages[i])
+		}
+	}
+}
