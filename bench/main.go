@@ -35,6 +35,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "launches of each window (-desktop)")
 	windowDeltas := flag.Int("window-deltas", 100000, "deltas of the burst streamed into the window (-desktop)")
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
+	sameSession := flag.Bool("same-session", false, "with -only: every run in the same session (a long conversation)")
 	flag.Parse()
 	if *role != "" {
 		if err := runFloor(*role, *upstream); err != nil {
@@ -69,7 +70,7 @@ func main() {
 		return
 	}
 	if *only > 0 {
-		if err := profileRuns(ctx, *bin, *only, *reps); err != nil {
+		if err := profileRuns(ctx, *bin, *only, *reps, *sameSession); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -177,7 +178,7 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 
 // profileRuns sends reps bursts of n deltas through Agent Hub alone to one
 // client and prints each run's rate and CPU; nothing is written.
-func profileRuns(ctx context.Context, bin string, n, reps int) error {
+func profileRuns(ctx context.Context, bin string, n, reps int, sameSession bool) error {
 	root, err := os.MkdirTemp("", "agenthub-bench-")
 	if err != nil {
 		return err
@@ -196,13 +197,16 @@ func profileRuns(ctx context.Context, bin string, n, reps int) error {
 		return err
 	}
 	defer hub.stop()
+	hub.sameSession = sameSession
 	fmt.Printf("hub pid %d\n", hub.pid())
 	for i := range reps {
 		r, err := measure(ctx, hub, burst{n: n}, 1)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("run %d: %d deltas, %.0f deltas/s, %s CPU per 1k, p50 %s, RSS %s\n", i, n, r.rate(), ms(r.cpuPer1k()), ms(pct(r.latencies, 50)), mb(rss(hub.pid())))
+		if reps <= 20 || i%(reps/20) == 0 || i == reps-1 {
+			fmt.Printf("run %d: %d deltas, %.0f deltas/s, %s CPU per 1k, p50 %s, RSS %s\n", i, n, r.rate(), ms(r.cpuPer1k()), ms(pct(r.latencies, 50)), mb(rss(hub.pid())))
+		}
 	}
 	return nil
 }

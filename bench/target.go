@@ -152,6 +152,7 @@ type hubTarget struct {
 	prov        *provider
 	session     string
 	dataDir     string
+	sameSession bool // connect reuses the session (bench -only -same-session)
 }
 
 var dashboardLine = regexp.MustCompile(`^dashboard: (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{64})$`)
@@ -213,7 +214,9 @@ func (h *hubTarget) connect(ctx context.Context, n int) ([]*client, error) {
 	var s struct {
 		ID string `json:"session_id"`
 	}
-	if err := h.call(ctx, http.MethodPost, "/sessions", map[string]string{"title": "bench"}, &s); err != nil {
+	if h.sameSession && h.session != "" {
+		s.ID = h.session
+	} else if err := h.call(ctx, http.MethodPost, "/sessions", map[string]string{"title": "bench"}, &s); err != nil {
 		return nil, err
 	}
 	h.session = s.ID
