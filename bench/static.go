@@ -10,12 +10,11 @@ const staticSections = `## Pieces (measured by tests, not end to end)
 | bytes allocated per delta by the provider adapters, 100k-delta vs 5k-delta message | 1.24× (the test fails above 1.5×) | ` + "`go test -run Alloc -v ./app/llm/`" + ` |
 | seed000 ` + "`message_update`" + ` bytes for a 1 MB answer (the update carries the whole content by that seed's design) | 4.8 MB of updates (was ~1 GB: one per 50 ms, quadratic) | ` + "`go test -run Growth -v ./ipc/`" + ` |
 | prompt caching: billed input cost of a 20-step tool loop, priced by Anthropic's caching rules from the usage the fake reports | $0.1843 with cache_control breakpoints vs $0.8877 without: **21%** (target ≤ 30%) | ` + "`go test -run Caching -v ./app/hub/`" + ` |
+| GC goal: the hub's CPU per 1k deltas in a 100k-delta burst with GOGC 100 / 200 / 400 (hub only, 4 runs each) | 15.4–17.2 / 14.1–15.5 / 13.4–14.3 ms; RSS after it 74–88 / 69–104 / 85–112 MB. The binary sets 200 unless GOGC is set (live heap is 3–5 MB, so the default goal collected ~110×/s) | ` + "`BENCH_HUB_GOGC=200 go run ./bench -only 100000 -reps 2`" + ` (in bench/) |
 | the log writer, fan-out, replay and snapshot in process | ` + "`go test -run '^$' -bench . ./ipc/ ./store/`" + ` (re-run before quoting; they move 2–3× with background load) | ` + "`ipc/bench_test.go`" + ` |
 
 ## Not measured here yet
 
-- The window path: ` + "`make bench-desktop`" + ` writes [benchmarks-desktop.md](benchmarks-desktop.md) (cold start and
-  idle PSS against a bare Wails v2 window). Sustained deltas/s into the webview and the memory a 100k-delta
-  message adds to the window's process tree are not measured yet.
+- The window path is in [benchmarks-desktop.md](benchmarks-desktop.md) (` + "`make bench-desktop`" + `, under xvfb-run).
 - ` + "`make bench PEER=opencode`" + ` (opencode measured the same way) does not exist yet.
 `

@@ -171,6 +171,9 @@ func startHub(ctx context.Context, bin, upstream, root string, prov *provider) (
 		}
 	}
 	env = append(env, "ANTHROPIC_BASE_URL="+upstream, "ANTHROPIC_API_KEY=bench-key")
+	if g := os.Getenv("BENCH_HUB_GOGC"); g != "" {
+		env = append(env, "GOGC="+g) // the hub's GC setting alone, the harness's unchanged
+	}
 	p, m, err := startProc(ctx, dashboardLine, env, bin, "--headless", "--listen", "127.0.0.1:0",
 		"--data-dir", data, "--workspace", ws, "--model", "anthropic:claude-sonnet-4-6")
 	if err != nil {
