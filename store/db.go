@@ -197,10 +197,7 @@ func (db *DB) Commit(events []EventRecord, ops []Op) error {
 			return err
 		}
 		for i, op := range ops {
-			if op == nil {
-				return fmt.Errorf("op %d is nil", i)
-			}
-			if err := op.apply(tx); err != nil {
+			if err := apply(tx, op); err != nil {
 				return fmt.Errorf("op %d: %w", i, err)
 			}
 		}
