@@ -130,7 +130,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 // before any client can attach.
 func (in *Instance) startServices() error {
 	cfg := in.Config
-	bus, err := ipc.NewBus(in.Store, ipc.Options{
+	bus, err := ipc.NewBus(ipc.BoltStore(in.Store), ipc.Options{
 		ClientQueue:          cfg.ClientQueue,
 		ClientStall:          cfg.ClientStall,
 		ReplayLimit:          cfg.ReplayLimit,

@@ -196,7 +196,7 @@ func TestCursorExpired(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Now().Add(-3 * time.Hour)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	b, err := NewBus(db, Options{Now: now, PruneInterval: -1})
+	b, err := NewBus(BoltStore(db), Options{Now: now, PruneInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestCursorExpired(t *testing.T) {
 	// Crash: the bus stops without a clean store Close.
 	_ = b.Close()
 	db2 := reopenAfterCrash(t, db, path)
-	b2, err := NewBus(db2, Options{PruneInterval: -1})
+	b2, err := NewBus(BoltStore(db2), Options{PruneInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

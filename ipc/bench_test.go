@@ -19,7 +19,7 @@ func benchBus(b *testing.B, noSync bool, opts Options) *Bus {
 		b.Fatal(err)
 	}
 	opts.PruneInterval = -1
-	bus, err := NewBus(db, opts)
+	bus, err := NewBus(BoltStore(db), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

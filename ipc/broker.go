@@ -150,13 +150,13 @@ func (b *Bus) tooSlow(s *Subscription) {
 
 // sessionTree caches session → parent for include_worker_sessions.
 type sessionTree struct {
-	db     *store.DB
+	db     StoreReader
 	mu     sync.RWMutex
 	parent map[string]string
 }
 
-func (t *sessionTree) init(db *store.DB) {
-	t.db = db
+func (t *sessionTree) init(db Store) {
+	t.db = StoreReader{db}
 	t.parent = map[string]string{}
 }
 
@@ -193,7 +193,7 @@ func (t *sessionTree) descends(id, root string) bool {
 }
 
 // descendants returns root and every session below it, as stored in tx.
-func descendants(tx *store.Tx, root string) ([]string, error) {
+func descendants(tx StoreView, root string) ([]string, error) {
 	ss, err := tx.Sessions()
 	if err != nil {
 		return nil, err

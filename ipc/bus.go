@@ -84,7 +84,7 @@ const maxBatch = 8192
 // in a group with everything else pending, and only then is published to
 // matching subscribers.
 type Bus struct {
-	db   *store.DB
+	db   Store
 	opts Options
 	log  *slog.Logger
 
@@ -143,12 +143,13 @@ type prepared struct {
 	ops                   []store.Op
 }
 
-// NewBus starts the log writer (seeded with the newest id on disk) and the
+// NewBus starts the log writer (seeded with the newest id in db) and the
 // retention pruner. Close stops them. The caller keeps ownership of db and
-// closes it after Bus.Close.
-func NewBus(db *store.DB, opts Options) (*Bus, error) {
+// closes it (if it needs closing) after Bus.Close.
+func NewBus(db Store, opts Options) (*Bus, error) {
 	opts.defaults()
-	last, err := db.LastEventID()
+	var last ulid.ULID
+	err := db.View(func(v StoreView) error { last = v.LastEventID(); return nil })
 	if err != nil {
 		return nil, fmt.Errorf("ipc: read newest event id: %w", err)
 	}
@@ -173,8 +174,11 @@ func NewBus(db *store.DB, opts Options) (*Bus, error) {
 	return b, nil
 }
 
-// Store returns the store the bus writes to (for reads: history, sessions).
-func (b *Bus) Store() *store.DB { return b.db }
+// Store returns the store the bus writes to. Only the bus writes to it.
+func (b *Bus) Store() Store { return b.db }
+
+// Reader reads the bus's store one call at a time (history, sessions).
+func (b *Bus) Reader() StoreReader { return StoreReader{b.db} }
 
 // Stats reports how many transactions the writer committed and how many
 // events they held (events/commits is the mean group-commit size).

@@ -92,7 +92,7 @@ func TestIDsSeededFromDisk(t *testing.T) {
 	evs, _ := b.Commit(context.Background(), delta("s", "m", "x"))
 	_ = b.Close()
 	// A clock far in the past must still produce larger ids.
-	b2, err := NewBus(db, Options{PruneInterval: -1, Now: func() time.Time { return time.Unix(1, 0) }})
+	b2, err := NewBus(BoltStore(db), Options{PruneInterval: -1, Now: func() time.Time { return time.Unix(1, 0) }})
 	if err != nil {
 		t.Fatal(err)
 	}

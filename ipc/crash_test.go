@@ -29,7 +29,7 @@ func crashChild(path string) {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
-	b, err := NewBus(db, Options{PruneInterval: -1})
+	b, err := NewBus(BoltStore(db), Options{PruneInterval: -1})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)

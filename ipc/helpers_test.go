@@ -23,7 +23,7 @@ func newTestBus(t testing.TB, opts Options) (*Bus, *store.DB) {
 	if opts.PruneInterval == 0 {
 		opts.PruneInterval = -1
 	}
-	b, err := NewBus(db, opts)
+	b, err := NewBus(BoltStore(db), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func SessionWithCurrentModel(ctx context.Context, hub HubAPI, sessionID string) 
 // need from the hub; app/hub implements it. Methods are safe for concurrent
 // use. Errors wrap ErrSessionNotFound, ErrTurnNotFound, ErrInvalidInput or
 // ErrQueueFull where those apply; anything else is an internal error.
-// Message history is read straight from the store (Bus.Store()).
+// Message history is read straight from the store (Bus.Reader()).
 type HubAPI interface {
 	CreateSession(ctx context.Context, req CreateSessionRequest) (store.Session, error)
 	ListSessions(ctx context.Context) ([]store.Session, error)

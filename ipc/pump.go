@@ -268,7 +268,7 @@ func (s *Subscription) catchUp(last *string) bool {
 			}
 		}
 		frames := make([]OutFrame, 0, 64)
-		err := s.bus.db.View(func(tx *store.Tx) error {
+		err := s.bus.db.View(func(tx StoreView) error {
 			sessions := []string{s.sessionID}
 			if s.filter.IncludeWorkerSessions {
 				var err error

@@ -29,7 +29,7 @@ const maxPartialScan = 200_000
 //	 "snapshot_at_event_id": id|null, "epoch": "…"}
 //
 // It also returns the in-flight partial message, if any.
-func (b *Bus) snapshot(tx *store.Tx, sess store.Session, head ulid.ULID) ([]byte, *store.Message, error) {
+func (b *Bus) snapshot(tx StoreView, sess store.Session, head ulid.ULID) ([]byte, *store.Message, error) {
 	msgs, _, err := tx.MessagesBefore(sess.ID, "", b.opts.SnapshotMessages)
 	if err != nil {
 		return nil, nil, err
@@ -96,7 +96,7 @@ func encodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, ep
 // session's StreamingMessageID, else the newest message.start not followed
 // by its message.complete within the current turn) and rebuilds its content
 // from the streaming events.
-func rebuildPartial(tx *store.Tx, sess store.Session) (store.Message, bool, error) {
+func rebuildPartial(tx StoreView, sess store.Session) (store.Message, bool, error) {
 	target := sess.StreamingMessageID
 	var recs []store.EventRecord
 	found, scanned := false, 0

@@ -161,7 +161,7 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 		return nil, ErrClosed
 	}
 	replayed := 0
-	err = b.db.View(func(tx *store.Tx) error {
+	err = b.db.View(func(tx StoreView) error {
 		sess, err := tx.Session(req.SessionID)
 		if errors.Is(err, store.ErrNotFound) {
 			return &SubscribeError{Code: CodeSessionNotFound, Message: fmt.Sprintf("session %q not found", truncate(req.SessionID))}
@@ -233,7 +233,7 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 
 // checkCursor: the cursor must be in the log, newer than the epoch floor
 // and not older than anything retention deleted.
-func (b *Bus) checkCursor(tx *store.Tx, c ulid.ULID) error {
+func (b *Bus) checkCursor(tx StoreView, c ulid.ULID) error {
 	expired := func(why string) error {
 		return &SubscribeError{Code: CodeCursorExpired, Message: fmt.Sprintf("cursor %s %s; resubscribe with snapshot: true", c, why)}
 	}

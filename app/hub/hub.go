@@ -103,7 +103,7 @@ const (
 type Hub struct {
 	cfg      Config
 	bus      *ipc.Bus
-	db       *store.DB
+	db       ipc.StoreReader
 	settings Settings
 	log      *slog.Logger
 
@@ -189,7 +189,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 		cfg.Logger = slog.Default()
 	}
 	h := &Hub{
-		cfg: cfg, bus: bus, db: bus.Store(), settings: settings, log: cfg.Logger,
+		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
 		providers: providers, sessions: map[string]*session{},
 	}
 	h.ctx, h.stop = context.WithCancel(context.Background())

@@ -32,7 +32,7 @@ type APIOptions struct {
 	Bus *ipc.Bus   // required
 	Hub ipc.HubAPI // required
 	// RPC answers POST /rpc and request frames; nil builds one with
-	// rpc.RegisterHub(Hub, Bus.Store()).
+	// rpc.RegisterHub(Hub, Bus.Reader()).
 	RPC *rpc.Dispatcher
 	// Logger; nil uses the server's.
 	Logger *slog.Logger
@@ -84,7 +84,7 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	}
 	if a.rpc == nil {
 		a.rpc = rpc.NewDispatcher(a.log)
-		rpc.RegisterHub(a.rpc, a.hub, a.bus.Store())
+		rpc.RegisterHub(a.rpc, a.hub, a.bus.Reader())
 	}
 	if a.ttl <= 0 {
 		a.ttl = AttachTTL
@@ -328,7 +328,7 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	page, err := rpc.FetchMessagesBefore(r.Context(), a.hub, a.bus.Store(), r.PathValue("id"), q.Get("before"), limit)
+	page, err := rpc.FetchMessagesBefore(r.Context(), a.hub, a.bus.Reader(), r.PathValue("id"), q.Get("before"), limit)
 	if err != nil {
 		a.writeHubError(w, err)
 		return

@@ -81,7 +81,7 @@ func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts.Logger = log
-	bus, err := ipc.NewBus(db, opts)
+	bus, err := ipc.NewBus(ipc.BoltStore(db), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,8 +34,8 @@ const (
 	MaxMessageLimit     = 500
 )
 
-// MessageStore is the message history read by getAgentMessages; *store.DB
-// (Bus.Store()) implements it.
+// MessageStore is the message history read by getAgentMessages;
+// ipc.StoreReader (Bus.Reader()) implements it.
 type MessageStore interface {
 	Messages(sessionID string, offset, limit int) ([]store.Message, int, error)
 	MessagesBefore(sessionID, beforeID string, limit int) ([]store.Message, bool, error)

@@ -21,7 +21,7 @@ func newHub(t *testing.T) (*hubtest.Hub, *rpc.Dispatcher) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bus, err := ipc.NewBus(db, ipc.Options{PruneInterval: -1})
+	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func newHub(t *testing.T) (*hubtest.Hub, *rpc.Dispatcher) {
 		_ = db.Close()
 	})
 	d := rpc.NewDispatcher(nil)
-	rpc.RegisterHub(d, h, bus.Store())
+	rpc.RegisterHub(d, h, bus.Reader())
 	return h, d
 }
 

@@ -27,7 +27,7 @@ type Options struct {
 	Bus *ipc.Bus
 	// Hub serves cancels and turn submissions (required).
 	Hub ipc.HubAPI
-	// RPC answers Request; nil builds one with rpc.RegisterHub(Hub, Bus.Store()).
+	// RPC answers Request; nil builds one with rpc.RegisterHub(Hub, Bus.Reader()).
 	RPC *rpc.Dispatcher
 	// Emitter delivers `localChat:event` to the page (required).
 	Emitter Emitter
@@ -94,7 +94,7 @@ func NewService(opts Options) (*Service, error) {
 	d := opts.RPC
 	if d == nil {
 		d = rpc.NewDispatcher(log)
-		rpc.RegisterHub(d, opts.Hub, opts.Bus.Store())
+		rpc.RegisterHub(d, opts.Hub, opts.Bus.Reader())
 	}
 	interval, size := opts.FlushInterval, opts.BatchBytes
 	if interval <= 0 {

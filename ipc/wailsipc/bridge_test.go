@@ -207,7 +207,7 @@ func newEnv(t *testing.T, opts ipc.Options) *env {
 		t.Fatal(err)
 	}
 	opts.PruneInterval = -1
-	bus, err := ipc.NewBus(db, opts)
+	bus, err := ipc.NewBus(ipc.BoltStore(db), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func deltaDraft(sid string, i int) ipc.Draft {
 func logIDs(t *testing.T, bus *ipc.Bus, sid, typ string) []string {
 	t.Helper()
 	var ids []string
-	err := bus.Store().SessionEvents(sid, ulid.ULID{}, func(r store.EventRecord) error {
+	err := bus.Reader().SessionEvents(sid, ulid.ULID{}, func(r store.EventRecord) error {
 		if r.Type == typ {
 			ids = append(ids, r.ID.String())
 		}

@@ -54,7 +54,7 @@ func (h *Hub) Cancels() []string {
 
 func newID() string { return ulid.Make().String() }
 
-func (h *Hub) db() *store.DB { return h.Bus.Store() }
+func (h *Hub) db() ipc.StoreReader { return h.Bus.Reader() }
 
 // CreateSession implements ipc.HubAPI.
 func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (store.Session, error) {
