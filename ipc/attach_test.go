@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -78,7 +79,7 @@ func TestSnapshotConsistency(t *testing.T) {
 	wg.Wait()
 	at := ulid.MustParseStrict(*snap.SnapshotAtEventID)
 	if snap.Session.ID != "s" || snap.Session.TurnCount != 3 || snap.Session.CostSoFarUSD != 0.25 ||
-		*snap.Session.CurrentTurnStatus != "in_flight" || *snap.Session.CurrentTurnID != "t1" || snap.Epoch != db.Epoch() {
+		*snap.Session.CurrentTurnStatus != "in_flight" || *snap.Session.CurrentTurnID != "t1" || snap.Epoch != db.Store.Epoch() {
 		t.Fatalf("session summary %+v", snap.Session)
 	}
 	if len(snap.Messages) != 51 || snap.Messages[0].ID != "m10" || snap.Messages[49].ID != "m59" {
@@ -90,7 +91,7 @@ func TestSnapshotConsistency(t *testing.T) {
 	}
 	// Deltas up to snapshot_at are in the partial text; later ones follow live.
 	var dots int
-	_ = db.View(func(tx *store.Tx) error {
+	_ = db.Store.View(func(tx StoreView) error {
 		return tx.EventsAfter([]string{"s"}, ulid.ULID{}, func(r store.EventRecord) error {
 			if r.Type == TypeTextDelta && r.ID.Compare(at) <= 0 && json.Valid(r.Data) && string(r.Data[len(r.Data)-6:]) == `":"."}}` {
 				dots++
@@ -98,7 +99,7 @@ func TestSnapshotConsistency(t *testing.T) {
 			return nil
 		})
 	})
-	if want := "Hello" + stringsRepeat(".", dots); p.Content[1].Text != want || p.Content[0].Thinking != "hmm" || p.Content[0].Signature != "sig" || p.Content[2].Name != "bash" {
+	if want := "Hello" + strings.Repeat(".", dots); p.Content[1].Text != want || p.Content[0].Thinking != "hmm" || p.Content[0].Signature != "sig" || p.Content[2].Name != "bash" {
 		t.Fatalf("partial content %+v, want text %q", p.Content, want)
 	}
 	if _, err := b.Commit(ctx, delta("s", "a1", "!")); err != nil {
@@ -113,14 +114,6 @@ func TestSnapshotConsistency(t *testing.T) {
 			break
 		}
 	}
-}
-
-func stringsRepeat(s string, n int) string {
-	out := ""
-	for range n {
-		out += s
-	}
-	return out
 }
 
 // §11.1.3 Reconnect with replay: the replay is exactly the gap, then live.
@@ -262,7 +255,11 @@ func TestMultiClientIdenticalStreams(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 300 {
-				f := next(t, s)
+				f, err := receive(s)
+				if err != nil {
+					t.Error(err) // t.Fatal must not be called from this goroutine
+					return
+				}
 				streams[i] = append(streams[i], string(f.Data))
 			}
 		}()

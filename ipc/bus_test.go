@@ -41,7 +41,7 @@ func TestPublishOnlyAfterCommit(t *testing.T) {
 			t.Fatalf("ids not increasing: %s after %s", ev.ID, prev)
 		}
 		prev = ev.ID
-		if err := db.View(func(tx *store.Tx) error { _, err := tx.Event(ev.ID); return err }); err != nil {
+		if err := db.Store.View(func(tx StoreView) error { _, err := tx.Event(ev.ID); return err }); err != nil {
 			t.Fatalf("event %s delivered before commit: %v", ev.ID, err)
 		}
 		var p TextDelta
@@ -92,7 +92,7 @@ func TestIDsSeededFromDisk(t *testing.T) {
 	evs, _ := b.Commit(context.Background(), delta("s", "m", "x"))
 	_ = b.Close()
 	// A clock far in the past must still produce larger ids.
-	b2, err := NewBus(BoltStore(db), Options{PruneInterval: -1, Now: func() time.Time { return time.Unix(1, 0) }})
+	b2, err := NewBus(db.Store, Options{PruneInterval: -1, Now: func() time.Time { return time.Unix(1, 0) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,11 +66,13 @@ func TestBurstDuringReplayCatchesUpFromLog(t *testing.T) {
 				t.Fatalf("queue behind=%v live=%v after the burst; want behind, not live", behind, live)
 			}
 			var want []ulid.ULID
-			if err := db.EventsAfter(sessions, first[0].ID, func(r store.EventRecord) error {
-				if r.Type == TypeTextDelta {
-					want = append(want, r.ID)
-				}
-				return nil
+			if err := db.Store.View(func(v StoreView) error {
+				return v.EventsAfter(sessions, first[0].ID, func(r store.EventRecord) error {
+					if r.Type == TypeTextDelta {
+						want = append(want, r.ID)
+					}
+					return nil
+				})
 			}); err != nil {
 				t.Fatal(err)
 			}

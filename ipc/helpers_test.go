@@ -3,7 +3,8 @@ package ipc
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,24 +15,20 @@ import (
 // failure detector, never a synchronisation point.
 const guard = 20 * time.Second
 
-func newTestBus(t testing.TB, opts Options) (*Bus, *store.DB) {
+// newTestBus runs a bus on the in-memory twin of the store (the
+// conformance suite pins that it behaves as bbolt does); tests of
+// durability open a bbolt file themselves.
+func newTestBus(t testing.TB, opts Options) (*Bus, StoreReader) {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if opts.PruneInterval == 0 {
 		opts.PruneInterval = -1
 	}
-	b, err := NewBus(BoltStore(db), opts)
+	b, err := NewBus(NewMemoryStore(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = b.Close()
-		_ = db.Close()
-	})
-	return b, db
+	t.Cleanup(func() { _ = b.Close() })
+	return b, b.Reader()
 }
 
 func mkSession(t testing.TB, b *Bus, id, parent string) {
@@ -60,19 +57,29 @@ func subscribe(t testing.TB, b *Bus, req SubscribeRequest) *Subscription {
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
-// next returns the next frame or fails the test.
+// next returns the next frame or fails the test (from the test's own
+// goroutine only; other goroutines use receive).
 func next(t testing.TB, s *Subscription) OutFrame {
 	t.Helper()
+	f, err := receive(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// receive returns the next frame, or an error if the subscription ended or
+// no frame came within guard time.
+func receive(s *Subscription) (OutFrame, error) {
 	select {
 	case f, ok := <-s.Frames():
 		if !ok {
-			t.Fatalf("subscription ended: %v", s.Err())
+			return OutFrame{}, fmt.Errorf("subscription ended: %v", s.Err())
 		}
-		return f
+		return f, nil
 	case <-time.After(guard):
-		t.Fatal("no frame within guard time")
+		return OutFrame{}, errors.New("no frame within guard time")
 	}
-	return OutFrame{}
 }
 
 // nextEvent decodes the next frame, which must be an event frame.

@@ -138,6 +138,12 @@ func (r StoreReader) TurnsWithStatus(status ...string) (ts []store.Turn, err err
 	return ts, err
 }
 
+// LastEventID returns the newest id ever committed (StoreView.LastEventID).
+func (r StoreReader) LastEventID() (id ulid.ULID, err error) {
+	err = r.Store.View(func(v StoreView) error { id = v.LastEventID(); return nil })
+	return id, err
+}
+
 // SessionEvents calls fn for one session's events with id > after, ascending.
 func (r StoreReader) SessionEvents(sessionID string, after ulid.ULID, fn func(store.EventRecord) error) error {
 	return r.Store.View(func(v StoreView) error { return v.EventsAfter([]string{sessionID}, after, fn) })

@@ -1,7 +1,6 @@
 package dashboard_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -279,5 +278,3 @@ func TestSecurityRefusals(t *testing.T) {
 		}
 	})
 }
-
-var _ = context.Background
