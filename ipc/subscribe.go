@@ -123,32 +123,9 @@ var errReplayTooLarge = errors.New("replay too large")
 // set, the snapshot replaces replay (Since is echoed but not replayed). The
 // subscription lives until Close, ctx ends, the bus closes or its consumer stalls.
 func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscription, error) {
-	filter, err := ParseFilter(req.Filter)
+	s, cursor, err := b.newSubscription(ctx, req)
 	if err != nil {
-		return nil, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
-	}
-	enc, err := NewEncoder(req.Dialect)
-	if err != nil {
-		return nil, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
-	}
-	dialect := req.Dialect
-	if dialect == "" {
-		dialect = DialectCanonical
-	}
-	var cursor ulid.ULID
-	if req.Since != nil && !req.Snapshot {
-		if cursor, err = ulid.ParseStrict(*req.Since); err != nil {
-			return nil, &SubscribeError{Code: CodeCursorExpired, Message: fmt.Sprintf("cursor %q is not a valid event id; resubscribe with snapshot: true", truncate(*req.Since))}
-		}
-	}
-	s := &Subscription{
-		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx, enc: enc,
-		out:  make(chan OutFrame, outBuffer),
-		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
-	}
-	s.queue.init(b.opts.ClientQueue)
-	if s.name == "" {
-		s.name = "subscriber"
+		return nil, err
 	}
 	b.mu.RLock()
 	closed := b.closed
@@ -162,53 +139,7 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 	}
 	replayed := 0
 	err = b.db.View(func(tx StoreView) error {
-		sess, err := tx.Session(req.SessionID)
-		if errors.Is(err, store.ErrNotFound) {
-			return &SubscribeError{Code: CodeSessionNotFound, Message: fmt.Sprintf("session %q not found", truncate(req.SessionID))}
-		} else if err != nil {
-			return err
-		}
-		head := tx.LastEventID()
-		if head != (ulid.ULID{}) {
-			s.seam = head.String()
-		}
-		if req.Snapshot {
-			snap, partial, err := b.snapshot(tx, sess, head)
-			if err != nil {
-				return err
-			}
-			if partial != nil && enc != nil {
-				enc.Seed(*partial) // dialect updates continue from the snapshot
-			}
-			s.initial = append(s.initial, OutFrame{Data: snap})
-			return nil
-		}
-		if req.Since == nil {
-			return nil
-		}
-		if err := b.checkCursor(tx, cursor); err != nil {
-			return err
-		}
-		sessions := []string{req.SessionID}
-		if filter.IncludeWorkerSessions {
-			if sessions, err = descendants(tx, req.SessionID); err != nil {
-				return err
-			}
-		}
-		err = tx.EventsAfter(sessions, cursor, func(r store.EventRecord) error {
-			if !filter.Match(r.Type, r.Actor) {
-				return nil
-			}
-			if replayed == b.opts.ReplayLimit {
-				return errReplayTooLarge
-			}
-			replayed++
-			s.initial = append(s.initial, OutFrame{EventID: r.ID.String(), Data: eventFrame(r.Data)})
-			return nil
-		})
-		if errors.Is(err, errReplayTooLarge) {
-			return &SubscribeError{Code: CodeReplayTooLarge, Message: fmt.Sprintf("Gap exceeds replay limit of %d events. Reconnect with snapshot: true.", b.opts.ReplayLimit)}
-		}
+		replayed, err = b.initialFrames(tx, s, req, cursor)
 		return err
 	})
 	if err != nil {
@@ -225,10 +156,105 @@ func (b *Bus) Subscribe(ctx context.Context, req SubscribeRequest) (*Subscriptio
 		// overflowed the queue, in which case the pump catches up first).
 		s.queue.markLive()
 	}
-	s.ack = SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: filter, Since: req.Since,
+	dialect := req.Dialect
+	if dialect == "" {
+		dialect = DialectCanonical
+	}
+	s.ack = SubscribeAckFrame{Type: "subscribe_ack", ResolvedFilter: s.filter, Since: req.Since,
 		Snapshot: req.Snapshot, ReplayEventCount: replayed, Epoch: b.db.Epoch(), Dialect: dialect}
 	go s.pump()
 	return s, nil
+}
+
+// newSubscription validates req (filter, dialect, cursor syntax) and builds
+// the subscription, not yet registered.
+func (b *Bus) newSubscription(ctx context.Context, req SubscribeRequest) (*Subscription, ulid.ULID, error) {
+	var cursor ulid.ULID
+	filter, err := ParseFilter(req.Filter)
+	if err != nil {
+		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
+	}
+	enc, err := NewEncoder(req.Dialect)
+	if err != nil {
+		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
+	}
+	if req.Since != nil && !req.Snapshot {
+		if cursor, err = ulid.ParseStrict(*req.Since); err != nil {
+			return nil, cursor, &SubscribeError{Code: CodeCursorExpired, Message: fmt.Sprintf("cursor %q is not a valid event id; resubscribe with snapshot: true", truncate(*req.Since))}
+		}
+	}
+	s := &Subscription{
+		bus: b, name: req.Name, sessionID: req.SessionID, filter: filter, ctx: ctx, enc: enc,
+		out:  make(chan OutFrame, outBuffer),
+		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
+	}
+	s.queue.init(b.opts.ClientQueue)
+	if s.name == "" {
+		s.name = "subscriber"
+	}
+	return s, cursor, nil
+}
+
+// initialFrames checks the session and reads what the subscriber gets
+// before live events — the snapshot, or the replay after the cursor — into
+// s.initial, all from one view. It returns the number of events replayed.
+func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest, cursor ulid.ULID) (int, error) {
+	sess, err := tx.Session(req.SessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, &SubscribeError{Code: CodeSessionNotFound, Message: fmt.Sprintf("session %q not found", truncate(req.SessionID))}
+	} else if err != nil {
+		return 0, err
+	}
+	head := tx.LastEventID()
+	if head != (ulid.ULID{}) {
+		s.seam = head.String()
+	}
+	if req.Snapshot {
+		snap, partial, err := b.snapshot(tx, sess, head)
+		if err != nil {
+			return 0, err
+		}
+		if partial != nil && s.enc != nil {
+			s.enc.Seed(*partial) // dialect updates continue from the snapshot
+		}
+		s.initial = append(s.initial, OutFrame{Data: snap})
+		return 0, nil
+	}
+	if req.Since == nil {
+		return 0, nil
+	}
+	if err := b.checkCursor(tx, cursor); err != nil {
+		return 0, err
+	}
+	return b.replay(tx, s, cursor)
+}
+
+// replay appends the matching events after cursor to s.initial; more than
+// ReplayLimit is replay_too_large.
+func (b *Bus) replay(tx StoreView, s *Subscription, cursor ulid.ULID) (int, error) {
+	sessions := []string{s.sessionID}
+	if s.filter.IncludeWorkerSessions {
+		var err error
+		if sessions, err = descendants(tx, s.sessionID); err != nil {
+			return 0, err
+		}
+	}
+	replayed := 0
+	err := tx.EventsAfter(sessions, cursor, func(r store.EventRecord) error {
+		if !s.filter.Match(r.Type, r.Actor) {
+			return nil
+		}
+		if replayed == b.opts.ReplayLimit {
+			return errReplayTooLarge
+		}
+		replayed++
+		s.initial = append(s.initial, OutFrame{EventID: r.ID.String(), Data: eventFrame(r.Data)})
+		return nil
+	})
+	if errors.Is(err, errReplayTooLarge) {
+		return replayed, &SubscribeError{Code: CodeReplayTooLarge, Message: fmt.Sprintf("Gap exceeds replay limit of %d events. Reconnect with snapshot: true.", b.opts.ReplayLimit)}
+	}
+	return replayed, err
 }
 
 // checkCursor: the cursor must be in the log, newer than the epoch floor
