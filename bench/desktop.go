@@ -167,12 +167,7 @@ func desktopBench(ctx context.Context, hubBin, bareBin string, rounds int, settl
 		return runs, err
 	}
 	defer os.RemoveAll(root)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "AGENTHUB_") {
-			env = append(env, kv)
-		}
-	}
+	env := benchEnv()
 	for i := range rounds {
 		for k := range runs {
 			var w *window

@@ -130,53 +130,15 @@ func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, sett
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	run := windowRun{mode: "coalesced (as built)", n: n, settleWait: settle}
-	prov := &provider{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return run, err
-	}
-	srv := &http.Server{Handler: prov}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	root, err := os.MkdirTemp("", "agenthub-bench-window-")
-	if err != nil {
-		return run, err
-	}
-	defer os.RemoveAll(root)
-	data := filepath.Join(root, "data")
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "AGENTHUB_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=bench-key", "AGENTHUB_TEST_CONTROL=stdio")
 	if perEvent {
-		env = append(env, "AGENTHUB_BENCH_EMIT=per-event")
 		run.mode = "one EventsEmit per event"
 	}
-	args := []string{"--data-dir", data, "--workspace", root, "--listen", "127.0.0.1:0",
-		"--model", "anthropic:claude-sonnet-4-6", "--smoke-test", root}
-	w, err := launch(ctx, hubBin, args, env, func(s string) bool {
-		return strings.HasPrefix(s, "agenthub-test: ") && strings.Contains(s, `"event":"report"`)
-	}, time.Minute)
+	win, err := launchWindow(ctx, hubBin, perEvent)
 	if err != nil {
 		return run, err
 	}
-	defer w.kill()
-	c := &control{w: w}
-	var info struct {
-		Port  int    `json:"port"`
-		Token string `json:"token"`
-	}
-	b, err := os.ReadFile(filepath.Join(data, "dashboard.json"))
-	if err != nil {
-		return run, err
-	}
-	if err := json.Unmarshal(b, &info); err != nil {
-		return run, fmt.Errorf("dashboard.json: %w", err)
-	}
-	hub := &hubTarget{base: fmt.Sprintf("http://127.0.0.1:%d", info.Port), token: info.Token, prov: prov}
+	defer win.close()
+	c, hub := win.control, win.hub
 	cls, err := hub.connect(ctx, 1) // a fresh session and a dashboard client on it
 	if err != nil {
 		return run, err
@@ -194,7 +156,7 @@ func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, sett
 	if err := c.do(ctx, "emit", map[string]any{"cmd": "quiet"}); err != nil {
 		return run, err
 	}
-	run.pssBefore, _, _ = treePSS(w.cmd.Process.Pid)
+	run.pssBefore, _, _ = treePSS(win.pid())
 	if err := c.do(ctx, "emit", map[string]any{"cmd": "frames", "on": true}); err != nil {
 		return run, err
 	}
@@ -208,23 +170,10 @@ func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, sett
 		return run, fmt.Errorf("dashboard client: %d of %d deltas (%v)", res.deltas, n, res.err)
 	}
 	run.server = res.last.Sub(res.firstSent)
-	// Paint until the page shows the finished message.
-	for {
-		if err := c.do(ctx, "emit", map[string]any{"cmd": "paint"}); err != nil {
-			return run, err
-		}
-		r, err := c.report(ctx, "painted", func(*pageReport) bool { return true })
-		if err != nil {
-			return run, err
-		}
-		if k := len(r.Messages); k > 0 && !r.Running && r.Messages[k-1].Role == "assistant" && r.Messages[k-1].Status == "complete" {
-			if got := len(strings.Fields(r.Messages[k-1].Text)); got != n {
-				return run, fmt.Errorf("the window shows %d of %d deltas", got, n)
-			}
-			run.rendered = time.Since(res.firstSent)
-			break
-		}
+	if err := paintUntilComplete(ctx, c, n); err != nil {
+		return run, err
 	}
+	run.rendered = time.Since(res.firstSent)
 	if err := c.do(ctx, "emit", map[string]any{"cmd": "frames", "on": false}); err != nil {
 		return run, err
 	}
@@ -238,6 +187,92 @@ func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, sett
 	case <-ctx.Done():
 		return run, ctx.Err()
 	}
-	run.pssAfter, _, _ = treePSS(w.cmd.Process.Pid)
+	run.pssAfter, _, _ = treePSS(win.pid())
 	return run, nil
+}
+
+// benchWindow is the desktop binary under test control, pointed at its own
+// fake provider, with a dashboard client's view of its hub.
+type benchWindow struct {
+	w       *window
+	control *control
+	hub     *hubTarget
+	cleanup []func()
+}
+
+func (b *benchWindow) pid() int { return b.w.cmd.Process.Pid }
+
+func (b *benchWindow) close() {
+	for i := len(b.cleanup) - 1; i >= 0; i-- {
+		b.cleanup[i]()
+	}
+}
+
+// launchWindow starts the fake provider and the desktop binary in test
+// control mode (perEvent: one EventsEmit per event) and waits for its page.
+func launchWindow(ctx context.Context, hubBin string, perEvent bool) (*benchWindow, error) {
+	b := &benchWindow{}
+	prov := &provider{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: prov}
+	go func() { _ = srv.Serve(ln) }()
+	b.cleanup = append(b.cleanup, func() { _ = srv.Close() })
+	root, err := os.MkdirTemp("", "agenthub-bench-window-")
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	b.cleanup = append(b.cleanup, func() { _ = os.RemoveAll(root) })
+	data := filepath.Join(root, "data")
+	env := append(benchEnv(), "ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=bench-key", "AGENTHUB_TEST_CONTROL=stdio")
+	if perEvent {
+		env = append(env, "AGENTHUB_BENCH_EMIT=per-event")
+	}
+	args := []string{"--data-dir", data, "--workspace", root, "--listen", "127.0.0.1:0",
+		"--model", "anthropic:claude-sonnet-4-6", "--smoke-test", root}
+	if b.w, err = launch(ctx, hubBin, args, env, func(s string) bool {
+		return strings.HasPrefix(s, "agenthub-test: ") && strings.Contains(s, `"event":"report"`)
+	}, time.Minute); err != nil {
+		b.close()
+		return nil, err
+	}
+	b.cleanup = append(b.cleanup, b.w.kill)
+	b.control = &control{w: b.w}
+	var info struct {
+		Port  int    `json:"port"`
+		Token string `json:"token"`
+	}
+	raw, err := os.ReadFile(filepath.Join(data, "dashboard.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &info)
+	}
+	if err != nil {
+		b.close()
+		return nil, fmt.Errorf("dashboard.json: %w", err)
+	}
+	b.hub = &hubTarget{base: fmt.Sprintf("http://127.0.0.1:%d", info.Port), token: info.Token, prov: prov}
+	return b, nil
+}
+
+// paintUntilComplete asks the page to paint until it shows the finished
+// n-delta message.
+func paintUntilComplete(ctx context.Context, c *control, n int) error {
+	for {
+		if err := c.do(ctx, "emit", map[string]any{"cmd": "paint"}); err != nil {
+			return err
+		}
+		r, err := c.report(ctx, "painted", func(*pageReport) bool { return true })
+		if err != nil {
+			return err
+		}
+		if k := len(r.Messages); k > 0 && !r.Running && r.Messages[k-1].Role == "assistant" && r.Messages[k-1].Status == "complete" {
+			if got := len(strings.Fields(r.Messages[k-1].Text)); got != n {
+				return fmt.Errorf("the window shows %d of %d deltas", got, n)
+			}
+			return nil
+		}
+	}
 }

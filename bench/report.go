@@ -74,6 +74,20 @@ func (rep *report) write(dir string) error {
 	}
 	var w strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&w, format+"\n", a...) }
+	rep.writeIntro(p)
+	rep.writeOneClient(p)
+	rep.writeTenClients(p)
+	rep.writeLatency(p)
+	rep.writeMemory(p)
+	w.WriteString(staticSections)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "benchmarks.md"), []byte(w.String()), 0o644)
+}
+
+// writeIntro: how the figures were measured, the paths and the commit floor.
+func (rep *report) writeIntro(p func(format string, a ...any)) {
 	push, relay, hub := rep.names[0], rep.names[1], rep.names[2]
 	p("# Benchmarks")
 	p("")
@@ -104,6 +118,11 @@ func (rep *report) write(dir string) error {
 	p("Agent Hub's store, on the same file system — measured in the same run: **p50 %s, p99 %s** (%d commits).",
 		ms(pct(rep.commits, 50)), ms(pct(rep.commits, 99)), len(rep.commits))
 	p("")
+}
+
+// writeOneClient: unpaced bursts to one client against the targets.
+func (rep *report) writeOneClient(p func(format string, a ...any)) {
+	push, relay, hub := rep.names[0], rep.names[1], rep.names[2]
 	p("## Unpaced bursts, one client")
 	p("")
 	p("| deltas | %s | %s | %s | Agent Hub ÷ relay: rate (target ≥ 50%%) | CPU per 1k deltas (target ≤ 3×) |", push, relay, hub)
@@ -129,6 +148,10 @@ func (rep *report) write(dir string) error {
 	p("")
 	p("![throughput vs message length](bench-throughput.png) ![CPU per 1k deltas vs message length](bench-cpu.png)")
 	p("")
+}
+
+// writeTenClients: unpaced bursts to ten clients (delivered, closed).
+func (rep *report) writeTenClients(p func(format string, a ...any)) {
 	p("## Unpaced bursts, ten clients")
 	p("")
 	p("| deltas | path | delivered | clients closed | rate (slowest client) | CPU per 1k deltas |")
@@ -144,6 +167,11 @@ func (rep *report) write(dir string) error {
 		}
 	}
 	p("")
+}
+
+// writeLatency: the paced run's latency percentiles against the targets.
+func (rep *report) writeLatency(p func(format string, a ...any)) {
+	_, relay, hub := rep.names[0], rep.names[1], rep.names[2]
 	p("## Latency at %d deltas/s (%d deltas, paced by the fake)", rep.plan.paced.rate, rep.plan.paced.n)
 	p("")
 	p("| clients | path | p50 | p99 | max | targets |")
@@ -166,6 +194,10 @@ func (rep *report) write(dir string) error {
 	p("")
 	p("![latency distribution, 1 client](bench-latency-1.png) ![latency distribution, 10 clients](bench-latency-10.png)")
 	p("")
+}
+
+// writeMemory: RSS before and after the largest message.
+func (rep *report) writeMemory(p func(format string, a ...any)) {
 	p("## Memory")
 	p("")
 	p("| path | RSS at start | RSS after the %d-delta message | growth |", rep.plan.bursts[len(rep.plan.bursts)-1])
@@ -176,11 +208,6 @@ func (rep *report) write(dir string) error {
 	p("")
 	p("Agent Hub's start (exec → dashboard line printed) in this run: %s.", ms(rep.hubReady))
 	p("")
-	w.WriteString(staticSections)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "benchmarks.md"), []byte(w.String()), 0o644)
 }
 
 func short(s string) string {
