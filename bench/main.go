@@ -141,6 +141,18 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 	if rep.commits, err = commitCost(filepath.Join(root, "hub"), p.commits); err != nil {
 		return fmt.Errorf("commit cost: %w", err)
 	}
+	if err := rep.measure(ctx, targets, p, reps); err != nil {
+		return err
+	}
+	rep.ended = time.Now()
+	rep.plan = p
+	rep.names = [3]string{push.name(), relay.name(), hub.name()}
+	return rep.write(out)
+}
+
+// measure runs the paced runs and the bursts of plan p on every target
+// (bursts at the largest size once; smaller one-client ones reps times).
+func (rep *report) measure(ctx context.Context, targets []target, p plan, reps int) error {
 	for _, n := range []int{1, 10} {
 		for _, t := range targets {
 			slog.Info("bench: paced", "target", t.name(), "clients", n, "deltas", p.paced.n, "rate", p.paced.rate)
@@ -170,10 +182,7 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 			}
 		}
 	}
-	rep.ended = time.Now()
-	rep.plan = p
-	rep.names = [3]string{push.name(), relay.name(), hub.name()}
-	return rep.write(out)
+	return nil
 }
 
 // profileRuns sends reps bursts of n deltas through Agent Hub alone to one
