@@ -1,0 +1,128 @@
+package permission
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// FileName is the rules file in the data dir.
+const FileName = "permissions.json"
+
+// Store keeps the rules of every workspace in one JSON file (0600), keyed
+// by the workspace's absolute, cleaned path. It is safe for concurrent use;
+// every change is written at once (temp file + rename).
+type Store struct {
+	path string
+	mu   sync.Mutex
+	ws   map[string][]Rule
+}
+
+type fileFormat struct {
+	Workspaces map[string][]Rule `json:"workspaces"`
+}
+
+// OpenStore reads path (a missing file is an empty store). A file that
+// does not parse is an error naming it, so a hand edit gone wrong is
+// reported instead of silently dropping the user's rules.
+func OpenStore(path string) (*Store, error) {
+	s := &Store{path: path, ws: map[string][]Rule{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("permissions: read %s: %w", path, err)
+	}
+	var f fileFormat
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("permissions: %s is not valid JSON: %w", path, err)
+	}
+	for ws, rules := range f.Workspaces {
+		for _, r := range rules {
+			if err := r.Check(); err != nil {
+				return nil, fmt.Errorf("permissions: %s, workspace %s: %w", path, ws, err)
+			}
+		}
+		s.ws[filepath.Clean(ws)] = rules
+	}
+	return s, nil
+}
+
+// Rules returns a copy of a workspace's rules, in the order they were added.
+func (s *Store) Rules(workspace string) []Rule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ws[filepath.Clean(workspace)])
+}
+
+// Set replaces a workspace's rules (Settings) after checking each.
+func (s *Store) Set(workspace string, rules []Rule) error {
+	for _, r := range rules {
+		if err := r.Check(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := filepath.Clean(workspace)
+	old, had := s.ws[key]
+	if len(rules) == 0 {
+		delete(s.ws, key)
+	} else {
+		s.ws[key] = slices.Clone(rules)
+	}
+	if err := s.save(); err != nil {
+		if had {
+			s.ws[key] = old
+		} else {
+			delete(s.ws, key)
+		}
+		return err
+	}
+	return nil
+}
+
+// Add appends a rule to a workspace's rules unless an equal one is there
+// (an "always" answer).
+func (s *Store) Add(workspace string, r Rule) error {
+	rules := s.Rules(workspace)
+	if slices.Contains(rules, r) {
+		return nil
+	}
+	return s.Set(workspace, append(rules, r))
+}
+
+// save writes the file; the caller holds mu.
+func (s *Store) save() error {
+	b, err := json.MarshalIndent(fileFormat{Workspaces: s.ws}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("permissions: encode: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".permissions-*.json")
+	if err != nil {
+		return fmt.Errorf("permissions: write %s: %w", s.path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), s.path)
+	}
+	if err != nil {
+		return fmt.Errorf("permissions: write %s: %w", s.path, err)
+	}
+	return nil
+}
