@@ -7,22 +7,27 @@ import type { Action } from "../state";
 /** Schedules a callback for the next frame; returns a canceller. */
 export type FrameScheduler = (cb: () => void) => () => void;
 
-/** requestAnimationFrame with a timer backstop (rAF stops in hidden tabs). */
-export function defaultScheduler(win: Pick<Window, "requestAnimationFrame" | "cancelAnimationFrame"> | undefined = globalThis.window): FrameScheduler {
+/**
+ * requestAnimationFrame with a timer backstop (rAF stops in hidden tabs):
+ * whichever fires first runs cb and cancels the other, so no timer outlives
+ * its frame.
+ */
+export function defaultScheduler(win: Pick<Window, "requestAnimationFrame" | "cancelAnimationFrame"> | undefined = globalThis.window, backstopMs = 100): FrameScheduler {
   return (cb) => {
-    let done = false;
+    let raf: number | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const cancel = () => {
+      if (raf !== null) win?.cancelAnimationFrame(raf);
+      if (timer !== null) clearTimeout(timer);
+      raf = timer = null;
+    };
     const run = () => {
-      if (done) return;
-      done = true;
+      cancel();
       cb();
     };
-    const raf = win?.requestAnimationFrame ? win.requestAnimationFrame(run) : null;
-    const timer = setTimeout(run, 100);
-    return () => {
-      done = true;
-      if (raf !== null) win?.cancelAnimationFrame(raf);
-      clearTimeout(timer);
-    };
+    if (win?.requestAnimationFrame) raf = win.requestAnimationFrame(run);
+    timer = setTimeout(run, backstopMs);
+    return cancel;
   };
 }
 

@@ -1,28 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { decodeServerFrame, type ServerFrame } from "../protocol";
 import { TRACES } from "../state/traces";
-import { ActionBatcher } from "./batcher";
 import { AppController, newestTopLevel } from "./controller";
-import { FakeHub, ScriptedTransport, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
 import { createRpcClient, httpFrameSender } from "./rpc";
 import { exportFileName } from "./ExportMenu";
 import { settingsPatch } from "./SettingsDialog";
 import { filterSessions, nestSessions } from "./Sidebar";
-
-/** A scheduler the test flushes by hand. */
-function manualScheduler() {
-  const pending: (() => void)[] = [];
-  return {
-    schedule: (cb: () => void) => {
-      pending.push(cb);
-      return () => {
-        const i = pending.indexOf(cb);
-        if (i >= 0) pending.splice(i, 1);
-      };
-    },
-    tick: () => pending.splice(0).forEach((cb) => cb()),
-  };
-}
 
 function setup(frames: (id: string) => ServerFrame[] = () => []) {
   const hub = new FakeHub();
@@ -267,21 +251,6 @@ describe("AppController", () => {
     clock.tick();
     await settled;
     expect(ctl.chat.getState().sessions[plain.sessionId]!.turn.running).toBe(false);
-  });
-});
-
-describe("ActionBatcher", () => {
-  it("applies queued actions in order in one call per frame", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const b = new ActionBatcher((as) => batches.push(as.map((a) => (a.type === "clearError" ? Number(a.sessionId) : -1))), clock.schedule);
-    b.push({ type: "clearError", sessionId: "1" });
-    b.push({ type: "clearError", sessionId: "2" });
-    clock.tick();
-    b.push({ type: "clearError", sessionId: "3" });
-    b.flush();
-    clock.tick();
-    expect(batches).toEqual([[1, 2], [3]]);
   });
 });
 

@@ -128,3 +128,18 @@ export class ScriptedTransport implements Transport {
     this.closed = true;
   }
 }
+
+/** A frame scheduler the test runs by hand (tick runs every pending frame callback). */
+export function manualScheduler() {
+  const pending: (() => void)[] = [];
+  return {
+    schedule: (cb: () => void) => {
+      pending.push(cb);
+      return () => {
+        const i = pending.indexOf(cb);
+        if (i >= 0) pending.splice(i, 1);
+      };
+    },
+    tick: () => pending.splice(0).forEach((cb) => cb()),
+  };
+}
