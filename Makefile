@@ -4,6 +4,12 @@
 #               (with no display: --headless, printing the dashboard URL)
 #   make test   the same installs, then every check CI runs
 #
+# The desktop test harness (--smoke-test, the stdin test-control channel,
+# the page's test hooks) is compiled only with the smoketest tag, into
+# build/bin/agenthub-smoketest (make smoketest), which embeds the frontend
+# built in smoketest mode (frontend/dist-smoketest). `make build` and any
+# plain go build have none of it (docs/testing.md).
+#
 # Installs are idempotent: apt packages only when missing (and only as root),
 # npm ci only when node_modules is missing or older than the lock file.
 
@@ -17,14 +23,19 @@ export CGO_ENABLED := 1
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DESKTOP_TAGS := desktop,production,webkit2_41
 BIN          := build/bin/agenthub
+SMOKE_TAGS   := $(DESKTOP_TAGS),smoketest
+SMOKE_BIN    := build/bin/agenthub-smoketest
 HEADLESS_BIN := build/bin/agenthub-headless
+# Symbols only the smoketest build may contain: `make build` checks its
+# binary has none of them, `make smoketest` that its binary has them.
+TEST_CONTROL_SYMBOLS := smoke|testcontrol|TestReport|FrameStats|BenchEmit
 ARTIFACTS    := artifacts
 ARGS         ?=
 APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git chromium
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless deps deps-system frontend test test-go test-frontend test-bindings test-desktop test-stress faults bench bench-desktop clean
+.PHONY: run build headless smoketest deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-stress faults bench bench-desktop clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -60,7 +71,20 @@ frontend: $(NPM_STAMP)
 
 build: deps frontend
 	go build -tags $(DESKTOP_TAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
+	@found="$$(go tool nm $(BIN) | grep -i -E '$(TEST_CONTROL_SYMBOLS)' || true)"; \
+	if [ -n "$$found" ]; then echo "$(BIN) contains test-control code:" >&2; echo "$$found" >&2; exit 1; fi
 	@echo "built $(BIN) ($(VERSION))"
+
+# The frontend with the page's test hooks, for the smoketest binary.
+frontend-smoketest: $(NPM_STAMP)
+	cd frontend && ./node_modules/.bin/vite build --logLevel warn --mode smoketest --outDir dist-smoketest
+
+# The desktop binary the desktop tests and bench-desktop drive: the product
+# plus the test harness (tag smoketest), embedding frontend/dist-smoketest.
+smoketest: deps frontend-smoketest
+	go build -tags $(SMOKE_TAGS) -ldflags "-X main.version=$(VERSION)" -o $(SMOKE_BIN) .
+	@go tool nm $(SMOKE_BIN) | grep -E 'TestReport' >/dev/null || { echo "$(SMOKE_BIN) lacks the test harness" >&2; exit 1; }
+	@echo "built $(SMOKE_BIN) ($(VERSION))"
 
 # The cgo-free headless binary of DESIGN.md §3 (no tags, no GTK). The Go
 # tests that run the real binary (main_test.go, e2e/) use this one build
@@ -85,10 +109,12 @@ test-go: deps frontend headless
 	@bad="$$(gofmt -l $(GO_FILES))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	@echo "== go vet"
 	go vet ./...
+	go vet -tags smoketest ./app/...
 	cd bench && go vet ./...
 	@echo "== go test -race"
 	AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" AGENTHUB_HEADLESS_VERSION="$(VERSION)" \
 	  go test -race -count=1 -timeout 15m ./...
+	go test -race -count=1 -tags smoketest ./app/
 
 test-frontend: $(NPM_STAMP)
 	@echo "== frontend typecheck"
@@ -105,19 +131,21 @@ test-bindings: deps frontend
 	if [ -n "$$untracked" ]; then echo "untracked generated bindings: $$untracked" >&2; exit 1; fi
 	@echo "bindings up to date"
 
-# Launch the real desktop binary under Xvfb; it screenshots the window into
+# Launch the smoketest desktop binary under Xvfb; it screenshots the window into
 # $(ARTIFACTS)/ once the page reports ready through App.FrontendReady, then quits.
 # Then the desktop tests (app/desktoptest, each under its own xvfb-run) drive
 # it through a reload mid-stream and a finished conversation (docs/testing.md).
-test-desktop: build
+# The product desktop binary is not built here: it differs from this one only
+# by the smoketest tag's files, and `make build` checks it has none of them.
+test-desktop: smoketest
 	@echo "== desktop smoke test (xvfb)"
 	@mkdir -p $(ARTIFACTS); data="$$(mktemp -d)"; trap 'rm -rf "$$data"' EXIT; \
-	timeout 180 xvfb-run -a -s "-screen 0 1280x900x24" ./$(BIN) --data-dir "$$data" --smoke-test $(ARTIFACTS); \
+	timeout 180 xvfb-run -a -s "-screen 0 1280x900x24" ./$(SMOKE_BIN) --data-dir "$$data" --smoke-test $(ARTIFACTS); \
 	test -s $(ARTIFACTS)/desktop-window.png; \
 	echo "desktop smoke test passed: $(ARTIFACTS)/desktop-window.png"
 	@echo "== desktop tests (xvfb: reload mid-stream, finished conversation)"
-	AGENTHUB_DESKTOP_BIN="$(abspath $(BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
-	  go test -count=1 -timeout 120s -v ./app/desktoptest/
+	AGENTHUB_DESKTOP_BIN="$(abspath $(SMOKE_BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
+	  go test -tags smoketest -count=1 -timeout 120s -v ./app/desktoptest/
 	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png
 
 # The long fault run (not part of `make test`, which runs the short one
@@ -142,10 +170,10 @@ bench: headless
 # v2 window built with the same toolchain and tags in the same run (cold
 # start, idle PSS of the process tree), under xvfb-run; writes
 # docs/benchmarks-desktop.md.
-bench-desktop: build
+bench-desktop: smoketest
 	cd bench && go build -o ../build/bin/agenthub-bench . && \
 	  CGO_ENABLED=1 go build -tags $(DESKTOP_TAGS) -o ../build/bin/barewails ./barewails
-	xvfb-run -a ./build/bin/agenthub-bench -desktop -desktop-bin "$(abspath $(BIN))" \
+	xvfb-run -a ./build/bin/agenthub-bench -desktop -desktop-bin "$(abspath $(SMOKE_BIN))" \
 	  -bare-bin "$(abspath build/bin/barewails)" -out docs
 
 # Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
@@ -156,3 +184,4 @@ test-stress: deps frontend $(NPM_STAMP)
 clean:
 	rm -rf build/bin $(ARTIFACTS)
 	find frontend/dist -mindepth 1 ! -name .gitkeep -delete
+	rm -rf frontend/dist-smoketest

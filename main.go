@@ -5,7 +5,7 @@ package main
 
 import (
 	"context"
-	"embed"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,8 +22,9 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-//go:embed all:frontend/dist
-var embedded embed.FS
+// The UI (embedded, distDir) is frontend/dist in a product build
+// (tags_nosmoketest.go) and frontend/dist-smoketest, with the page's test
+// hooks, in a build with the smoketest tag (tags_smoketest.go).
 
 // appIcon is the window icon.
 //
@@ -75,7 +76,7 @@ func run() int {
 		return 0
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	assets, err := fs.Sub(embedded, "frontend/dist")
+	assets, err := fs.Sub(embedded, distDir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agenthub: embedded frontend: %v\n", err)
 		return 1

@@ -182,6 +182,18 @@ func TestHelpAndVersion(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
 		t.Errorf("--listen 0.0.0.0: %v, want exit status 2", err)
 	}
+	// A product build has no desktop test harness (docs/testing.md): its
+	// flag is unknown, and --help does not mention it.
+	if strings.Contains(string(out), "smoke") {
+		t.Errorf("--help mentions the smoke test: %q", out)
+	}
+	cmd := exec.Command(bin, "--smoke-test", t.TempDir(), "--headless")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 || !strings.Contains(stderr.String(), "flag provided but not defined: -smoke-test") {
+		t.Errorf("--smoke-test: %v, want exit status 2 for an unknown flag; stderr:\n%s", err, stderr.String())
+	}
 }
 
 // The window icon main embeds is a real PNG.

@@ -63,10 +63,10 @@ type Config struct {
 	ReplayLimit int
 	// TurnTimeout cancels a turn server-side after this long.
 	TurnTimeout time.Duration
-	// SmokeTestDir, when set (hidden flag --smoke-test or env AGENTHUB_SMOKE),
-	// makes the desktop app save a screenshot there once the page reports
-	// ready, then quit; a page that never reports ready fails the run.
-	SmokeTestDir string
+	// Harness holds the desktop test harness's settings (--smoke-test):
+	// only builds with the smoketest tag have any (smoke.go); in a product
+	// build it is an empty struct and the flag does not exist.
+	Harness harnessConfig
 	// ShowVersion is --version: print the version and exit.
 	ShowVersion bool
 }
@@ -91,11 +91,9 @@ func DefaultConfig(workdir string) Config {
 	}
 }
 
-// hiddenFlags are accepted but not listed by --help.
-var hiddenFlags = map[string]bool{"smoke-test": true}
-
 // ParseFlags parses args (without the program name) over DefaultConfig(workdir)
-// and validates the result. getenv supplies AGENTHUB_SMOKE (nil means none).
+// and validates the result. getenv supplies AGENTHUB_SMOKE in smoketest
+// builds (nil means none).
 // --help writes the usage to stdout and returns flag.ErrHelp; any other bad
 // input writes the problem to stderr and returns an error naming the flag.
 func ParseFlags(args []string, workdir string, getenv func(string) string, stdout, stderr io.Writer) (Config, error) {
@@ -120,14 +118,11 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
-	fs.StringVar(&cfg.SmokeTestDir, "smoke-test", "", "desktop smoke test: screenshot into `DIR` once the page is ready, then quit")
+	cfg.Harness.addFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Agent Hub — an LLM agent hub with a desktop window and a localhost dashboard.\n\n")
 		fmt.Fprintf(out, "Usage: agenthub [flags]\n\nFlags:\n")
 		fs.VisitAll(func(f *flag.Flag) {
-			if hiddenFlags[f.Name] {
-				return
-			}
 			name, usage := flag.UnquoteUsage(f)
 			line := "  --" + f.Name
 			if name != "" {
@@ -160,9 +155,7 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 			cfg.ListenSet = true
 		}
 	})
-	if cfg.SmokeTestDir == "" && getenv != nil {
-		cfg.SmokeTestDir = getenv("AGENTHUB_SMOKE")
-	}
+	cfg.Harness.fromEnv(getenv)
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return cfg, err

@@ -37,7 +37,6 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		"--model", "openai:llama3.1", "--event-retention", "2h", "--delta-retention", "5m",
 		"--heartbeat", "10s", "--client-queue", "7", "--replay-limit", "9", "--turn-timeout", "1m",
 		"--client-stall", "2s", "--max-connections", "3", "--tool-output-log", "64KiB", "--tool-output-max", "1m",
-		"-smoke-test", "art",
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -45,18 +44,11 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 	want := Config{
 		Version: "dev", Headless: true, Listen: "127.0.0.1:0", ListenSet: true, DataDir: "/d", Workspace: "/w",
 		Model: "openai:llama3.1", EventRetention: 2 * time.Hour, DeltaRetention: 5 * time.Minute,
-		Heartbeat: 10 * time.Second, ClientQueue: 7, ReplayLimit: 9, TurnTimeout: time.Minute, SmokeTestDir: "art",
+		Heartbeat: 10 * time.Second, ClientQueue: 7, ReplayLimit: 9, TurnTimeout: time.Minute,
 		ClientStall: 2 * time.Second, MaxConnections: 3, ToolOutputLog: 64 << 10, ToolOutputMax: 1 << 20,
 	}
 	if cfg != want {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
-	}
-}
-
-func TestParseFlagsSmokeFromEnv(t *testing.T) {
-	cfg, _, err := parse(t, nil, map[string]string{"AGENTHUB_SMOKE": "artifacts"})
-	if err != nil || cfg.SmokeTestDir != "artifacts" {
-		t.Fatalf("SmokeTestDir %q err %v", cfg.SmokeTestDir, err)
 	}
 }
 
@@ -73,9 +65,6 @@ func TestParseFlagsHelpAndVersion(t *testing.T) {
 		if !strings.Contains(help, f) {
 			t.Errorf("--help lacks %s", f)
 		}
-	}
-	if strings.Contains(help, "smoke") {
-		t.Errorf("--help lists the hidden smoke-test flag")
 	}
 	if errOut.Len() != 0 {
 		t.Errorf("--help wrote to stderr: %q", errOut.String())

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -60,18 +59,23 @@ func GenerateBindings() error {
 	return wails.Run(windowOptions(NewApp(nil), &wailsipc.Bridge{}, nil, nil))
 }
 
-// BenchEmitEnv, set to "per-event" together with TestControlEnv=stdio and
-// --smoke-test, makes the window transport emit every frame in its own
-// Wails event instead of coalescing them: the baseline `make
-// bench-desktop` measures the batched path against, in the same build.
-// Outside test-control mode it is ignored.
-const BenchEmitEnv = "AGENTHUB_BENCH_EMIT"
+// windowDriver drives the window from outside the page. The desktop test
+// harness is the only one (smoke.go, in builds with the smoketest tag); a
+// product build has none (noharness.go).
+type windowDriver interface {
+	// transport adjusts the window transport's options before it starts.
+	transport(*wailsipc.Options)
+	// drive runs once the window has started; it quits the window when done.
+	drive(ctx context.Context, a *App)
+	// result is the driver's verdict once the window has closed.
+	result() error
+}
 
 // RunDesktop opens the instance for desktop mode, serves the dashboard if
 // enabled, and runs the window (with icon, a PNG, as its window icon; nil
-// for none) until it is closed. With cfg.SmokeTestDir
-// set it screenshots the window once the page reports ready and quits,
-// failing if the page does not report ready in time.
+// for none) until it is closed. In a build with the smoketest tag,
+// cfg's harness settings may hand the window to the desktop test harness
+// (smoke.go), whose verdict is then the result.
 func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, getenv func(string) string, log *slog.Logger) (err error) {
 	inst, err := Open(cfg, OpenOptions{Assets: assets, Getenv: getenv, Logger: log})
 	if err != nil {
@@ -103,10 +107,10 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	}
 
 	a := NewApp(inst)
+	driver := newWindowDriver(a, cfg.Harness, getenv, log)
 	wopts := wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, Emitter: wailsEmitter{a}, Logger: log}
-	if cfg.SmokeTestDir != "" && getenv(TestControlEnv) == "stdio" && getenv(BenchEmitEnv) == "per-event" {
-		wopts.BatchBytes = 1 // every frame alone: one EventsEmit per event
-		log.Info("bench: the window transport emits one Wails event per frame")
+	if driver != nil {
+		driver.transport(&wopts)
 	}
 	svc, err := wailsipc.NewService(wopts)
 	if err != nil {
@@ -121,15 +125,13 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	// A reload (or the first load) drops the previous page's subscriptions;
 	// the new page resubscribes from its cursor.
 	opts.OnDomReady = func(context.Context) { svc.DomReady() }
-	var smoke *smokeRun
-	if cfg.SmokeTestDir != "" {
-		smoke = newSmokeRun(a, cfg.SmokeTestDir, getenv, log)
+	if driver != nil {
 		opts.OnStartup = func(wctx context.Context) {
 			a.startup(wctx)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				smoke.run(ctx, a)
+				driver.drive(ctx, a)
 			}()
 		}
 	}
@@ -137,14 +139,9 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 		return fmt.Errorf("window: %w", err)
 	}
 	cancel()
-	if smoke != nil {
+	if driver != nil {
 		wg.Wait()
-		if smoke.err != nil {
-			return fmt.Errorf("smoke test: %w", smoke.err)
-		}
-		if !smoke.done {
-			return errors.New("smoke test: the window closed before the page reported ready")
-		}
+		return driver.result()
 	}
 	return nil
 }

@@ -16,9 +16,9 @@ type App struct {
 	ctx     context.Context // the Wails context, set in startup
 	report  *ReadyReport
 	readyCh chan struct{} // closed by the first valid FrontendReady
-	// testSink receives the page's test reports; nil unless the desktop
-	// test harness runs (see smoke.go).
-	testSink func(PageReport)
+	// hooks is the desktop test harness's side of the App (pagereport.go):
+	// an empty struct in a product build, which binds no test method.
+	hooks pageHooks
 }
 
 // NewApp returns the facade over inst. inst may be nil only for binding
@@ -74,56 +74,4 @@ func (a *App) wailsContext() context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.ctx
-}
-
-// PageReport is what the page's test hooks (frontend/src/app/testhooks.ts)
-// tell the desktop test harness: a page load ("loaded") or the transcript
-// the window renders ("transcript", or "painted" once it has been drawn).
-type PageReport struct {
-	// Kind is "loaded", "transcript", "painted" or "frames" (the frame
-	// meter's result, in FrameStats; Messages is empty then).
-	Kind string `json:"kind"`
-	// PageID is random per page load: a reload changes it.
-	PageID string `json:"page_id"`
-	// SessionID is the session the page shows ("" for none).
-	SessionID string `json:"session_id"`
-	// Running reports that the page shows a turn in progress.
-	Running bool `json:"running"`
-	// Messages are the rendered messages, oldest first.
-	Messages []RenderedMessage `json:"messages"`
-	// FrameStats is set on a "frames" report.
-	FrameStats *FrameStats `json:"frame_stats,omitempty"`
-}
-
-// FrameStats is what the page's frame meter measured between the
-// harness's frames-on and frames-off commands.
-type FrameStats struct {
-	// Frames is how many animation frames the page drew.
-	Frames int `json:"frames"`
-	// MaxGapMS is the longest time between two frames, in milliseconds.
-	MaxGapMS float64 `json:"max_gap_ms"`
-}
-
-// RenderedMessage is one message as the window renders it.
-type RenderedMessage struct {
-	// Role is "user", "assistant" or "toolResult".
-	Role string `json:"role"`
-	// Status is the message's data-status ("streaming", "complete", …).
-	Status string `json:"status"`
-	// Text is the rendered text of its text blocks (the DOM's textContent).
-	Text string `json:"text"`
-}
-
-// TestReport hands r to the desktop test harness and reports true when the
-// binary runs it (--smoke-test with AGENTHUB_TEST_CONTROL=stdio). Otherwise
-// it does nothing and returns false, and the page stops reporting.
-func (a *App) TestReport(r PageReport) bool {
-	a.mu.Lock()
-	sink := a.testSink
-	a.mu.Unlock()
-	if sink == nil {
-		return false
-	}
-	sink(r)
-	return true
 }

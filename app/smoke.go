@@ -1,3 +1,10 @@
+//go:build smoketest
+
+// The desktop test harness: only builds with the smoketest tag have it
+// (make smoketest builds build/bin/agenthub-smoketest; docs/testing.md). A
+// product build has noharness.go instead: no --smoke-test flag, no
+// AGENTHUB_SMOKE, no test-control channel.
+
 package app
 
 import (
@@ -5,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,8 +23,51 @@ import (
 	"sync"
 	"time"
 
+	"agenthub/ipc/wailsipc"
+
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
+
+// SmokeEnv names the smoke test's screenshot directory when --smoke-test
+// is not given.
+const SmokeEnv = "AGENTHUB_SMOKE"
+
+// harnessConfig is the desktop test harness's part of Config. Dir
+// (--smoke-test DIR, or SmokeEnv) makes the desktop app save a screenshot
+// there once the page reports ready, then quit; a page that never reports
+// ready fails the run. With TestControlEnv=stdio the harness is driven by
+// commands on stdin instead. Headless runs ignore it.
+type harnessConfig struct {
+	Dir string
+}
+
+// addFlags registers --smoke-test.
+func (h *harnessConfig) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&h.Dir, "smoke-test", "", "desktop smoke test (smoketest builds only): screenshot into `DIR` once the page is ready, then quit")
+}
+
+// fromEnv takes Dir from SmokeEnv when the flag left it empty; getenv may be nil.
+func (h *harnessConfig) fromEnv(getenv func(string) string) {
+	if h.Dir == "" && getenv != nil {
+		h.Dir = getenv(SmokeEnv)
+	}
+}
+
+// newWindowDriver returns the smoke test of a's window when h asks for
+// one, else nil.
+func newWindowDriver(a *App, h harnessConfig, getenv func(string) string, log *slog.Logger) windowDriver {
+	if h.Dir == "" {
+		return nil
+	}
+	return newSmokeRun(a, h.Dir, getenv, log)
+}
+
+// BenchEmitEnv, set to "per-event" together with TestControlEnv=stdio,
+// makes the window transport emit every frame in its own Wails event
+// instead of coalescing them: the baseline `make bench-desktop` measures
+// the batched path against, in the same build. Outside test-control mode
+// it is ignored.
+const BenchEmitEnv = "AGENTHUB_BENCH_EMIT"
 
 // SmokeTimeout bounds how long the smoke test waits for the page to report ready.
 const SmokeTimeout = 60 * time.Second
@@ -51,7 +102,7 @@ const TestEvent = "agenthub:test"
 
 // smokeRun is the desktop smoke test: wait for FrontendReady, screenshot
 // the X display, quit the window. With TestControlEnv=stdio it is driven by
-// commands on stdin instead. Its fields are read after run returns.
+// commands on stdin instead. Its fields are read after drive returns.
 type smokeRun struct {
 	dir     string
 	getenv  func(string) string
@@ -70,16 +121,38 @@ func newSmokeRun(a *App, dir string, getenv func(string) string, log *slog.Logge
 	if getenv(TestControlEnv) == "stdio" {
 		s.control = newTestControl(os.Stdin, os.Stdout)
 		a.mu.Lock()
-		a.testSink = s.control.report
+		a.hooks.sink = s.control.report
 		a.mu.Unlock()
 	}
 	return s
 }
 
-// run waits for the page (or ctx's end, or SmokeTimeout), takes the
-// screenshot and quits the window in every case, so the app never hangs.
-// In test-control mode it runs the command loop instead.
-func (s *smokeRun) run(ctx context.Context, a *App) {
+// transport implements windowDriver: with BenchEmitEnv=per-event in
+// test-control mode every frame goes alone, in one EventsEmit per event.
+func (s *smokeRun) transport(o *wailsipc.Options) {
+	if s.control != nil && s.getenv(BenchEmitEnv) == "per-event" {
+		o.BatchBytes = 1
+		s.log.Info("bench: the window transport emits one Wails event per frame")
+	}
+}
+
+// result implements windowDriver: the smoke test's verdict once the
+// window closed.
+func (s *smokeRun) result() error {
+	if s.err != nil {
+		return fmt.Errorf("smoke test: %w", s.err)
+	}
+	if !s.done {
+		return errors.New("smoke test: the window closed before the page reported ready")
+	}
+	return nil
+}
+
+// drive implements windowDriver: it waits for the page (or ctx's end, or
+// SmokeTimeout), takes the screenshot and quits the window in every case,
+// so the app never hangs. In test-control mode it runs the command loop
+// instead.
+func (s *smokeRun) drive(ctx context.Context, a *App) {
 	wctx := a.wailsContext()
 	defer runtime.Quit(wctx)
 	if s.control != nil {

@@ -1,3 +1,5 @@
+//go:build smoketest
+
 package app
 
 import (
@@ -162,7 +164,7 @@ func TestTestReportIsOffWithoutHarness(t *testing.T) {
 	}
 	var got []PageReport
 	a.mu.Lock()
-	a.testSink = func(r PageReport) { got = append(got, r) }
+	a.hooks.sink = func(r PageReport) { got = append(got, r) }
 	a.mu.Unlock()
 	if !a.TestReport(PageReport{Kind: "loaded", PageID: "p1"}) || len(got) != 1 || got[0].PageID != "p1" {
 		t.Fatalf("with the harness on: got %+v", got)
@@ -186,10 +188,35 @@ func TestNewSmokeRunInstallsSinkOnlyInControlMode(t *testing.T) {
 		t.Fatal("AGENTHUB_TEST_CONTROL=stdio did not enable test control")
 	}
 	b.mu.Lock()
-	on := b.testSink != nil
+	on := b.hooks.sink != nil
 	b.mu.Unlock()
 	if !on {
 		t.Fatal("test control did not install the App's test sink before the window opens")
+	}
+}
+
+func TestParseFlagsSmokeTest(t *testing.T) {
+	cfg, out, err := parse(t, []string{"--smoke-test", "art"}, nil)
+	if err != nil || cfg.Harness.Dir != "art" {
+		t.Fatalf("--smoke-test art: dir %q err %v %s", cfg.Harness.Dir, err, out)
+	}
+	cfg, _, err = parse(t, nil, map[string]string{SmokeEnv: "artifacts"})
+	if err != nil || cfg.Harness.Dir != "artifacts" {
+		t.Fatalf("%s=artifacts: dir %q err %v", SmokeEnv, cfg.Harness.Dir, err)
+	}
+	cfg, _, err = parse(t, []string{"--smoke-test", "flag"}, map[string]string{SmokeEnv: "env"})
+	if err != nil || cfg.Harness.Dir != "flag" {
+		t.Fatalf("the flag must win over %s: dir %q err %v", SmokeEnv, cfg.Harness.Dir, err)
+	}
+}
+
+func TestWindowDriverOnlyForSmokeTest(t *testing.T) {
+	none := func(string) string { return "" }
+	if d := newWindowDriver(NewApp(nil), harnessConfig{}, none, nil); d != nil {
+		t.Fatalf("no --smoke-test: driver %v, want none", d)
+	}
+	if d := newWindowDriver(NewApp(nil), harnessConfig{Dir: t.TempDir()}, none, nil); d == nil {
+		t.Fatal("--smoke-test: no driver")
 	}
 }
 

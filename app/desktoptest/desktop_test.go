@@ -1,9 +1,13 @@
+//go:build smoketest
+
 // Package desktoptest drives the real desktop binary (Wails window under
 // Xvfb) end to end: a fake Anthropic server, the dashboard API and a
 // WebSocket client on one side, the window's rendered transcript (reported
 // by frontend/src/app/testhooks.ts through App.TestReport) on the other.
-// It runs only when AGENTHUB_DESKTOP_BIN names the built binary
-// (`make test-desktop` sets it); docs/testing.md describes it.
+// It is built only with the smoketest tag and runs only when
+// AGENTHUB_DESKTOP_BIN names a binary built with that tag (`make
+// test-desktop` builds build/bin/agenthub-smoketest and sets both);
+// docs/testing.md describes it.
 package desktoptest
 
 import (
