@@ -3,7 +3,6 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { detectBackend } from './app/backend';
 import { stripTokenFromURL } from './app/info';
-import { installTestHooks } from './app/testhooks';
 import { applyTheme, loadTheme } from './app/theme';
 import './chat/chat.css';
 import './app/app.css';
@@ -13,7 +12,12 @@ applyTheme(loadTheme());
 if (!root) throw new Error('index.html has no #root');
 const backend = detectBackend(window);
 if (backend.kind === 'http') stripTokenFromURL(window.location, window.history);
-if (backend.kind === 'wails') installTestHooks(window);
+// The desktop test harness's hooks exist only in the smoketest build (vite
+// --mode smoketest, embedded by the smoketest binary): a normal build drops
+// this branch and, with it, the hooks' module.
+if (import.meta.env.MODE === 'smoketest' && backend.kind === 'wails') {
+  void import('./app/testhooks').then((m) => m.installTestHooks(window));
+}
 createRoot(root).render(
   <StrictMode>
     <App backend={backend} />
