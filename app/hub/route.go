@@ -2,14 +2,9 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"agenthub/app/llm"
 	"agenthub/ipc"
@@ -21,10 +16,6 @@ const (
 	DefaultAnthropicModel = "anthropic:claude-sonnet-4-6"
 	DefaultOpenAIModel    = "openai:gpt-4.1"
 )
-
-// ModelListTimeout bounds the GET {base}/models probe of an OpenAI-compatible
-// server that routing uses when no model is named anywhere.
-const ModelListTimeout = 2 * time.Second
 
 // Route reasons (route.decided reason), one per rule of the policy.
 const (
@@ -42,7 +33,7 @@ const (
 // default, else the --model flag default, else one chosen by the configured
 // provider (an Anthropic key → DefaultAnthropicModel; an OpenAI key for
 // api.openai.com → DefaultOpenAIModel; an OpenAI-compatible base URL → the
-// first model its GET /models lists within ModelListTimeout). When no rule
+// first model its GET /models lists within llm.ModelListTimeout). When no rule
 // gives a model, Model is "" and failure is the not_configured message for
 // the user.
 func (h *Hub) route(ctx context.Context, s store.Session) (d ipc.RouteDecided, failure string) {
@@ -69,13 +60,13 @@ func (h *Hub) route(ctx context.Context, s store.Session) (d ipc.RouteDecided, f
 		d.Model, d.Reason = DefaultOpenAIModel, ReasonOpenAIKey
 		return d, ""
 	case cfg.OpenAIBaseURL != "":
-		model, err := firstListedModel(ctx, cfg)
+		models, err := llm.ListModels(ctx, cfg)
 		if err != nil {
 			d.Reason = ReasonServerNoModels
 			return d, fmt.Sprintf("No model chosen, and the OpenAI-compatible server at %s did not list one (%v): "+
 				"choose a model in Settings or pass --model openai:<model>", cfg.OpenAIBaseURL, err)
 		}
-		d.Model, d.Reason = llm.ProviderOpenAI+":"+model, ReasonServerListed
+		d.Model, d.Reason = llm.ProviderOpenAI+":"+models[0], ReasonServerListed
 		return d, ""
 	}
 	d.Reason = ReasonNotConfigured
@@ -90,54 +81,6 @@ func isOfficialOpenAI(base string) bool {
 	}
 	u, err := url.Parse(base)
 	return err == nil && u.Hostname() == "api.openai.com"
-}
-
-// firstListedModel asks the OpenAI-compatible server for its models
-// (GET {base}/models, OpenAI's list format) and returns the first id.
-func firstListedModel(ctx context.Context, cfg llm.Config) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, ModelListTimeout)
-	defer cancel()
-	endpoint := strings.TrimRight(cfg.OpenAIBaseURL, "/") + "/models"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-	if err != nil {
-		return "", fmt.Errorf("bad base URL: %w", err)
-	}
-	if cfg.OpenAIAPIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+cfg.OpenAIAPIKey)
-	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("GET %s: no answer within %v", endpoint, ModelListTimeout)
-		}
-		return "", fmt.Errorf("GET %s: %w", endpoint, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return "", fmt.Errorf("GET %s: reading the answer: %w", endpoint, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: HTTP %d", endpoint, resp.StatusCode)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return "", fmt.Errorf("GET %s: not a model list: %w", endpoint, err)
-	}
-	for _, m := range list.Data {
-		if id := strings.TrimSpace(m.ID); id != "" {
-			return id, nil
-		}
-	}
-	return "", fmt.Errorf("GET %s: the list is empty", endpoint)
 }
 
 // thinkingBudget is the thinking budget of calls to model: the settings'
