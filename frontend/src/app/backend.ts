@@ -3,13 +3,12 @@
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
 // by the cookie set on first load.
 import { FrontendReady, Info, OpenLink } from '../../wailsjs/go/app/App';
-import type { ClientFrame } from '../protocol';
 import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
-import { RpcError, type Transport, type TransportHandlers } from '../transport/types';
+import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from '../transport/rpc';
+import type { Transport, TransportHandlers } from '../transport/types';
 import { WsTransport } from '../transport/ws';
 import { createHubClient, type HubClient } from './hub';
 import { parseInfo, type AppInfo, type ReadyReport } from './info';
-import { bridgeFrameSender, createRpcClient, httpFrameSender } from './rpc';
 
 export interface Backend {
   /** "wails" in the desktop window, "http" in the browser dashboard. */
@@ -29,7 +28,7 @@ export interface Backend {
 }
 
 interface WailsWindow {
-  go?: { app?: { App?: Record<string, unknown> }; wailsipc?: { Bridge?: WailsBridgeLike } };
+  go?: { app?: { App?: Record<string, unknown> }; wailsipc?: { Bridge?: WailsBridgeLike & RequestBridge } };
 }
 
 /** True when the page runs inside the Wails webview with the App bound. */
@@ -45,23 +44,15 @@ export function inWails(win: unknown): boolean {
 export class UnavailableTransport implements Transport {
   constructor(private readonly why: string) {}
   /** Reports the reason as an error frame and the state as disconnected. */
-  connect(_sessionId: string, _cursor: string | null, h: TransportHandlers): void {
+  connect(_sessionId: string, h: TransportHandlers): void {
     h.frame({ type: 'error', code: 'unavailable', message: this.why });
     h.state('disconnected');
-  }
-  /** Always false: nothing is connected. */
-  send(_f: ClientFrame): boolean {
-    return false;
-  }
-  /** Always rejects with NOT_CONNECTED. */
-  request<T>(method: string): Promise<T> {
-    return Promise.reject(new RpcError('NOT_CONNECTED', `${method}: ${this.why}`));
   }
   /** Nothing to close. */
   close(): void {}
 }
 
-function bridgeOf(win: unknown): WailsBridgeLike | undefined {
+function bridgeOf(win: unknown): (WailsBridgeLike & RequestBridge) | undefined {
   return (win as WailsWindow).go?.wailsipc?.Bridge;
 }
 
@@ -85,12 +76,7 @@ export function wailsBackend(win: unknown): Backend {
       await FrontendReady(report);
     },
     hub() {
-      hub ??= createHubClient(
-        createRpcClient((frame) => {
-          const b = bridgeOf(win);
-          return b ? bridgeFrameSender(b)(frame) : Promise.reject(new Error(NO_BRIDGE));
-        }),
-      );
+      hub ??= createHubClient(new RpcClient(bridgeChannel(() => bridgeOf(win), NO_BRIDGE)));
       return hub;
     },
     transport() {
@@ -119,7 +105,7 @@ export function httpBackend(fetchFn: typeof fetch, base = ''): Backend {
     },
     async ready() {},
     hub() {
-      hub ??= createHubClient(createRpcClient(httpFrameSender(fetchFn, base)));
+      hub ??= createHubClient(new RpcClient(httpChannel(fetchFn, base)));
       return hub;
     },
     transport() {

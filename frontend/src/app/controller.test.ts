@@ -3,7 +3,6 @@ import { decodeServerFrame, type ServerFrame } from "../protocol";
 import { TRACES } from "../state/traces";
 import { AppController, newestTopLevel } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
-import { createRpcClient, httpFrameSender } from "./rpc";
 import { exportFileName } from "./ExportMenu";
 import { settingsPatch } from "./SettingsDialog";
 import { filterSessions, nestSessions } from "./Sidebar";
@@ -251,41 +250,6 @@ describe("AppController", () => {
     clock.tick();
     await settled;
     expect(ctl.chat.getState().sessions[plain.sessionId]!.turn.running).toBe(false);
-  });
-});
-
-describe("rpc", () => {
-  it("returns payloads, raises server errors and rejects mismatched responses", async () => {
-    const sent: unknown[] = [];
-    let mode: "ok" | "err" | "bad" = "ok";
-    const rpc = createRpcClient((frame) => {
-      const f = JSON.parse(frame) as { requestId: string; method: string; params?: unknown };
-      sent.push(f);
-      if (mode === "ok") return Promise.resolve({ type: "response", requestId: f.requestId, ok: true, payload: { sessions: [] } });
-      if (mode === "err") return Promise.resolve({ type: "response", requestId: f.requestId, ok: false, error: { code: "AGENT_NOT_FOUND", message: "no such session" } });
-      return Promise.resolve({ type: "response", requestId: "other", ok: true, payload: 1 });
-    });
-    await expect(rpc.call("listSessions")).resolves.toEqual({ sessions: [] });
-    expect(sent[0]).toMatchObject({ type: "request", method: "listSessions" });
-    mode = "err";
-    await expect(rpc.call("getSession", { agentId: "x" })).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });
-    mode = "bad";
-    await expect(rpc.call("x")).rejects.toMatchObject({ code: "RPC_ERROR" });
-  });
-
-  it("posts frames to /rpc and reports HTTP errors with their message", async () => {
-    const seen: [string, RequestInit | undefined][] = [];
-    const ok = httpFrameSender((url, init) => {
-      seen.push([String(url), init]);
-      return Promise.resolve(new Response('{"type":"response","requestId":"app-1","ok":true,"payload":{}}', { status: 200 }));
-    }, "http://h");
-    await ok('{"type":"request"}');
-    expect(seen[0]![0]).toBe("http://h/rpc");
-    expect(seen[0]![1]?.method).toBe("POST");
-    const bad = httpFrameSender(() => Promise.resolve(new Response('{"error":{"code":"x","message":"token required"}}', { status: 401 })));
-    await expect(bad("{}")).rejects.toThrow("HTTP 401 token required");
-    const rpc = createRpcClient(bad);
-    await expect(rpc.call("listSessions")).rejects.toMatchObject({ code: "TRANSPORT" });
   });
 });
 

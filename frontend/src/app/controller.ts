@@ -172,8 +172,11 @@ export class AppController {
     this.onSelect(id);
     // A session the list does not show yet (a worker opened from its card): list it now, not at the next poll.
     if (!this.ui.getState().sessions.some((s) => s.session_id === id)) void this.refreshSessions();
-    const cursor = this.chat.getState().sessions[id]?.lastEventId ?? null;
-    t.connect(id, cursor, {
+    t.connect(id, {
+      cursor: () => {
+        this.batcher.flush();
+        return this.chat.getState().sessions[id]?.lastEventId ?? null;
+      },
       frame: (frame) => {
         this.noticeWorker(frame);
         this.batcher.push({ type: "frame", sessionId: id, frame });

@@ -98,12 +98,13 @@ export class FakeHub implements HubClient {
 export class ScriptedTransport implements Transport {
   handlers: TransportHandlers | null = null;
   sessionId = "";
+  /** The cursor the client gave at connect. */
   cursor: string | null = null;
   closed = false;
   constructor(private readonly script: (sessionId: string) => ServerFrame[]) {}
-  connect(sessionId: string, cursor: string | null, h: TransportHandlers): void {
+  connect(sessionId: string, h: TransportHandlers): void {
     this.sessionId = sessionId;
-    this.cursor = cursor;
+    this.cursor = h.cursor();
     this.handlers = h;
     h.state("connecting");
     for (const f of this.script(sessionId)) {
@@ -117,12 +118,6 @@ export class ScriptedTransport implements Transport {
   }
   setState(s: ConnectionState): void {
     this.handlers?.state(s);
-  }
-  send(): boolean {
-    return !this.closed;
-  }
-  request<T>(): Promise<T> {
-    return Promise.reject(new Error("not used"));
   }
   close(): void {
     this.closed = true;

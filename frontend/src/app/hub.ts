@@ -1,7 +1,7 @@
 // Typed wrappers over the hub RPC methods (ipc/rpc/methods.go).
 
 import { decodeHistoryMessage, type HistoryMessage, type Session } from "../protocol";
-import type { RpcClient } from "./rpc";
+import type { RpcClient } from "../transport/rpc";
 
 /** A selectable model (ipc.ModelInfo). */
 export interface ModelInfo {
@@ -63,6 +63,10 @@ export interface HubClient {
   listModels(): Promise<ModelInfo[]>;
 }
 
+/** compactSession waits for the model's summary; exportSession may build a large document. */
+export const COMPACT_TIMEOUT_MS = 5 * 60_000;
+export const EXPORT_TIMEOUT_MS = 60_000;
+
 function list<T>(v: unknown, key: string): T[] {
   const x = (v as Record<string, unknown> | null)?.[key];
   return Array.isArray(x) ? (x as T[]) : [];
@@ -90,10 +94,10 @@ export function createHubClient(rpc: RpcClient): HubClient {
       await rpc.call("cancelTurn", { agentId: id, ...(turnId ? { turnId } : {}), reason: "user_cancel" });
     },
     async compactSession(id) {
-      await rpc.call("compactSession", { agentId: id });
+      await rpc.call("compactSession", { agentId: id }, COMPACT_TIMEOUT_MS);
     },
     exportSession(id, format) {
-      return rpc.call<ExportResult>("exportSession", { agentId: id, format });
+      return rpc.call<ExportResult>("exportSession", { agentId: id, format }, EXPORT_TIMEOUT_MS);
     },
     async messagesBefore(id, beforeId, limit) {
       const page = await rpc.call<{ messages?: unknown[]; has_more?: boolean }>("getAgentMessages", {

@@ -1,7 +1,6 @@
-// Zustand store wrapping the pure reducer, and the glue that feeds it from a Transport.
+// Zustand store wrapping the pure reducer.
 
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { Transport } from "../transport/types";
 import { initialChatState, reduce } from "./reducer";
 import type { Action, ChatState } from "./types";
 
@@ -29,18 +28,4 @@ export function createChatStore(initial: ChatState = initialChatState()): StoreA
         return next === st ? st : { sessions: next.sessions };
       }),
   }));
-}
-
-/**
- * Streams a session from the transport into the store, resuming from the
- * store's cursor. Returns a function that stops the stream (closes the transport).
- */
-export function attachSession(store: StoreApi<ChatStore>, transport: Transport, sessionId: string): () => void {
-  const cursor = store.getState().sessions[sessionId]?.lastEventId ?? null;
-  const { dispatch } = store.getState();
-  transport.connect(sessionId, cursor, {
-    frame: (frame) => dispatch({ type: "frame", sessionId, frame }),
-    state: (state) => dispatch({ type: "connection", sessionId, state }),
-  });
-  return () => transport.close();
 }

@@ -1,6 +1,6 @@
-// The seed 003 request side shared by both transports: request ids, the
-// per-call timeout, settling by `requestId`, and rejecting every call still
-// pending when the connection goes away.
+// The request side of seed 003: request ids, the per-call timeout, settling
+// by `requestId`, and rejecting every call still pending when the
+// connection goes away. RpcClient (rpc.ts) is its one user.
 
 import type { ResponseFrame } from "../protocol";
 import { RpcError } from "./types";
@@ -9,15 +9,17 @@ interface Pending {
   resolve(v: unknown): void;
   reject(e: Error): void;
   timer: ReturnType<typeof setTimeout>;
+  /** Aborted when the call ends without an answer (timeout, disconnect): the channel may stop sending it. */
+  abort: AbortController;
 }
 
-/** The RPC calls a transport has sent and not yet seen answered. */
+/** The RPC calls sent and not yet answered. */
 export class PendingRequests {
   private next = 0;
   private readonly calls = new Map<string, Pending>();
 
   /**
-   * @param prefix makes ids distinct per transport ("req", "wreq").
+   * @param prefix makes ids distinct per client.
    * @param log receives responses that match no pending call.
    */
   constructor(
@@ -29,18 +31,17 @@ export class PendingRequests {
    * Registers a call under a fresh request id, then asks `send` to transmit
    * its request frame. The promise resolves with the response payload,
    * rejects with the server's error, with TIMEOUT after timeoutMs, or with
-   * NOT_CONNECTED at once when `send` returns false.
+   * NOT_CONNECTED at once when `send` returns false. `signal` is aborted when
+   * the call ends without an answer.
    */
-  start<T>(method: string, timeoutMs: number, send: (requestId: string) => boolean): Promise<T> {
+  start<T>(method: string, timeoutMs: number, send: (requestId: string, signal: AbortSignal) => boolean): Promise<T> {
     const requestId = `${this.prefix}-${++this.next}`;
+    const abort = new AbortController();
     const p = new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.calls.delete(requestId);
-        reject(new RpcError("TIMEOUT", `${method}: no response within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.calls.set(requestId, { resolve: (v) => resolve(v as T), reject, timer });
+      const timer = setTimeout(() => this.fail(requestId, new RpcError("TIMEOUT", `${method}: no response within ${timeoutMs} ms`)), timeoutMs);
+      this.calls.set(requestId, { resolve: (v) => resolve(v as T), reject, timer, abort });
     });
-    if (!send(requestId)) this.fail(requestId, new RpcError("NOT_CONNECTED", `${method}: not connected`));
+    if (!send(requestId, abort.signal)) this.fail(requestId, new RpcError("NOT_CONNECTED", `${method}: not connected`));
     return p;
   }
 
@@ -57,21 +58,28 @@ export class PendingRequests {
     else p.reject(new RpcError(f.error.code, f.error.message));
   }
 
+  /** Rejects one pending call with err (nothing if it has settled already). */
+  fail(requestId: string, err: RpcError): void {
+    const p = this.calls.get(requestId);
+    if (!p) return;
+    this.calls.delete(requestId);
+    clearTimeout(p.timer);
+    p.abort.abort(err);
+    p.reject(err);
+  }
+
   /** Rejects every pending call with code (e.g. DISCONNECTED) and why. */
   rejectAll(code: string, why: string): void {
     for (const id of [...this.calls.keys()]) this.fail(id, new RpcError(code, why));
   }
 
+  /** Whether the call with this id still awaits an answer. */
+  has(requestId: string): boolean {
+    return this.calls.has(requestId);
+  }
+
   /** The number of calls awaiting an answer. */
   get size(): number {
     return this.calls.size;
-  }
-
-  private fail(requestId: string, err: RpcError): void {
-    const p = this.calls.get(requestId);
-    if (!p) return;
-    this.calls.delete(requestId);
-    clearTimeout(p.timer);
-    p.reject(err);
   }
 }

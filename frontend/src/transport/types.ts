@@ -1,48 +1,48 @@
-// The transport seam between the client state and a server: the dashboard
-// WebSocket (ws.ts) or, later, Wails IPC. Kept small so both fit.
+// The transport seam between the client state and the hub: one session's
+// event stream over the dashboard WebSocket (ws.ts) or the Wails IPC
+// (wails.ts). RPC is separate (rpc.ts).
 
-import type { ClientFrame, ServerFrame } from "../protocol";
+import type { ServerFrame } from "../protocol";
 
 /** Connection state of one session's stream. */
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "resynchronising" | "disconnected";
 
 /** Callbacks a transport drives. */
 export interface TransportHandlers {
-  /** Every decoded server frame except RPC responses (which settle request promises), in arrival order. */
+  /** Every decoded stream frame (acks, snapshots, events, errors), in arrival order. */
   frame(f: ServerFrame): void;
   /** Connection state changes. */
   state(s: ConnectionState): void;
+  /**
+   * The cursor: the id of the newest event the client has applied (null: none
+   * yet, ask for a snapshot). Read at every (re)subscribe; the transport keeps
+   * no cursor of its own.
+   */
+  cursor(): string | null;
 }
 
-/** A connection to one session's event stream plus RPC. */
+/** A connection to one session's event stream. */
 export interface Transport {
   /**
-   * Starts streaming sessionId. cursor is the last event id applied (null →
-   * ask for a snapshot). The transport keeps its own cursor from the frames it
-   * delivers and resumes from it after every reconnect. Calling connect again
-   * replaces the previous session.
+   * Starts streaming sessionId from handlers.cursor(), and resumes from it
+   * after every reconnect. Calling connect again replaces the previous session.
    */
-  connect(sessionId: string, cursor: string | null, handlers: TransportHandlers): void;
-  /** Sends a client frame; returns false when not connected (the frame is dropped). */
-  send(frame: ClientFrame): boolean;
-  /**
-   * Calls an RPC method. Resolves with the response payload; rejects with an
-   * RpcError on an error response, after timeoutMs (code TIMEOUT), when not
-   * connected (NOT_CONNECTED) or when the connection drops first (DISCONNECTED).
-   */
-  request<T = unknown>(method: string, params?: unknown, timeoutMs?: number): Promise<T>;
-  /** Stops streaming for good: no reconnect; pending requests are rejected. */
+  connect(sessionId: string, handlers: TransportHandlers): void;
+  /** Stops streaming for good: no reconnect. */
   close(): void;
 }
 
-/** A failed RPC: a server error code (seed 003) or a client-side TIMEOUT / NOT_CONNECTED / DISCONNECTED. */
+/** A failed RPC: a server error code (seed 003) or a client-side TIMEOUT / NOT_CONNECTED / DISCONNECTED / TRANSPORT. */
 export class RpcError extends Error {
   /** Machine-readable code. */
   readonly code: string;
-  constructor(code: string, message: string) {
-    super(`${code}: ${message}`);
+  /** The message without the code. */
+  readonly reason: string;
+  constructor(code: string, reason: string) {
+    super(`${code}: ${reason}`);
     this.name = "RpcError";
     this.code = code;
+    this.reason = reason;
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ServerFrame } from "../protocol";
-import { RpcError, type ConnectionState } from "./types";
+import { recordingHandlers } from "./fakes";
+import type { TransportHandlers } from "./types";
 import { WAILS_EVENT, WailsTransport, type WailsBatch, type WailsBridgeLike, type WailsRuntimeLike } from "./wails";
 
 // The fakes stand in for the Wails runtime edge: EventsOn/its off function
@@ -40,9 +40,6 @@ class FakeBridge implements WailsBridgeLike {
   hellos: string[] = [];
   subscribes: { sessionId: string; filter: string; since: string | null; snapshot: boolean; result: Deferred<unknown> }[] = [];
   unsubscribed: string[] = [];
-  cancels: string[][] = [];
-  requests: string[] = [];
-  respond: (frame: { requestId: string; method: string }) => unknown = (f) => ({ type: "response", requestId: f.requestId, ok: true, payload: { echo: f.method } });
   Hello(pageId: string): Promise<void> {
     this.hellos.push(pageId);
     return Promise.resolve();
@@ -55,22 +52,6 @@ class FakeBridge implements WailsBridgeLike {
   Unsubscribe(id: string): Promise<void> {
     this.unsubscribed.push(id);
     return Promise.resolve();
-  }
-  Cancel(sessionId: string, turnId: string, reason: string): Promise<void> {
-    this.cancels.push([sessionId, turnId, reason]);
-    return Promise.resolve();
-  }
-  Ping(nonce: string): Promise<unknown> {
-    return Promise.resolve({ type: "pong", nonce });
-  }
-  Request(frame: string): Promise<unknown> {
-    this.requests.push(frame);
-    const f = JSON.parse(frame) as { requestId: string; method: string };
-    const r = this.respond(f);
-    return r === undefined ? new Promise(() => undefined) : Promise.resolve(r);
-  }
-  SubmitTurn(): Promise<{ turn_id: string; queued: boolean }> {
-    return Promise.resolve({ turn_id: "t1", queued: false });
   }
 }
 
@@ -101,22 +82,28 @@ const flush = () => new Promise<void>((r) => setTimeout(r, 0));
 describe("WailsTransport", () => {
   let rt: FakeRuntime;
   let br: FakeBridge;
-  let frames: ServerFrame[];
-  let states: ConnectionState[];
-  const handlers = { frame: (f: ServerFrame) => frames.push(f), state: (s: ConnectionState) => states.push(s) };
+  let rec: ReturnType<typeof recordingHandlers>;
+  let frames: ReturnType<typeof recordingHandlers>["frames"];
+  let states: ReturnType<typeof recordingHandlers>["states"];
+  let handlers: TransportHandlers;
+  /** Handlers whose cursor starts at cursor. */
+  const from = (cursor: string | null) => {
+    rec = recordingHandlers(cursor);
+    ({ frames, states, handlers } = rec);
+    return handlers;
+  };
   const make = (pageId = "page-1") => new WailsTransport({ runtime: rt, bridge: br, pageId, resubscribeDelayMs: 1, log: () => undefined });
 
   beforeEach(() => {
     rt = new FakeRuntime();
     br = new FakeBridge();
-    frames = [];
-    states = [];
+    from(null);
   });
   afterEach(() => vi.useRealTimers());
 
   it("says Hello once per page, subscribes with a snapshot and delivers batches in order", async () => {
     const t = make("page-A");
-    t.connect("s1", null, handlers);
+    t.connect("s1", handlers);
     await flush();
     expect(br.hellos).toEqual(["page-A"]);
     expect(br.subscribes[0]).toMatchObject({ sessionId: "s1", filter: "preset:chat", since: null, snapshot: true });
@@ -126,16 +113,16 @@ describe("WailsTransport", () => {
     rt.emit(JSON.stringify(batch("w1", [ev("01C")])));
     rt.emit(batch("other", [ev("01Z")]));
     expect(frames.map((f) => (f.type === "event" ? f.event.id : f.type))).toEqual(["subscribe_ack", "01A", "01B", "01C"]);
-    expect(t.currentCursor).toBe("01C");
+    expect(rec.cursor()).toBe("01C");
     // A second transport on the same page does not say Hello again (it would drop the first one's subscriptions).
-    make("page-A").connect("s2", null, { frame: () => undefined, state: () => undefined });
+    make("page-A").connect("s2", recordingHandlers().handlers);
     await flush();
     expect(br.hellos).toEqual(["page-A"]);
   });
 
   it("buffers batches that arrive before Subscribe resolves", async () => {
     const t = make("page-B");
-    t.connect("s1", "01A", handlers);
+    t.connect("s1", from("01A"));
     await flush();
     expect(br.subscribes[0]).toMatchObject({ since: "01A", snapshot: false });
     rt.emit(batch("w7", [ev("01B")]));
@@ -148,7 +135,7 @@ describe("WailsTransport", () => {
 
   it("reassembles chunked frames", async () => {
     const t = make("page-C");
-    t.connect("s1", null, handlers);
+    t.connect("s1", handlers);
     await flush();
     br.subscribes[0]!.result.resolve(ack("w1"));
     await flush();
@@ -157,12 +144,12 @@ describe("WailsTransport", () => {
     parts.forEach((data, index) => rt.emit(batch("w1", [], { chunk: { index, count: parts.length, data } })));
     const last = frames[frames.length - 1];
     expect(last?.type === "event" && last.event.id).toBe("01Q");
-    expect(t.currentCursor).toBe("01Q");
+    expect(rec.cursor()).toBe("01Q");
   });
 
   it("resubscribes from its cursor when the server closes the subscription", async () => {
     const t = make("page-D");
-    t.connect("s1", null, handlers);
+    t.connect("s1", handlers);
     await flush();
     br.subscribes[0]!.result.resolve(ack("w1"));
     await flush();
@@ -182,7 +169,7 @@ describe("WailsTransport", () => {
 
   it("resynchronises with a snapshot on cursor_expired and stops on session_not_found", async () => {
     const t = make("page-E");
-    t.connect("s1", "01OLD", handlers);
+    t.connect("s1", from("01OLD"));
     await flush();
     br.subscribes[0]!.result.resolve({ type: "subscribe_error", code: "cursor_expired", message: "pruned" });
     await flush();
@@ -193,31 +180,20 @@ describe("WailsTransport", () => {
     expect(frames.at(-1)).toMatchObject({ type: "subscribe_error", code: "session_not_found" });
     expect(states.at(-1)).toBe("disconnected");
     expect(rt.count()).toBe(0);
-    expect(t.send({ type: "cancel", turn_id: "t1" })).toBe(false);
   });
 
-  it("maps requests, errors, timeouts and close onto the bridge", async () => {
+  it("close unsubscribes, removes its listener and reports disconnected", async () => {
     const t = make("page-F");
-    t.connect("s1", null, handlers);
+    t.connect("s1", handlers);
     await flush();
     br.subscribes[0]!.result.resolve(ack("w1"));
     await flush();
-    await expect(t.request("listSessions")).resolves.toEqual({ echo: "listSessions" });
-    br.respond = (f) => ({ type: "response", requestId: f.requestId, ok: false, error: { code: "AGENT_NOT_FOUND", message: "no such session" } });
-    await expect(t.request("getAgentMessages", { agentId: "nope" })).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });
-    expect(JSON.parse(br.requests[1]!)).toMatchObject({ type: "request", method: "getAgentMessages", params: { agentId: "nope" } });
-    br.respond = () => undefined; // never answers
-    await expect(t.request("slow", undefined, 5)).rejects.toMatchObject({ code: "TIMEOUT" });
-    const pending = t.request("slow");
-    expect(t.send({ type: "cancel", turn_id: "t9", reason: "user_cancel" })).toBe(true);
-    expect(br.cancels).toEqual([["s1", "t9", "user_cancel"]]);
     t.close();
-    await expect(pending).rejects.toBeInstanceOf(RpcError);
-    await expect(pending).rejects.toMatchObject({ code: "DISCONNECTED" });
     expect(br.unsubscribed).toEqual(["w1"]);
     expect(rt.offCalls).toBe(1);
     expect(rt.count()).toBe(0);
     expect(states.at(-1)).toBe("disconnected");
-    await expect(t.request("x")).rejects.toMatchObject({ code: "NOT_CONNECTED" });
+    rt.emit(batch("w1", [ev("01A")]));
+    expect(frames.filter((f) => f.type === "event")).toHaveLength(0);
   });
 });

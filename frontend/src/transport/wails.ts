@@ -8,9 +8,9 @@
 // Never call EventsOff("localChat:event"): it removes the Go-side listeners
 // too (DESIGN.md §4). The function EventsOn returns is kept and called instead.
 
-import { decodeServerFrame, type ClientFrame, type EventFilter, type FilterPreset } from "../protocol";
-import { PendingRequests } from "./pending";
-import { DEFAULT_REQUEST_TIMEOUT_MS, RpcError, type ConnectionState, type Transport, type TransportHandlers } from "./types";
+import { decodeServerFrame, type EventFilter, type FilterPreset } from "../protocol";
+import { SessionStream } from "./stream";
+import type { ConnectionState } from "./types";
 
 /** The Wails event carrying server frames. */
 export const WAILS_EVENT = "localChat:event";
@@ -21,15 +21,11 @@ export interface WailsRuntimeLike {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
 }
 
-/** The bound Go methods of wailsipc.Bridge (window.go.wailsipc.Bridge). */
+/** The bound Go methods of wailsipc.Bridge (window.go.wailsipc.Bridge) the stream uses; RPC uses Request (rpc.ts). */
 export interface WailsBridgeLike {
   Hello(pageId: string): Promise<void>;
   Subscribe(sessionId: string, filter: string, since: string | null, snapshot: boolean): Promise<unknown>;
   Unsubscribe(subscriptionId: string): Promise<void>;
-  Cancel(sessionId: string, turnId: string, reason: string): Promise<void>;
-  Ping(nonce: string): Promise<unknown>;
-  Request(frame: string): Promise<unknown>;
-  SubmitTurn(sessionId: string, content: string): Promise<{ turn_id: string; queued: boolean }>;
 }
 
 /** One `localChat:event` payload (see ipc/wailsipc Batch). */
@@ -105,29 +101,22 @@ function asBatch(v: unknown): WailsBatch | null {
 }
 
 /** Wails IPC implementation of Transport. */
-export class WailsTransport implements Transport {
+export class WailsTransport extends SessionStream {
   private readonly runtime: WailsRuntimeLike;
   private readonly bridge: WailsBridgeLike;
   private readonly filter: EventFilter | FilterPreset;
   private readonly pageId: string;
   private readonly resubscribeDelayMs: number;
-  private readonly log: (msg: string, detail?: unknown) => void;
 
   private off: (() => void) | null = null;
-  private sessionId = "";
-  private cursor: string | null = null;
-  private handlers: TransportHandlers | null = null;
   private subId: string | null = null;
   private subscribing = false;
   private early: WailsBatch[] = [];
   private chunks: string[] = [];
-  private generation = 0;
-  private stopped = true;
-  private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly pending = new PendingRequests("wreq", (m, d) => this.log(m, d));
 
   /** Creates a transport; throws when not inside the Wails window and no runtime/bridge is given. */
   constructor(opts: WailsTransportOptions = {}) {
+    super(opts.log ?? ((msg, detail) => console.debug(`[wails] ${msg}`, detail ?? "")));
     const g = globalThis as unknown as WailsGlobals;
     const runtime = opts.runtime ?? g.runtime;
     const bridge = opts.bridge ?? g.go?.wailsipc?.Bridge;
@@ -137,90 +126,23 @@ export class WailsTransport implements Transport {
     this.filter = opts.filter ?? "preset:chat";
     this.pageId = opts.pageId ?? PAGE_ID;
     this.resubscribeDelayMs = opts.resubscribeDelayMs ?? 250;
-    this.log = opts.log ?? ((msg, detail) => console.debug(`[wails] ${msg}`, detail ?? ""));
   }
 
-  /** See Transport.connect. */
-  connect(sessionId: string, cursor: string | null, handlers: TransportHandlers): void {
-    this.teardown();
-    this.sessionId = sessionId;
-    this.cursor = cursor;
-    this.handlers = handlers;
-    this.stopped = false;
+  protected override begin(): void {
     this.off = this.runtime.EventsOn(WAILS_EVENT, (...data: unknown[]) => {
       for (const d of data) this.onBatch(d);
     });
-    void this.subscribe("connecting");
+    void this.subscribeNow("connecting");
   }
 
-  /** See Transport.send: cancel, ping and request frames map to bridge calls. */
-  send(frame: ClientFrame): boolean {
-    if (this.stopped) return false;
-    switch (frame.type) {
-      case "cancel":
-        this.bridge.Cancel(this.sessionId, frame.turn_id, frame.reason ?? "user_cancel").catch((e: unknown) => this.log("cancel failed", e));
-        return true;
-      case "ping":
-        this.bridge
-          .Ping(frame.nonce)
-          .then((pong) => {
-            const f = decodeServerFrame(pong);
-            if (f.type === "pong") this.handlers?.frame(f);
-          })
-          .catch((e: unknown) => this.log("ping failed", e));
-        return true;
-      case "pong":
-        return true;
-      case "request":
-        this.bridge
-          .Request(JSON.stringify(frame))
-          .then((r) => {
-            const f = decodeServerFrame(r);
-            if (f.type === "response") this.pending.settle(f);
-          })
-          .catch((e: unknown) => this.log("request failed", e));
-        return true;
-      case "subscribe":
-        // The transport owns its subscription; resubscribe through connect.
-        return false;
-    }
+  protected override subscribe(state: ConnectionState): void {
+    void this.subscribeNow(state);
   }
 
-  /** See Transport.request. */
-  request<T = unknown>(method: string, params?: unknown, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): Promise<T> {
-    return this.pending.start<T>(method, timeoutMs, (requestId) =>
-      this.send({ type: "request", requestId, method, ...(params === undefined ? {} : { params }) }),
-    );
-  }
-
-
-  /** Submits a turn through the bridge (the desktop's equivalent of POST /sessions/{id}/turns). */
-  submitTurn(content: string): Promise<{ turn_id: string; queued: boolean }> {
-    if (this.stopped) return Promise.reject(new RpcError("NOT_CONNECTED", "submitTurn: not connected"));
-    return this.bridge.SubmitTurn(this.sessionId, content);
-  }
-
-  /** See Transport.close. */
-  close(): void {
-    const wasRunning = !this.stopped;
-    this.teardown();
-    if (wasRunning) this.handlers?.state("disconnected");
-  }
-
-  /** The cursor the next resubscribe will resume from. */
-  get currentCursor(): string | null {
-    return this.cursor;
-  }
-
-  private teardown(): void {
-    this.stopped = true;
-    this.generation++;
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+  protected override release(): void {
     this.off?.();
     this.off = null;
     this.dropSubscription();
-    this.pending.rejectAll("DISCONNECTED", "transport closed");
   }
 
   private dropSubscription(): void {
@@ -232,7 +154,6 @@ export class WailsTransport implements Transport {
     if (id !== null) this.bridge.Unsubscribe(id).catch((e: unknown) => this.log("unsubscribe failed", e));
   }
 
-
   private hello(): Promise<void> {
     let p = helloSent.get(this.pageId);
     if (!p) {
@@ -243,22 +164,22 @@ export class WailsTransport implements Transport {
     return p;
   }
 
-  private async subscribe(state: ConnectionState): Promise<void> {
+  private async subscribeNow(state: ConnectionState): Promise<void> {
     const gen = ++this.generation;
     this.handlers?.state(state);
     this.dropSubscription();
     this.subscribing = true;
-    const snapshot = this.cursor === null;
     const filter = typeof this.filter === "string" ? this.filter : JSON.stringify(this.filter);
     let res: unknown;
     try {
       await this.hello();
-      res = await this.bridge.Subscribe(this.sessionId, filter, this.cursor, snapshot);
+      const { since, snapshot } = this.resumePoint();
+      res = await this.bridge.Subscribe(this.sessionId, filter, since, snapshot);
     } catch (e) {
       if (gen !== this.generation) return;
       this.subscribing = false;
       this.log("subscribe failed", e);
-      this.retry();
+      this.retryAfter(this.resubscribeDelayMs);
       return;
     }
     if (gen !== this.generation) {
@@ -270,43 +191,21 @@ export class WailsTransport implements Transport {
     }
     this.subscribing = false;
     const f = decodeServerFrame(res);
-    const h = this.handlers;
     if (f.type === "subscribe_error") {
       this.early = [];
-      if (f.code === "cursor_expired" || f.code === "replay_too_large") {
-        this.log("cursor unusable; resynchronising with a snapshot", f);
-        this.cursor = null;
-        void this.subscribe("resynchronising");
-        return;
-      }
-      h?.frame(f);
-      this.stopped = true;
-      this.off?.();
-      this.off = null;
-      h?.state("disconnected");
+      this.deliver(f);
       return;
     }
     if (f.type !== "subscribe_ack" || !isObj(res) || typeof res.subscription_id !== "string") {
       this.log("unexpected subscribe result", res);
-      this.retry();
+      this.retryAfter(this.resubscribeDelayMs);
       return;
     }
     this.subId = res.subscription_id;
-    h?.frame(f);
-    if (!snapshot) h?.state("connected");
+    this.deliver(f);
     const early = this.early;
     this.early = [];
     for (const b of early) if (b.subscription_id === this.subId) this.applyBatch(b);
-  }
-
-  private retry(): void {
-    if (this.stopped) return;
-    this.handlers?.state("reconnecting");
-    const gen = ++this.generation;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (gen === this.generation && !this.stopped) void this.subscribe("reconnecting");
-    }, this.resubscribeDelayMs);
   }
 
   private onBatch(data: unknown): void {
@@ -329,51 +228,24 @@ export class WailsTransport implements Transport {
       if (index !== this.chunks.length) {
         this.log("chunk out of sequence; resubscribing", b.chunk);
         this.chunks = [];
-        this.retry();
+        this.retryAfter(this.resubscribeDelayMs);
         return;
       }
       this.chunks.push(data);
       if (this.chunks.length === count) {
         const text = this.chunks.join("");
         this.chunks = [];
-        this.onFrame(text);
+        this.deliver(decodeServerFrame(text));
       }
     }
     for (const raw of b.frames) {
       if (this.stopped || this.subId !== b.subscription_id) return;
-      this.onFrame(raw);
+      this.deliver(decodeServerFrame(raw));
     }
     if (b.closed && this.subId === b.subscription_id) {
       // The server ended this subscription (e.g. client_too_slow): resume from the cursor.
       this.subId = null;
-      this.retry();
-    }
-  }
-
-  private onFrame(raw: unknown): void {
-    const f = decodeServerFrame(raw);
-    const h = this.handlers;
-    switch (f.type) {
-      case "unknown":
-        this.log("ignoring frame", f.reason);
-        return;
-      case "snapshot":
-        this.cursor = f.snapshot_at_event_id;
-        h?.frame(f);
-        h?.state("connected");
-        return;
-      case "event":
-        if (this.cursor === null || f.event.id > this.cursor) this.cursor = f.event.id;
-        h?.frame(f);
-        return;
-      case "response":
-        this.pending.settle(f);
-        return;
-      case "ping":
-      case "pong":
-        return; // heartbeats are a WebSocket concern; the IPC is in-process
-      default:
-        h?.frame(f);
+      this.retryAfter(this.resubscribeDelayMs);
     }
   }
 }

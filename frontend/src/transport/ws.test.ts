@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ServerFrame } from "../protocol";
-import { createChatStore, attachSession } from "../state/store";
-import { RpcError, type ConnectionState } from "./types";
+import { createChatStore } from "../state/store";
+import { recordingHandlers } from "./fakes";
+import type { TransportHandlers } from "./types";
 import { WsTransport, type WebSocketLike } from "./ws";
 
 /** Network-edge fake: records sent frames, lets the test deliver frames and closes. */
@@ -44,7 +44,7 @@ const ev = (id: string) => ({
 });
 const ack = (since: string | null, snapshot: boolean) => ({ type: "subscribe_ack", resolved_filter: { event_types: null, actors: null, include_worker_sessions: false }, since, snapshot, replay_event_count: 0 });
 
-function setup(status = 200) {
+function setup(status = 200, cursor: string | null = null) {
   const attaches: { url: string; auth: string | undefined }[] = [];
   let n = 0;
   const fetchFake = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
@@ -52,8 +52,6 @@ function setup(status = 200) {
     n++;
     return new Response(JSON.stringify({ session_id: SID, active_model: "m", attach_token: `atk_${n}`, ws_url: `ws://127.0.0.1:8421/sessions/${SID}/stream?attach=atk_${n}` }), { status });
   });
-  const frames: ServerFrame[] = [];
-  const states: ConnectionState[] = [];
   const t = new WsTransport({
     baseUrl: "http://127.0.0.1:8421",
     token: "tok123",
@@ -63,8 +61,7 @@ function setup(status = 200) {
     random: () => 0,
     log: () => {},
   });
-  const handlers = { frame: (f: ServerFrame) => frames.push(f), state: (s: ConnectionState) => states.push(s) };
-  return { t, attaches, frames, states, handlers };
+  return { t, attaches, ...recordingHandlers(cursor) };
 }
 
 const last = () => FakeSocket.all[FakeSocket.all.length - 1]!;
@@ -78,7 +75,7 @@ afterEach(() => vi.useRealTimers());
 describe("WsTransport", () => {
   it("attaches with the bearer token, subscribes with a snapshot, answers pings", async () => {
     const { t, attaches, frames, states, handlers } = setup();
-    t.connect(SID, null, handlers);
+    t.connect(SID, handlers);
     await vi.advanceTimersByTimeAsync(0);
     expect(attaches).toEqual([{ url: `http://127.0.0.1:8421/sessions/${SID}`, auth: "Bearer tok123" }]);
     const ws = last();
@@ -97,8 +94,8 @@ describe("WsTransport", () => {
   });
 
   it("reconnects with backoff after a drop (incl. 1008 client_too_slow) and resumes from the cursor", async () => {
-    const { t, attaches, states, handlers } = setup();
-    t.connect(SID, "01JZ4MA0000000000000000000", handlers);
+    const { t, attaches, states, handlers } = setup(200, "01JZ4MA0000000000000000000");
+    t.connect(SID, handlers);
     await vi.advanceTimersByTimeAsync(0);
     last().open();
     expect(last().sent[0]).toMatchObject({ since: "01JZ4MA0000000000000000000", snapshot: false });
@@ -123,8 +120,8 @@ describe("WsTransport", () => {
 
   it("resynchronises with a snapshot on cursor_expired / replay_too_large", async () => {
     for (const code of ["cursor_expired", "replay_too_large"]) {
-      const { t, states, frames, handlers } = setup();
-      t.connect(SID, "01JZ4MA0000000000000000005", handlers);
+      const { t, states, frames, handlers } = setup(200, "01JZ4MA0000000000000000005");
+      t.connect(SID, handlers);
       await vi.advanceTimersByTimeAsync(0);
       const first = last();
       first.open();
@@ -143,7 +140,7 @@ describe("WsTransport", () => {
 
   it("stops on a fatal attach error", async () => {
     const { t, states, frames, handlers } = setup(404);
-    t.connect(SID, null, handlers);
+    t.connect(SID, handlers);
     await vi.advanceTimersByTimeAsync(0);
     expect(FakeSocket.all).toHaveLength(0);
     expect(states).toEqual(["connecting", "disconnected"]);
@@ -152,38 +149,16 @@ describe("WsTransport", () => {
     expect(FakeSocket.all).toHaveLength(0);
   });
 
-  it("RPC: unique request ids, responses, errors, timeout, rejection on disconnect", async () => {
-    const { t, handlers } = setup();
-    await expect(t.request("getAgentMessages", { agentId: SID })).rejects.toMatchObject({ code: "NOT_CONNECTED" });
-    t.connect(SID, null, handlers);
-    await vi.advanceTimersByTimeAsync(0);
-    const ws = last();
-    ws.open();
-    const ok = t.request<{ messages: unknown[] }>("getAgentMessages", { agentId: SID, limit: 2 });
-    const bad = t.request("nope");
-    const slow = t.request("slow", undefined, 500);
-    const pending = t.request("pending");
-    const reqs = ws.sent.filter((f) => f.type === "request");
-    const ids = reqs.map((r) => r.requestId);
-    expect(new Set(ids).size).toBe(4);
-    expect(reqs[0]).toMatchObject({ method: "getAgentMessages", params: { agentId: SID, limit: 2 } });
-    ws.deliver({ type: "response", requestId: ids[0], ok: true, payload: { messages: [] } });
-    ws.deliver({ type: "response", requestId: ids[1], ok: false, error: { code: "METHOD_NOT_FOUND", message: "nope" } });
-    await expect(ok).resolves.toEqual({ messages: [] });
-    await expect(bad).rejects.toMatchObject({ code: "METHOD_NOT_FOUND" });
-    const slowDone = expect(slow).rejects.toMatchObject({ code: "TIMEOUT" });
-    await vi.advanceTimersByTimeAsync(500);
-    await slowDone;
-    ws.drop(1006);
-    await expect(pending).rejects.toBeInstanceOf(RpcError);
-    await expect(pending).rejects.toMatchObject({ code: "DISCONNECTED" });
-    t.close();
-  });
-
-  it("feeds the store; a reconnect replays from the store's cursor without duplicates", async () => {
+  it("one cursor: a reconnect resumes from the store's lastEventId and the replay adds no duplicate", async () => {
     const store = createChatStore();
     const { t } = setup();
-    const stop = attachSession(store, t, SID);
+    const { dispatch } = store.getState();
+    const handlers: TransportHandlers = {
+      frame: (frame) => dispatch({ type: "frame", sessionId: SID, frame }),
+      state: (state) => dispatch({ type: "connection", sessionId: SID, state }),
+      cursor: () => store.getState().sessions[SID]?.lastEventId ?? null,
+    };
+    t.connect(SID, handlers);
     await vi.advanceTimersByTimeAsync(0);
     last().open();
     last().deliver(ack(null, true));
@@ -204,7 +179,7 @@ describe("WsTransport", () => {
     last().deliver(ev("01JZ4MA0000000000000000002"));
     last().deliver(ev("01JZ4MA0000000000000000003"));
     expect(store.getState().sessions[SID]).toMatchObject({ connection: "connected", lastEventId: "01JZ4MA0000000000000000003" });
-    stop();
+    t.close();
     expect(store.getState().sessions[SID]!.connection).toBe("disconnected");
   });
 });

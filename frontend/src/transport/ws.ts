@@ -4,8 +4,8 @@
 // exponential backoff after any unrequested close (including 1008 client_too_slow).
 
 import { decodeServerFrame, type AttachResponse, type ClientFrame, type EventFilter, type FilterPreset } from "../protocol";
-import { PendingRequests } from "./pending";
-import { DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionState, type Transport, type TransportHandlers } from "./types";
+import { SessionStream } from "./stream";
+import type { ConnectionState } from "./types";
 
 /** The subset of the browser WebSocket this transport uses (tests supply a fake). */
 export interface WebSocketLike {
@@ -45,85 +45,51 @@ const OPEN = 1;
 class FatalAttachError extends Error {}
 
 /** WebSocket implementation of Transport. */
-export class WsTransport implements Transport {
+export class WsTransport extends SessionStream {
   private readonly opts: Required<Omit<WsTransportOptions, "token">> & { token: string | null };
-  private sessionId = "";
-  private cursor: string | null = null;
-  private handlers: TransportHandlers | null = null;
   private ws: WebSocketLike | null = null;
-  private generation = 0;
   private attempt = 0;
-  private stopped = true;
-  private snapshotRequested = false;
-  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly pending = new PendingRequests("req", (m, d) => this.opts.log(m, d));
 
   /** Creates a transport; nothing happens until connect. */
   constructor(opts: WsTransportOptions) {
+    const log = opts.log ?? ((msg: string, detail?: unknown) => console.debug(`[ws] ${msg}`, detail ?? ""));
+    super(log);
     this.opts = {
       filter: "preset:chat",
       fetch: (...args: Parameters<typeof fetch>) => globalThis.fetch(...args),
       WebSocket: globalThis.WebSocket as unknown as WebSocketCtor,
       backoff: { initialMs: 500, maxMs: 30_000 },
       random: Math.random,
-      log: (msg, detail) => console.debug(`[ws] ${msg}`, detail ?? ""),
       ...opts,
+      log,
     };
   }
 
-  /** See Transport.connect. */
-  connect(sessionId: string, cursor: string | null, handlers: TransportHandlers): void {
-    this.teardown();
-    this.sessionId = sessionId;
-    this.cursor = cursor;
-    this.handlers = handlers;
-    this.stopped = false;
+  protected override begin(): void {
     this.attempt = 0;
     void this.open("connecting");
   }
 
-  /** See Transport.send. */
-  send(frame: ClientFrame): boolean {
-    if (!this.ws || this.ws.readyState !== OPEN) return false;
-    this.ws.send(JSON.stringify(frame));
-    return true;
+  protected override subscribe(state: ConnectionState): void {
+    void this.open(state);
   }
 
-  /** See Transport.request. */
-  request<T = unknown>(method: string, params?: unknown, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): Promise<T> {
-    return this.pending.start<T>(method, timeoutMs, (requestId) =>
-      this.send({ type: "request", requestId, method, ...(params === undefined ? {} : { params }) }),
-    );
-  }
-
-
-  /** See Transport.close. */
-  close(): void {
-    const wasRunning = !this.stopped;
-    this.teardown();
-    if (wasRunning) this.handlers?.state("disconnected");
-  }
-
-  /** The cursor the next reconnect will resume from (for tests and diagnostics). */
-  get currentCursor(): string | null {
-    return this.cursor;
-  }
-
-  private teardown(): void {
-    this.stopped = true;
-    this.generation++;
-    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
+  protected override release(): void {
     const ws = this.ws;
     this.ws = null;
     if (ws) {
-      ws.onopen = ws.onmessage = ws.onerror = null;
-      ws.onclose = null;
+      ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
       ws.close(1000, "client closed");
     }
-    this.pending.rejectAll("DISCONNECTED", "connection closed");
   }
 
+  protected override onPing(nonce: string): void {
+    this.send({ type: "pong", nonce });
+  }
+
+  private send(frame: ClientFrame): void {
+    if (this.ws?.readyState === OPEN) this.ws.send(JSON.stringify(frame));
+  }
 
   private async attach(): Promise<string> {
     const headers: Record<string, string> = { Accept: "application/json" };
@@ -139,7 +105,9 @@ export class WsTransport implements Transport {
     return body.ws_url;
   }
 
+  /** Attaches (a fresh single-use ws_url) and subscribes on a new socket, replacing any open one. */
   private async open(state: ConnectionState): Promise<void> {
+    this.release();
     const gen = ++this.generation;
     this.handlers?.state(state);
     let wsUrl: string;
@@ -147,105 +115,41 @@ export class WsTransport implements Transport {
       wsUrl = await this.attach();
     } catch (err) {
       if (gen !== this.generation) return;
-      this.opts.log("attach failed", err);
+      this.log("attach failed", err);
       if (err instanceof FatalAttachError) {
-        this.stopped = true;
-        this.handlers?.frame({ type: "error", code: "attach_failed", message: err.message });
-        this.handlers?.state("disconnected");
+        const h = this.handlers;
+        this.teardown();
+        h?.frame({ type: "error", code: "attach_failed", message: err.message });
+        h?.state("disconnected");
         return;
       }
-      this.scheduleReconnect();
+      this.reconnectLater();
       return;
     }
     if (gen !== this.generation) return;
     const ws = new this.opts.WebSocket(wsUrl);
     this.ws = ws;
-    ws.onopen = () => {
-      this.snapshotRequested = this.cursor === null;
-      this.send({ type: "subscribe", filter: this.opts.filter, since: this.cursor, snapshot: this.snapshotRequested });
-    };
+    ws.onopen = () => this.send({ type: "subscribe", filter: this.opts.filter, ...this.resumePoint() });
     ws.onmessage = (ev) => {
-      if (gen === this.generation) this.onMessage(ev.data);
+      if (gen !== this.generation) return;
+      const f = decodeServerFrame(ev.data);
+      if (f.type === "subscribe_ack") this.attempt = 0;
+      this.deliver(f);
     };
-    ws.onerror = (ev) => this.opts.log("socket error", ev);
+    ws.onerror = (ev) => this.log("socket error", ev);
     ws.onclose = (ev) => {
       if (gen !== this.generation) return;
       this.ws = null;
-      this.pending.rejectAll("DISCONNECTED", `connection closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ""})`);
-      this.opts.log("socket closed", ev);
-      if (!this.stopped) this.scheduleReconnect();
+      this.log("socket closed", ev);
+      this.reconnectLater();
     };
   }
 
-  private scheduleReconnect(): void {
-    if (this.stopped) return;
+  /** Reconnects after the backoff: initialMs · 2^attempt, capped at maxMs, scaled by jitter in [0.5, 1). */
+  private reconnectLater(): void {
     const { initialMs, maxMs } = this.opts.backoff;
     const delay = Math.min(maxMs, initialMs * 2 ** this.attempt) * (0.5 + this.opts.random() / 2);
     this.attempt++;
-    this.handlers?.state("reconnecting");
-    const gen = ++this.generation;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      if (gen === this.generation && !this.stopped) void this.open("reconnecting");
-    }, delay);
-  }
-
-  /** Drops the socket and resubscribes from scratch with a snapshot. */
-  private resync(): void {
-    this.cursor = null;
-    const ws = this.ws;
-    this.ws = null;
-    this.generation++;
-    if (ws) {
-      ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
-      ws.close(1000, "resynchronising");
-    }
-    this.pending.rejectAll("DISCONNECTED", "resynchronising");
-    void this.open("resynchronising");
-  }
-
-  private onMessage(data: unknown): void {
-    const f = decodeServerFrame(data);
-    const h = this.handlers;
-    switch (f.type) {
-      case "unknown":
-        this.opts.log("ignoring frame", f.reason);
-        return;
-      case "ping":
-        this.send({ type: "pong", nonce: f.nonce });
-        return;
-      case "pong":
-        return;
-      case "response":
-        this.pending.settle(f);
-        return;
-      case "subscribe_ack":
-        this.attempt = 0;
-        h?.frame(f);
-        if (!this.snapshotRequested) h?.state("connected");
-        return;
-      case "subscribe_error":
-        if (f.code === "cursor_expired" || f.code === "replay_too_large") {
-          this.opts.log("cursor unusable; resynchronising with a snapshot", f);
-          this.resync();
-          return;
-        }
-        h?.frame(f);
-        this.teardown();
-        h?.state("disconnected");
-        return;
-      case "snapshot":
-        this.cursor = f.snapshot_at_event_id;
-        h?.frame(f);
-        h?.state("connected");
-        return;
-      case "event":
-        if (this.cursor === null || f.event.id > this.cursor) this.cursor = f.event.id;
-        h?.frame(f);
-        return;
-      case "error":
-        h?.frame(f);
-        return;
-    }
+    this.retryAfter(delay);
   }
 }
