@@ -3,6 +3,7 @@ package ipc
 import (
 	"encoding/json"
 
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -42,18 +43,18 @@ type LLMCallCompleted struct {
 	DurationMS int64       `json:"duration_ms"`
 }
 
-// LLM error classes (llm.call_failed error_class).
+// LLM error classes (llm.call_failed error_class), defined in ipc/errclass.
 const (
-	ErrClassAuth            = "auth"
-	ErrClassRateLimit       = "rate_limit"
-	ErrClassOverloaded      = "overloaded"
-	ErrClassServer          = "server"
-	ErrClassNetwork         = "network"
-	ErrClassTimeout         = "timeout"
-	ErrClassInvalidRequest  = "invalid_request"
-	ErrClassContextOverflow = "context_overflow"
-	ErrClassCancelled       = "cancelled"
-	ErrClassNotConfigured   = "not_configured"
+	ErrClassAuth            = errclass.Auth
+	ErrClassRateLimit       = errclass.RateLimit
+	ErrClassOverloaded      = errclass.Overloaded
+	ErrClassServer          = errclass.Server
+	ErrClassNetwork         = errclass.Network
+	ErrClassTimeout         = errclass.Timeout
+	ErrClassInvalidRequest  = errclass.InvalidRequest
+	ErrClassContextOverflow = errclass.ContextOverflow
+	ErrClassCancelled       = errclass.Cancelled
+	ErrClassNotConfigured   = errclass.NotConfigured
 )
 
 // LLMCallFailed is the payload of llm.call_failed. WillRetry is true when
@@ -93,14 +94,14 @@ type ToolCompleted struct {
 	DurationMS  int64  `json:"duration_ms"`
 }
 
-// Tool error classes (tool.failed error_class).
+// Tool error classes (tool.failed error_class), defined in ipc/errclass.
 const (
-	ToolErrCancelled    = "cancelled"
-	ToolErrInvalidInput = "invalid_input"
-	ToolErrDenied       = "denied" // path escapes the workspace
-	ToolErrExec         = "exec"
-	ToolErrTimeout      = "timeout"
-	ToolErrUnknownTool  = "unknown_tool"
+	ToolErrCancelled    = errclass.ToolCancelled
+	ToolErrInvalidInput = errclass.ToolInvalidInput
+	ToolErrDenied       = errclass.ToolDenied // path escapes the workspace
+	ToolErrExec         = errclass.ToolExec
+	ToolErrTimeout      = errclass.ToolTimeout
+	ToolErrUnknownTool  = errclass.ToolUnknownTool
 )
 
 // ToolFailed is the payload of tool.failed.

@@ -18,6 +18,7 @@ import (
 	"agenthub/app/llm"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 
 	"github.com/oklog/ulid/v2"
@@ -260,12 +261,12 @@ func llmError(ctx context.Context, err error) *llm.Error {
 		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 			msg = "cancelled: " + c.Error()
 		}
-		return &llm.Error{Class: llm.ErrClassCancelled, Message: msg}
+		return &llm.Error{Class: errclass.Cancelled, Message: msg}
 	}
 	if e, ok := llm.AsError(err); ok {
 		return e
 	}
-	return &llm.Error{Class: llm.ErrClassNetwork, Message: err.Error(), Retriable: true}
+	return &llm.Error{Class: errclass.Network, Message: err.Error(), Retriable: true}
 }
 
 // emit enqueues d without a session update.

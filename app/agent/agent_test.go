@@ -14,6 +14,7 @@ import (
 	"agenthub/app/llm/llmtest"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -109,7 +110,7 @@ func TestCancelAtSeamSyntheticResults(t *testing.T) {
 func TestCancelMidToolSyntheticResult(t *testing.T) {
 	f := newFixture(t, testTool{name: "block", run: func(ctx context.Context, _ tool.Env, _ json.RawMessage) (tool.Result, error) {
 		<-ctx.Done()
-		return tool.Result{}, &tool.Error{Class: tool.ClassCancelled, Message: "killed"}
+		return tool.Result{}, &tool.Error{Class: errclass.ToolCancelled, Message: "killed"}
 	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

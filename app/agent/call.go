@@ -8,6 +8,7 @@ import (
 	"agenthub/app/llm"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -48,7 +49,7 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 			return m, true
 		}
 		le := llmError(ctx, err)
-		cancelled := le.Class == llm.ErrClassCancelled
+		cancelled := le.Class == errclass.Cancelled
 		if sink.started {
 			if cancelled {
 				m := sink.complete(res, store.StatusCancelled, llm.StopCancelled)

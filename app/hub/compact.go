@@ -11,6 +11,7 @@ import (
 	"agenthub/app/agent"
 	"agenthub/app/llm"
 	"agenthub/ipc"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -149,10 +150,10 @@ func (h *Hub) summaryCall(ctx context.Context, rc *recorder, turnID, model, prev
 	if err != nil {
 		le, ok := llm.AsError(err)
 		if !ok {
-			le = &llm.Error{Class: llm.ErrClassNetwork, Message: err.Error()}
+			le = &llm.Error{Class: errclass.Network, Message: err.Error()}
 		}
 		if ctx.Err() != nil {
-			le = &llm.Error{Class: llm.ErrClassCancelled, Message: "cancelled"}
+			le = &llm.Error{Class: errclass.Cancelled, Message: "cancelled"}
 		}
 		rc.Emit(draft(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{
 			CallID: callID, Model: model, ErrorClass: le.Class, Message: le.Message, Attempt: 1,

@@ -10,6 +10,7 @@ import (
 	"agenthub/app/agent"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -30,7 +31,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	h := d.h
 	parent, err := h.lookup(d.sessionID)
 	if err != nil {
-		return "", &tool.Error{Class: tool.ClassExec, Message: err.Error()}
+		return "", &tool.Error{Class: errclass.ToolExec, Message: err.Error()}
 	}
 	prec := parent.record()
 	pr := &recorder{h: h, s: parent}
@@ -46,7 +47,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	if depth > h.cfg.MaxDelegationDepth {
 		msg := fmt.Sprintf("delegation depth limit reached: a depth-%d session may not start workers (limit %d)", prec.Depth, h.cfg.MaxDelegationDepth)
 		fail("", ipc.FailureDepthExceeded, msg)
-		return "", &tool.Error{Class: tool.ClassExec, Message: msg}
+		return "", &tool.Error{Class: errclass.ToolExec, Message: msg}
 	}
 	worker := store.Session{
 		ID: agent.NewID(), Title: "Worker: " + firstLine(task), WorkspacePath: prec.WorkspacePath,
@@ -54,7 +55,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	}
 	if _, err := h.createSession(context.WithoutCancel(ctx), worker); err != nil {
 		fail("", ipc.FailureError, err.Error())
-		return "", &tool.Error{Class: tool.ClassExec, Message: err.Error()}
+		return "", &tool.Error{Class: errclass.ToolExec, Message: err.Error()}
 	}
 	pr.Emit(d.draft(ipc.TypeDelegateStarted, ipc.DelegateStarted{
 		ToolUseID: env.ToolUseID, WorkerSessionID: worker.ID, Task: task, Depth: depth,
@@ -70,7 +71,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	if h.closed || ws == nil {
 		h.mu.Unlock()
 		fail(worker.ID, ipc.FailureError, "hub is closing")
-		return "", &tool.Error{Class: tool.ClassExec, Message: "hub is closing"}
+		return "", &tool.Error{Class: errclass.ToolExec, Message: "hub is closing"}
 	}
 	t, _, err := h.enqueueLocked(ctx, ws, content)
 	if err == nil {
@@ -83,7 +84,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	h.mu.Unlock()
 	if err != nil {
 		fail(worker.ID, ipc.FailureError, err.Error())
-		return "", &tool.Error{Class: tool.ClassExec, Message: err.Error()}
+		return "", &tool.Error{Class: errclass.ToolExec, Message: err.Error()}
 	}
 	out := h.runTurn(r, ws, func(text string) {
 		if env.Output != nil {
@@ -103,11 +104,11 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 			mode, msg = ipc.FailureTimeout, "the sub-agent's turn timed out"
 		}
 		fail(worker.ID, mode, msg)
-		return "", &tool.Error{Class: tool.ClassCancelled, Message: msg}
+		return "", &tool.Error{Class: errclass.ToolCancelled, Message: msg}
 	default:
 		msg := fmt.Sprintf("the sub-agent failed (%s): %s", out.ErrorClass, out.Error)
 		fail(worker.ID, ipc.FailureError, msg)
-		return "", &tool.Error{Class: tool.ClassExec, Message: msg}
+		return "", &tool.Error{Class: errclass.ToolExec, Message: msg}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -113,7 +114,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, sink Sink) 
 			}
 			in, err := b.closeTool(i)
 			if err != nil {
-				return fail(newError(ErrClassServer, "Anthropic: "+err.Error(), 0, err))
+				return fail(newError(errclass.Server, "Anthropic: "+err.Error(), 0, err))
 			}
 			sink.ToolUseEnd(i, b.blocks[i].ID, in)
 		case "message_delta":
@@ -131,7 +132,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, sink Sink) 
 		if callCtx.Err() != nil {
 			return fail(classifyTransport("Anthropic", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
 		}
-		return fail(newError(ErrClassNetwork, "Anthropic: stream ended before message_stop", 0, nil))
+		return fail(newError(errclass.Network, "Anthropic: stream ended before message_stop", 0, nil))
 	}
 	usage.CostUSD = Cost(req.Model, usage)
 	return Result{Content: b.content(), StopReason: anthropicStop(stopReason), Usage: usage}, nil
@@ -234,7 +235,7 @@ func schemaObject(t ToolSpec) (map[string]any, error) {
 		return m, nil
 	}
 	if err := json.Unmarshal(t.InputSchema, &m); err != nil || m == nil {
-		return nil, &Error{Class: ErrClassInvalidRequest, Message: fmt.Sprintf("tool %q: input schema is not a JSON object: %v", t.Name, err), cause: err}
+		return nil, &Error{Class: errclass.InvalidRequest, Message: fmt.Sprintf("tool %q: input schema is not a JSON object: %v", t.Name, err), cause: err}
 	}
 	return m, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -216,15 +217,15 @@ func TestAnthropicHTTPErrors(t *testing.T) {
 		retriable  bool
 		retryAfter time.Duration
 	}{
-		{"401", llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")), llm.ErrClassAuth, false, 0},
-		{"403", llmtest.HTTPError(403, llmtest.AnthropicErrorBody("permission_error", "no access")), llm.ErrClassAuth, false, 0},
-		{"429", llmtest.HTTPError(429, llmtest.AnthropicErrorBody("rate_limit_error", "slow down"), "Retry-After", "3"), llm.ErrClassRateLimit, true, 3 * time.Second},
-		{"529", llmtest.HTTPError(529, llmtest.AnthropicErrorBody("overloaded_error", "Overloaded")), llm.ErrClassOverloaded, true, 0},
-		{"500", llmtest.HTTPError(500, llmtest.AnthropicErrorBody("api_error", "boom")), llm.ErrClassServer, true, 0},
-		{"503 no body", llmtest.HTTPError(503, ""), llm.ErrClassServer, true, 0},
-		{"400 overflow", llmtest.HTTPError(400, llmtest.AnthropicErrorBody("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")), llm.ErrClassContextOverflow, false, 0},
-		{"400", llmtest.HTTPError(400, llmtest.AnthropicErrorBody("invalid_request_error", "messages: roles must alternate")), llm.ErrClassInvalidRequest, false, 0},
-		{"404", llmtest.HTTPError(404, llmtest.AnthropicErrorBody("not_found_error", "model: claude-nope")), llm.ErrClassInvalidRequest, false, 0},
+		{"401", llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")), errclass.Auth, false, 0},
+		{"403", llmtest.HTTPError(403, llmtest.AnthropicErrorBody("permission_error", "no access")), errclass.Auth, false, 0},
+		{"429", llmtest.HTTPError(429, llmtest.AnthropicErrorBody("rate_limit_error", "slow down"), "Retry-After", "3"), errclass.RateLimit, true, 3 * time.Second},
+		{"529", llmtest.HTTPError(529, llmtest.AnthropicErrorBody("overloaded_error", "Overloaded")), errclass.Overloaded, true, 0},
+		{"500", llmtest.HTTPError(500, llmtest.AnthropicErrorBody("api_error", "boom")), errclass.Server, true, 0},
+		{"503 no body", llmtest.HTTPError(503, ""), errclass.Server, true, 0},
+		{"400 overflow", llmtest.HTTPError(400, llmtest.AnthropicErrorBody("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")), errclass.ContextOverflow, false, 0},
+		{"400", llmtest.HTTPError(400, llmtest.AnthropicErrorBody("invalid_request_error", "messages: roles must alternate")), errclass.InvalidRequest, false, 0},
+		{"404", llmtest.HTTPError(404, llmtest.AnthropicErrorBody("not_found_error", "model: claude-nope")), errclass.InvalidRequest, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,7 +253,7 @@ func TestAnthropicMidStreamErrorKeepsPartial(t *testing.T) {
 		BeginText().TextDelta("partial ").TextDelta("answer").
 		Error("overloaded_error", "Overloaded").Response())
 	res, err := anthropicProvider(t, srv, 0).Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
-	e := mustErr(t, err, llm.ErrClassOverloaded)
+	e := mustErr(t, err, errclass.Overloaded)
 	if !e.Retriable {
 		t.Fatalf("overloaded must be retriable")
 	}
@@ -267,7 +268,7 @@ func TestAnthropicIdleTimeout(t *testing.T) {
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 3}).
 		BeginText().TextDelta("so far").Stall(gate).Response())
 	res, err := anthropicProvider(t, srv, 200*time.Millisecond).Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
-	e := mustErr(t, err, llm.ErrClassTimeout)
+	e := mustErr(t, err, errclass.Timeout)
 	if !e.Retriable {
 		t.Fatalf("timeout must be retriable")
 	}
@@ -292,7 +293,7 @@ func TestAnthropicCancelMidToolUse(t *testing.T) {
 		}
 	}}
 	res, err := anthropicProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, rec)
-	e := mustErr(t, err, llm.ErrClassCancelled)
+	e := mustErr(t, err, errclass.Cancelled)
 	if e.Retriable {
 		t.Fatalf("cancelled must not be retriable")
 	}
@@ -309,7 +310,7 @@ func TestAnthropicHangupAndRefused(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 3}).BeginText().TextDelta("cut").Hangup().Response())
 	res, err := anthropicProvider(t, srv, 0).Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
-	mustErr(t, err, llm.ErrClassNetwork)
+	mustErr(t, err, errclass.Network)
 	if len(res.Content) != 1 || res.Content[0].Text != "cut" {
 		t.Fatalf("partial = %+v", res)
 	}
@@ -325,7 +326,7 @@ func TestAnthropicHangupAndRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = p.Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
-	e := mustErr(t, err, llm.ErrClassNetwork)
+	e := mustErr(t, err, errclass.Network)
 	if !e.Retriable || !errors.Is(err, e) {
 		t.Fatalf("error = %+v", e)
 	}
@@ -337,7 +338,7 @@ func TestAnthropicInvalidToolJSON(t *testing.T) {
 		ToolUse("toolu_x", "bash", `{"command": `, `ls}`).Finish("tool_use", 5).Response())
 	rec := &llmtest.Recorder{}
 	res, err := anthropicProvider(t, srv, 0).Stream(context.Background(), llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, rec)
-	mustErr(t, err, llm.ErrClassServer)
+	mustErr(t, err, errclass.Server)
 	if res.StopReason != llm.StopError || len(res.Content) != 1 || string(res.Content[0].Arguments) != "{}" {
 		t.Fatalf("partial = %+v", res)
 	}

@@ -13,27 +13,16 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"agenthub/ipc/errclass"
 )
 
-// Error classes; identical to ipc.ErrClass* (llm.call_failed error_class).
-const (
-	ErrClassAuth            = "auth"
-	ErrClassRateLimit       = "rate_limit"
-	ErrClassOverloaded      = "overloaded"
-	ErrClassServer          = "server"
-	ErrClassNetwork         = "network"
-	ErrClassTimeout         = "timeout"
-	ErrClassInvalidRequest  = "invalid_request"
-	ErrClassContextOverflow = "context_overflow"
-	ErrClassCancelled       = "cancelled"
-	ErrClassNotConfigured   = "not_configured"
-)
-
-// Error is every failure of this package. Class is one of the ErrClass*
-// constants; Message is meant for the user; Retriable says whether the same
-// call may succeed later (the agent decides, using Backoff); RetryAfter is the
-// provider's retry-after hint (0 when absent); Status is the HTTP status when
-// the failure came from one (200 for a mid-stream error frame).
+// Error is every failure of this package. Class is one of the LLM classes
+// of ipc/errclass (the wire's llm.call_failed error_class); Message is meant
+// for the user; Retriable says whether the same call may succeed later (the
+// agent decides, using Backoff); RetryAfter is the provider's retry-after
+// hint (0 when absent); Status is the HTTP status when the failure came from
+// one (200 for a mid-stream error frame).
 type Error struct {
 	Class      string
 	Message    string
@@ -64,7 +53,7 @@ func AsError(err error) (*Error, bool) {
 // retriable reports the default retriability of a class.
 func retriable(class string) bool {
 	switch class {
-	case ErrClassRateLimit, ErrClassOverloaded, ErrClassServer, ErrClassNetwork, ErrClassTimeout:
+	case errclass.RateLimit, errclass.Overloaded, errclass.Server, errclass.Network, errclass.Timeout:
 		return true
 	}
 	return false
@@ -111,42 +100,42 @@ func classifyAPI(providerName string, status int, errType, msg string, header ht
 	class := ""
 	switch errType {
 	case "authentication_error", "permission_error", "invalid_api_key", "billing_error", "insufficient_quota":
-		class = ErrClassAuth
+		class = errclass.Auth
 	case "rate_limit_error", "rate_limit_exceeded":
-		class = ErrClassRateLimit
+		class = errclass.RateLimit
 	case "overloaded_error":
-		class = ErrClassOverloaded
+		class = errclass.Overloaded
 	case "api_error", "server_error":
-		class = ErrClassServer
+		class = errclass.Server
 	case "timeout_error":
-		class = ErrClassTimeout
+		class = errclass.Timeout
 	case "context_length_exceeded":
-		class = ErrClassContextOverflow
+		class = errclass.ContextOverflow
 	case "invalid_request_error", "not_found_error", "request_too_large", "invalid_request", "model_not_found":
-		class = ErrClassInvalidRequest
+		class = errclass.InvalidRequest
 	}
 	if class == "" {
 		switch {
 		case status == 401 || status == 403:
-			class = ErrClassAuth
+			class = errclass.Auth
 		case status == 429:
-			class = ErrClassRateLimit
+			class = errclass.RateLimit
 		case status == 529:
-			class = ErrClassOverloaded
+			class = errclass.Overloaded
 		case status == 408:
-			class = ErrClassTimeout
+			class = errclass.Timeout
 		case status >= 500:
-			class = ErrClassServer
+			class = errclass.Server
 		case status >= 400:
-			class = ErrClassInvalidRequest
+			class = errclass.InvalidRequest
 		default:
-			class = ErrClassServer
+			class = errclass.Server
 		}
 	}
-	if class == ErrClassInvalidRequest && isContextOverflow(msg) {
-		class = ErrClassContextOverflow
+	if class == errclass.InvalidRequest && isContextOverflow(msg) {
+		class = errclass.ContextOverflow
 	}
-	if class == ErrClassAuth && (status == 401 || errType == "authentication_error" || errType == "invalid_api_key") {
+	if class == errclass.Auth && (status == 401 || errType == "authentication_error" || errType == "invalid_api_key") {
 		env := "ANTHROPIC_API_KEY"
 		if providerName != "Anthropic" {
 			env = "OPENAI_API_KEY"
@@ -196,31 +185,31 @@ var errIdle = errors.New("stream idle timeout")
 func classifyTransport(providerName string, parent, callCtx context.Context, idle time.Duration, err error) *Error {
 	switch {
 	case errors.Is(context.Cause(callCtx), errIdle):
-		return newError(ErrClassTimeout, fmt.Sprintf("%s: no data received for %s", providerName, idle), 0, err)
+		return newError(errclass.Timeout, fmt.Sprintf("%s: no data received for %s", providerName, idle), 0, err)
 	case errors.Is(parent.Err(), context.Canceled):
-		return newError(ErrClassCancelled, fmt.Sprintf("%s call cancelled", providerName), 0, err)
+		return newError(errclass.Cancelled, fmt.Sprintf("%s call cancelled", providerName), 0, err)
 	case errors.Is(parent.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
-		return newError(ErrClassTimeout, fmt.Sprintf("%s call timed out", providerName), 0, err)
+		return newError(errclass.Timeout, fmt.Sprintf("%s call timed out", providerName), 0, err)
 	}
 	var netErr net.Error
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return newError(ErrClassNetwork, fmt.Sprintf("%s: connection refused: %v", providerName, err), 0, err)
+		return newError(errclass.Network, fmt.Sprintf("%s: connection refused: %v", providerName, err), 0, err)
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return newError(ErrClassNetwork, fmt.Sprintf("%s: connection reset: %v", providerName, err), 0, err)
+		return newError(errclass.Network, fmt.Sprintf("%s: connection reset: %v", providerName, err), 0, err)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return newError(ErrClassNetwork, fmt.Sprintf("%s: connection closed mid-stream: %v", providerName, err), 0, err)
+		return newError(errclass.Network, fmt.Sprintf("%s: connection closed mid-stream: %v", providerName, err), 0, err)
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return newError(ErrClassTimeout, fmt.Sprintf("%s: %v", providerName, err), 0, err)
+		return newError(errclass.Timeout, fmt.Sprintf("%s: %v", providerName, err), 0, err)
 	case errors.As(err, &netErr):
-		return newError(ErrClassNetwork, fmt.Sprintf("%s: %v", providerName, err), 0, err)
+		return newError(errclass.Network, fmt.Sprintf("%s: %v", providerName, err), 0, err)
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return newError(ErrClassServer, fmt.Sprintf("%s sent a malformed stream: %v", providerName, err), 0, err)
+		return newError(errclass.Server, fmt.Sprintf("%s sent a malformed stream: %v", providerName, err), 0, err)
 	}
-	return newError(ErrClassNetwork, fmt.Sprintf("%s: %v", providerName, err), 0, err)
+	return newError(errclass.Network, fmt.Sprintf("%s: %v", providerName, err), 0, err)
 }
 
 // errorBody extracts (type, message) from a provider error JSON of either

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -37,7 +38,7 @@ const (
 	StopError        = "error"
 	DefaultMaxTokens = 8192
 	// DefaultIdleTimeout is how long a stream may stay silent (no bytes,
-	// including pings) before the call fails with ErrClassTimeout.
+	// including pings) before the call fails with errclass.Timeout.
 	DefaultIdleTimeout = 60 * time.Second
 )
 
@@ -110,16 +111,16 @@ func (r *Registry) Provider(name string) (Provider, error) {
 	switch name {
 	case ProviderAnthropic:
 		if r.cfg.AnthropicAPIKey == "" {
-			return nil, &Error{Class: ErrClassNotConfigured, Message: "No Anthropic API key: set ANTHROPIC_API_KEY or add the key in Settings"}
+			return nil, &Error{Class: errclass.NotConfigured, Message: "No Anthropic API key: set ANTHROPIC_API_KEY or add the key in Settings"}
 		}
 		return newAnthropic(r.cfg), nil
 	case ProviderOpenAI:
 		if r.cfg.OpenAIAPIKey == "" && r.cfg.OpenAIBaseURL == "" {
-			return nil, &Error{Class: ErrClassNotConfigured, Message: "No OpenAI-compatible endpoint: set OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (for Ollama, vLLM, llama.cpp or LM Studio), or add them in Settings"}
+			return nil, &Error{Class: errclass.NotConfigured, Message: "No OpenAI-compatible endpoint: set OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (for Ollama, vLLM, llama.cpp or LM Studio), or add them in Settings"}
 		}
 		return newOpenAI(r.cfg), nil
 	default:
-		return nil, &Error{Class: ErrClassInvalidRequest, Message: fmt.Sprintf("unknown LLM provider %q: use %q or %q", name, ProviderAnthropic, ProviderOpenAI)}
+		return nil, &Error{Class: errclass.InvalidRequest, Message: fmt.Sprintf("unknown LLM provider %q: use %q or %q", name, ProviderAnthropic, ProviderOpenAI)}
 	}
 }
 
@@ -212,10 +213,10 @@ type Result struct {
 func ParseModel(s string) (provider, model string, err error) {
 	provider, model, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok || model == "" {
-		return "", "", &Error{Class: ErrClassInvalidRequest, Message: fmt.Sprintf("model %q is not of the form provider:model (e.g. anthropic:claude-sonnet-4-6, openai:gpt-4.1)", s)}
+		return "", "", &Error{Class: errclass.InvalidRequest, Message: fmt.Sprintf("model %q is not of the form provider:model (e.g. anthropic:claude-sonnet-4-6, openai:gpt-4.1)", s)}
 	}
 	if provider != ProviderAnthropic && provider != ProviderOpenAI {
-		return "", "", &Error{Class: ErrClassInvalidRequest, Message: fmt.Sprintf("model %q: unknown provider %q (use anthropic or openai)", s, provider)}
+		return "", "", &Error{Class: errclass.InvalidRequest, Message: fmt.Sprintf("model %q: unknown provider %q (use anthropic or openai)", s, provider)}
 	}
 	return provider, model, nil
 }

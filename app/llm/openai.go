@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -132,7 +133,7 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Re
 		return fail(classifyTransport("OpenAI", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
 	}
 	if finish == "" {
-		return fail(newError(ErrClassNetwork, "OpenAI-compatible endpoint: stream ended without a finish_reason", 0, nil))
+		return fail(newError(errclass.Network, "OpenAI-compatible endpoint: stream ended without a finish_reason", 0, nil))
 	}
 	// Close tool calls in content order.
 	open := make([]*oaTool, 0, len(tools))
@@ -158,7 +159,7 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Re
 func (p *openaiProvider) endTool(b *builder, sink Sink, t *oaTool) *Error {
 	in, err := b.closeTool(t.block)
 	if err != nil {
-		return newError(ErrClassServer, "OpenAI-compatible endpoint: "+err.Error(), 0, err)
+		return newError(errclass.Server, "OpenAI-compatible endpoint: "+err.Error(), 0, err)
 	}
 	sink.ToolUseEnd(t.block, t.id, in)
 	return nil

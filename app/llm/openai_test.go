@@ -10,6 +10,7 @@ import (
 
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -183,16 +184,16 @@ func TestOpenAIErrors(t *testing.T) {
 		class      string
 		retryAfter time.Duration
 	}{
-		{"401", llmtest.HTTPError(401, llmtest.OpenAIErrorBody("invalid_request_error", "invalid_api_key", "Incorrect API key provided")), llm.ErrClassAuth, 0},
-		{"429 ms", llmtest.HTTPError(429, llmtest.OpenAIErrorBody("requests", "rate_limit_exceeded", "Rate limit reached"), "Retry-After-Ms", "1500"), llm.ErrClassRateLimit, 1500 * time.Millisecond},
-		{"400 overflow", llmtest.HTTPError(400, llmtest.OpenAIErrorBody("invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens.")), llm.ErrClassContextOverflow, 0},
-		{"400 ollama overflow", llmtest.HTTPError(400, `{"error":"input length exceeds the context length"}`), llm.ErrClassContextOverflow, 0},
-		{"422", llmtest.HTTPError(422, `{"detail":"bad"}`), llm.ErrClassInvalidRequest, 0},
-		{"502", llmtest.HTTPError(502, "bad gateway"), llm.ErrClassServer, 0},
-		{"mid-stream", llmtest.NewOpenAIStream("m").Text("par").Error("server_error", "", "The server had an error").Response(), llm.ErrClassServer, 0},
-		{"no finish", llmtest.NewOpenAIStream("m").Text("par").Response(), llm.ErrClassNetwork, 0},
-		{"hangup", llmtest.NewOpenAIStream("m").Text("par").Hangup().Response(), llm.ErrClassNetwork, 0},
-		{"invalid tool json", llmtest.NewOpenAIStream("m").Text("par").ToolCall(0, "c", "bash", `{"a":`).Finish("tool_calls").Done().Response(), llm.ErrClassServer, 0},
+		{"401", llmtest.HTTPError(401, llmtest.OpenAIErrorBody("invalid_request_error", "invalid_api_key", "Incorrect API key provided")), errclass.Auth, 0},
+		{"429 ms", llmtest.HTTPError(429, llmtest.OpenAIErrorBody("requests", "rate_limit_exceeded", "Rate limit reached"), "Retry-After-Ms", "1500"), errclass.RateLimit, 1500 * time.Millisecond},
+		{"400 overflow", llmtest.HTTPError(400, llmtest.OpenAIErrorBody("invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens.")), errclass.ContextOverflow, 0},
+		{"400 ollama overflow", llmtest.HTTPError(400, `{"error":"input length exceeds the context length"}`), errclass.ContextOverflow, 0},
+		{"422", llmtest.HTTPError(422, `{"detail":"bad"}`), errclass.InvalidRequest, 0},
+		{"502", llmtest.HTTPError(502, "bad gateway"), errclass.Server, 0},
+		{"mid-stream", llmtest.NewOpenAIStream("m").Text("par").Error("server_error", "", "The server had an error").Response(), errclass.Server, 0},
+		{"no finish", llmtest.NewOpenAIStream("m").Text("par").Response(), errclass.Network, 0},
+		{"hangup", llmtest.NewOpenAIStream("m").Text("par").Hangup().Response(), errclass.Network, 0},
+		{"invalid tool json", llmtest.NewOpenAIStream("m").Text("par").ToolCall(0, "c", "bash", `{"a":`).Finish("tool_calls").Done().Response(), errclass.Server, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,12 +232,12 @@ func TestOpenAICancelAndIdle(t *testing.T) {
 		}
 	}}
 	res, err := openaiProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "m", Messages: []store.Message{userMsg("x")}}, rec)
-	mustErr(t, err, llm.ErrClassCancelled)
+	mustErr(t, err, errclass.Cancelled)
 	if res.StopReason != llm.StopCancelled || len(res.Content) != 2 || string(res.Content[1].Arguments) != `{"path":"x"}` {
 		t.Fatalf("partial = %+v", res)
 	}
 	res, err = openaiProvider(t, srv, 200*time.Millisecond).Stream(context.Background(), llm.Request{Model: "m", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
-	mustErr(t, err, llm.ErrClassTimeout)
+	mustErr(t, err, errclass.Timeout)
 	if res.StopReason != llm.StopError || res.Content[0].Text != "Hi" {
 		t.Fatalf("partial = %+v", res)
 	}

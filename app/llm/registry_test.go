@@ -10,6 +10,7 @@ import (
 
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -34,19 +35,19 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestRegistryNotConfigured(t *testing.T) {
 	r := llm.New(llm.Config{IgnoreEnv: true})
 	_, err := r.Provider("anthropic")
-	e := mustErr(t, err, llm.ErrClassNotConfigured)
+	e := mustErr(t, err, errclass.NotConfigured)
 	if !strings.Contains(e.Message, "ANTHROPIC_API_KEY") || !strings.Contains(e.Message, "Settings") || e.Retriable {
 		t.Fatalf("message = %q", e.Message)
 	}
 	_, err = r.Provider("openai")
-	e = mustErr(t, err, llm.ErrClassNotConfigured)
+	e = mustErr(t, err, errclass.NotConfigured)
 	if !strings.Contains(e.Message, "OPENAI_API_KEY") || !strings.Contains(e.Message, "OPENAI_BASE_URL") {
 		t.Fatalf("message = %q", e.Message)
 	}
 	_, err = r.Provider("gemini")
-	mustErr(t, err, llm.ErrClassInvalidRequest)
+	mustErr(t, err, errclass.InvalidRequest)
 	res, err := r.Stream(context.Background(), "anthropic:claude-sonnet-4-6", llm.Request{}, &llmtest.Recorder{})
-	mustErr(t, err, llm.ErrClassNotConfigured)
+	mustErr(t, err, errclass.NotConfigured)
 	if res.StopReason != llm.StopError {
 		t.Fatalf("stop = %q", res.StopReason)
 	}
@@ -82,7 +83,7 @@ func TestParseModel(t *testing.T) {
 		if _, _, err := llm.ParseModel(bad); err == nil {
 			t.Fatalf("ParseModel(%q) accepted", bad)
 		} else {
-			mustErr(t, err, llm.ErrClassInvalidRequest)
+			mustErr(t, err, errclass.InvalidRequest)
 		}
 	}
 }
@@ -93,7 +94,7 @@ func TestDeadlineIsTimeout(t *testing.T) {
 	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0)) // already expired
 	defer cancel()
 	res, err := anthropicProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, &llmtest.Recorder{})
-	e := mustErr(t, err, llm.ErrClassTimeout)
+	e := mustErr(t, err, errclass.Timeout)
 	if !e.Retriable || res.StopReason != llm.StopError {
 		t.Fatalf("error %+v result %+v", e, res)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -233,7 +234,7 @@ func truncate(s string, n int) string {
 func partial(b *builder, model string, u store.Usage, err *Error) Result {
 	b.closePartial()
 	stop := StopError
-	if err.Class == ErrClassCancelled {
+	if err.Class == errclass.Cancelled {
 		stop = StopCancelled
 	}
 	u.CostUSD = Cost(model, u)

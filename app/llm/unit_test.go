@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
 
@@ -155,15 +156,15 @@ func TestRepairToolPairs(t *testing.T) {
 
 func TestClassifyAPI(t *testing.T) {
 	e := classifyAPI("Anthropic", 200, "overloaded_error", "Overloaded", nil, nil)
-	if e.Class != ErrClassOverloaded || !e.Retriable {
+	if e.Class != errclass.Overloaded || !e.Retriable {
 		t.Fatalf("%+v", e)
 	}
 	e = classifyAPI("OpenAI", 400, "invalid_request_error", "Please reduce the length of the messages; maximum context length is 8192", nil, nil)
-	if e.Class != ErrClassContextOverflow || e.Retriable {
+	if e.Class != errclass.ContextOverflow || e.Retriable {
 		t.Fatalf("%+v", e)
 	}
 	e = classifyAPI("OpenAI", 429, "insufficient_quota", "You exceeded your current quota", nil, nil)
-	if e.Class != ErrClassAuth || e.Retriable {
+	if e.Class != errclass.Auth || e.Retriable {
 		t.Fatalf("quota: %+v", e)
 	}
 	typ, msg := errorBody(`{"type":"error","error":{"type":"rate_limit_error","message":"m"}}`)

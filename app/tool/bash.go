@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"agenthub/ipc/errclass"
 )
 
 // bashTool runs `/bin/bash -c command` in the workspace, in its own process
@@ -60,13 +62,13 @@ func (t *bashTool) parse(input json.RawMessage) (bashInput, time.Duration, error
 		return in, 0, err
 	}
 	if strings.TrimSpace(in.Command) == "" {
-		return in, 0, errorf(ClassInvalidInput, "bash: command is required")
+		return in, 0, errorf(errclass.ToolInvalidInput, "bash: command is required")
 	}
 	timeout := DefaultBashTimeout
 	if in.TimeoutMS != nil {
 		ms := *in.TimeoutMS
 		if ms < 1 || ms > MaxBashTimeout.Milliseconds() {
-			return in, 0, errorf(ClassInvalidInput, "bash: timeout_ms must be between 1 and %d, got %d", MaxBashTimeout.Milliseconds(), ms)
+			return in, 0, errorf(errclass.ToolInvalidInput, "bash: timeout_ms must be between 1 and %d, got %d", MaxBashTimeout.Milliseconds(), ms)
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
@@ -93,12 +95,12 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	}
 	capt, err := newCapture(t.opts, env.OutputDir, logName(env.ToolUseID), "stdout", env.Output)
 	if err != nil {
-		return fail(errorf(ClassExec, "bash: %v", err))
+		return fail(errorf(errclass.ToolExec, "bash: %v", err))
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		capt.finish()
-		return fail(errorf(ClassExec, "bash: pipe: %v", err))
+		return fail(errorf(errclass.ToolExec, "bash: pipe: %v", err))
 	}
 	cmd := exec.Command(t.opts.Shell, "-c", in.Command)
 	cmd.Dir = dir
@@ -111,7 +113,7 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	if err != nil {
 		pr.Close()
 		capt.finish()
-		return fail(errorf(ClassExec, "bash: %v", err))
+		return fail(errorf(errclass.ToolExec, "bash: %v", err))
 	}
 	readDone := make(chan struct{})
 	go func() {
@@ -125,9 +127,9 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	select {
 	case <-pg.shellDone:
 	case <-ctx.Done():
-		stopErr = errorf(ClassCancelled, "bash: cancelled after %s; the process group was killed", time.Since(start).Round(time.Millisecond))
+		stopErr = errorf(errclass.ToolCancelled, "bash: cancelled after %s; the process group was killed", time.Since(start).Round(time.Millisecond))
 	case <-timer.C:
-		stopErr = errorf(ClassTimeout, "bash: timed out after %s; the process group was killed", timeout)
+		stopErr = errorf(errclass.ToolTimeout, "bash: timed out after %s; the process group was killed", timeout)
 	}
 	pg.shutdown(t.opts.KillGrace)
 	// Every member is gone, so the pipe reaches EOF unless a process that left
@@ -167,7 +169,7 @@ func (t *bashTool) result(command, label string, pg *procGroup, capt *capture, s
 	}
 	var head string
 	switch {
-	case stopErr != nil && stopErr.Class == ClassTimeout:
+	case stopErr != nil && stopErr.Class == errclass.ToolTimeout:
 		fmt.Fprintf(&b, "[%s]\n", stopErr.Message)
 		res.StatusText = "Timed out: " + label
 		head = "**Timed out** after " + took.Round(time.Millisecond).String() + "; the process group was killed."

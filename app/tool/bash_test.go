@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"agenthub/ipc/errclass"
 )
 
 var testOpts = Options{KillGrace: 200 * time.Millisecond}
@@ -131,19 +133,19 @@ func TestBashExitCodes(t *testing.T) {
 		t.Errorf("no output: %+v %v", res, err)
 	}
 	for _, in := range []string{`{"command":""}`, `{"command":"x","timeout_ms":0}`, `{"command":"x","timeout_ms":600001}`, `{"cmd":"x"}`} {
-		if _, err := newBash(t).Run(context.Background(), env, json.RawMessage(in)); errClass(err) != ClassInvalidInput {
+		if _, err := newBash(t).Run(context.Background(), env, json.RawMessage(in)); errClass(err) != errclass.ToolInvalidInput {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := newBash(t).Run(ctx, env, bashInputJSON("touch should-not-exist", 0)); errClass(err) != ClassCancelled {
+	if _, err := newBash(t).Run(ctx, env, bashInputJSON("touch should-not-exist", 0)); errClass(err) != errclass.ToolCancelled {
 		t.Errorf("pre-cancelled: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "should-not-exist")); !os.IsNotExist(err) {
 		t.Error("a pre-cancelled command ran")
 	}
-	if _, err := newBash(t).Run(context.Background(), Env{Workspace: filepath.Join(ws, "missing")}, bashInputJSON("true", 0)); errClass(err) != ClassExec {
+	if _, err := newBash(t).Run(context.Background(), Env{Workspace: filepath.Join(ws, "missing")}, bashInputJSON("true", 0)); errClass(err) != errclass.ToolExec {
 		t.Errorf("missing workspace: %v", err)
 	}
 }
@@ -180,7 +182,7 @@ func TestBashCancelKillsGroup(t *testing.T) {
 			pids, done, res := runAsync(t, ctx, c.cmd, 0, c.npids)
 			cancel()
 			err := <-done
-			if errClass(err) != ClassCancelled {
+			if errClass(err) != errclass.ToolCancelled {
 				t.Fatalf("err %v", err)
 			}
 			if !strings.HasPrefix(res.StatusText, "Cancelled: ") || !strings.Contains(res.Output, "cancelled") {
@@ -194,7 +196,7 @@ func TestBashCancelKillsGroup(t *testing.T) {
 func TestBashTimeout(t *testing.T) {
 	pids, done, res := runAsync(t, context.Background(), `trap '' TERM; echo $$; sleep 100 & echo $!; wait; sleep 100`, 300, 2)
 	err := <-done
-	if errClass(err) != ClassTimeout || !strings.HasPrefix(res.StatusText, "Timed out: ") {
+	if errClass(err) != errclass.ToolTimeout || !strings.HasPrefix(res.StatusText, "Timed out: ") {
 		t.Fatalf("err %v res %+v", err, *res)
 	}
 	assertGone(t, pids)

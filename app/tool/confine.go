@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"agenthub/ipc/errclass"
 )
 
 // maxLinkDepth bounds how many dangling symlinks Resolve follows by hand.
@@ -13,30 +15,30 @@ const maxLinkDepth = 40
 
 // Resolve is the workspace confinement check. It maps path (relative to
 // workspace, or absolute) to the real path it designates with every symlink
-// resolved, and refuses with a ClassDenied *Error anything outside workspace:
+// resolved, and refuses with a errclass.ToolDenied *Error anything outside workspace:
 // ".." escapes, absolute paths elsewhere, symlinks (file or directory) whose
 // target is outside. A path that does not exist yet is checked through its
 // nearest existing ancestor, so creating a file under a symlinked directory
 // that escapes is refused too; dangling symlinks are followed by hand. An
 // empty path means the workspace itself. Invalid paths (NUL bytes, a file
-// used as a directory) get ClassInvalidInput.
+// used as a directory) get errclass.ToolInvalidInput.
 //
 // The check is made at call time; a concurrent process that swaps a
 // directory for a symlink afterwards is outside its threat model.
 func Resolve(workspace, path string) (string, error) {
 	if workspace == "" {
-		return "", errorf(ClassExec, "no workspace configured")
+		return "", errorf(errclass.ToolExec, "no workspace configured")
 	}
 	if strings.ContainsRune(path, 0) {
-		return "", errorf(ClassInvalidInput, "path contains a NUL byte")
+		return "", errorf(errclass.ToolInvalidInput, "path contains a NUL byte")
 	}
 	wsAbs, err := filepath.Abs(workspace)
 	if err != nil {
-		return "", errorf(ClassExec, "workspace %q: %v", workspace, err)
+		return "", errorf(errclass.ToolExec, "workspace %q: %v", workspace, err)
 	}
 	root, err := filepath.EvalSymlinks(wsAbs)
 	if err != nil {
-		return "", errorf(ClassExec, "workspace %q: %v", workspace, err)
+		return "", errorf(errclass.ToolExec, "workspace %q: %v", workspace, err)
 	}
 	if path == "" {
 		path = "."
@@ -45,12 +47,12 @@ func Resolve(workspace, path string) (string, error) {
 	if filepath.IsAbs(path) {
 		target = filepath.Clean(path)
 		if !within(wsAbs, target) && !within(root, target) {
-			return "", errorf(ClassDenied, "%q is outside the workspace", path)
+			return "", errorf(errclass.ToolDenied, "%q is outside the workspace", path)
 		}
 	} else {
 		target = filepath.Join(wsAbs, path)
 		if !within(wsAbs, target) {
-			return "", errorf(ClassDenied, "%q escapes the workspace", path)
+			return "", errorf(errclass.ToolDenied, "%q escapes the workspace", path)
 		}
 	}
 	real, err := resolveExisting(target, 0)
@@ -58,7 +60,7 @@ func Resolve(workspace, path string) (string, error) {
 		return "", err
 	}
 	if !within(root, real) {
-		return "", errorf(ClassDenied, "%q resolves outside the workspace through a symlink", path)
+		return "", errorf(errclass.ToolDenied, "%q resolves outside the workspace through a symlink", path)
 	}
 	return real, nil
 }
@@ -77,7 +79,7 @@ func within(base, target string) bool {
 // are resolved through their (non-existing) targets.
 func resolveExisting(p string, depth int) (string, error) {
 	if depth > maxLinkDepth {
-		return "", errorf(ClassInvalidInput, "too many levels of symbolic links at %q", p)
+		return "", errorf(errclass.ToolInvalidInput, "too many levels of symbolic links at %q", p)
 	}
 	var rest []string
 	cur := p
@@ -87,13 +89,13 @@ func resolveExisting(p string, depth int) (string, error) {
 			return joinRest(real, rest), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return "", errorf(ClassInvalidInput, "cannot resolve %q: %v", p, unwrapPathErr(err))
+			return "", errorf(errclass.ToolInvalidInput, "cannot resolve %q: %v", p, unwrapPathErr(err))
 		}
 		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			// cur is a dangling symlink: continue from where it points.
 			link, rerr := os.Readlink(cur)
 			if rerr != nil {
-				return "", errorf(ClassInvalidInput, "cannot read symlink %q: %v", cur, rerr)
+				return "", errorf(errclass.ToolInvalidInput, "cannot read symlink %q: %v", cur, rerr)
 			}
 			if !filepath.IsAbs(link) {
 				link = filepath.Join(filepath.Dir(cur), link)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"agenthub/ipc/errclass"
 )
 
 // sandbox makes a workspace and a sibling "outside" directory holding a
@@ -70,19 +72,19 @@ func TestResolveConfinement(t *testing.T) {
 		{"new/dir/file.txt", "", filepath.Join(real, "new/dir/file.txt")},
 		{"inlink", "", filepath.Join(real, "a.txt")},
 		{"danglingIn", "", filepath.Join(real, "sub", "new.txt")},
-		{"..", ClassDenied, ""},
-		{"../outside/secret.txt", ClassDenied, ""},
-		{"sub/../../outside", ClassDenied, ""},
-		{filepath.Join(outside, "secret.txt"), ClassDenied, ""},
-		{"/etc/passwd", ClassDenied, ""},
-		{"filelink", ClassDenied, ""},
-		{"dirlink", ClassDenied, ""},
-		{"dirlink/secret.txt", ClassDenied, ""},
-		{"dirlink/new.txt", ClassDenied, ""},        // new file under an escaping dir
-		{"dirlink/deeper/new.txt", ClassDenied, ""}, // new dirs under it too
-		{"dangling", ClassDenied, ""},               // a dangling link pointing out
-		{"a.txt/x", ClassInvalidInput, ""},          // file used as a directory
-		{"bad\x00name", ClassInvalidInput, ""},
+		{"..", errclass.ToolDenied, ""},
+		{"../outside/secret.txt", errclass.ToolDenied, ""},
+		{"sub/../../outside", errclass.ToolDenied, ""},
+		{filepath.Join(outside, "secret.txt"), errclass.ToolDenied, ""},
+		{"/etc/passwd", errclass.ToolDenied, ""},
+		{"filelink", errclass.ToolDenied, ""},
+		{"dirlink", errclass.ToolDenied, ""},
+		{"dirlink/secret.txt", errclass.ToolDenied, ""},
+		{"dirlink/new.txt", errclass.ToolDenied, ""},        // new file under an escaping dir
+		{"dirlink/deeper/new.txt", errclass.ToolDenied, ""}, // new dirs under it too
+		{"dangling", errclass.ToolDenied, ""},               // a dangling link pointing out
+		{"a.txt/x", errclass.ToolInvalidInput, ""},          // file used as a directory
+		{"bad\x00name", errclass.ToolInvalidInput, ""},
 	}
 	for _, c := range cases {
 		got, err := Resolve(ws, c.path)
@@ -119,7 +121,7 @@ func TestToolsRefuseEscapes(t *testing.T) {
 	for _, c := range calls {
 		tl, _ := Lookup(tools, c.tool)
 		_, err := tl.Run(context.Background(), env, json.RawMessage(c.input))
-		if errClass(err) != ClassDenied {
+		if errClass(err) != errclass.ToolDenied {
 			t.Errorf("%s %s: got %v, want denied", c.tool, c.input, err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"agenthub/ipc/errclass"
 )
 
 // delegateContextPreview bounds the context shown in the call summary.
@@ -66,10 +68,10 @@ func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) 
 	}
 	failed := Result{StatusText: "Sub-agent failed"}
 	if strings.TrimSpace(in.Task) == "" {
-		return failed, errorf(ClassInvalidInput, "delegate: task is required")
+		return failed, errorf(errclass.ToolInvalidInput, "delegate: task is required")
 	}
 	if t.d == nil {
-		return failed, errorf(ClassExec, "delegate: delegation is not available in this session")
+		return failed, errorf(errclass.ToolExec, "delegate: delegation is not available in this session")
 	}
 	if err := checkCtx(ctx, "delegate"); err != nil {
 		failed.StatusText = "Sub-agent cancelled"
@@ -82,7 +84,7 @@ func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) 
 			e = AsError(cerr)
 			e.Message = "delegate: sub-agent stopped: " + err.Error()
 		}
-		if e.Class == ClassCancelled {
+		if e.Class == errclass.ToolCancelled {
 			failed.StatusText = "Sub-agent cancelled"
 		}
 		failed.Summary = "**Sub-agent failed:** " + e.Message + "\n"
@@ -92,7 +94,7 @@ func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) 
 	if len(result) > t.opts.HeadBytes+t.opts.TailBytes {
 		capt, cerr := newCapture(t.opts, env.OutputDir, logName(env.ToolUseID), "worker", nil)
 		if cerr != nil {
-			return failed, errorf(ClassExec, "delegate: %v", cerr)
+			return failed, errorf(errclass.ToolExec, "delegate: %v", cerr)
 		}
 		_, _ = capt.Write([]byte(result))
 		capt.finish()

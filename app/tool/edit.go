@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"agenthub/ipc/errclass"
 )
 
 // list_dir cap on entries shown.
@@ -61,10 +63,10 @@ func (writeFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (R
 	disp := displayPath(env.Workspace, in.Path)
 	failed := Result{StatusText: "Could not write " + disp}
 	if in.Path == "" {
-		return failed, errorf(ClassInvalidInput, "write_file: path is required")
+		return failed, errorf(errclass.ToolInvalidInput, "write_file: path is required")
 	}
 	if in.Content == nil {
-		return failed, errorf(ClassInvalidInput, "write_file: content is required")
+		return failed, errorf(errclass.ToolInvalidInput, "write_file: content is required")
 	}
 	if err := checkCtx(ctx, "write_file"); err != nil {
 		return failed, err
@@ -76,18 +78,18 @@ func (writeFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (R
 	mode, verb := fs.FileMode(0o644), "Created"
 	if fi, err := os.Stat(real); err == nil {
 		if fi.IsDir() {
-			return failed, errorf(ClassInvalidInput, "write_file: %s is a directory", disp)
+			return failed, errorf(errclass.ToolInvalidInput, "write_file: %s is a directory", disp)
 		}
 		if !fi.Mode().IsRegular() {
-			return failed, errorf(ClassInvalidInput, "write_file: %s is not a regular file", disp)
+			return failed, errorf(errclass.ToolInvalidInput, "write_file: %s is not a regular file", disp)
 		}
 		mode, verb = keptMode(fi), "Overwrote"
 	}
 	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-		return failed, errorf(ClassExec, "write_file: creating parent directories of %s: %v", disp, unwrapPathErr(err))
+		return failed, errorf(errclass.ToolExec, "write_file: creating parent directories of %s: %v", disp, unwrapPathErr(err))
 	}
 	if err := atomicWrite(real, []byte(*in.Content), mode); err != nil {
-		return failed, errorf(ClassExec, "write_file: %s: %v", disp, unwrapPathErr(err))
+		return failed, errorf(errclass.ToolExec, "write_file: %s: %v", disp, unwrapPathErr(err))
 	}
 	lines := countLines(*in.Content)
 	excerpt, cut := excerptHead(*in.Content, summaryExcerptLines, summaryExcerptBytes)
@@ -179,11 +181,11 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	failed := Result{StatusText: "Could not edit " + disp}
 	switch {
 	case in.Old == nil || *in.Old == "":
-		return failed, errorf(ClassInvalidInput, "edit_file: old is required and must not be empty")
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: old is required and must not be empty")
 	case in.New == nil:
-		return failed, errorf(ClassInvalidInput, "edit_file: new is required (use \"\" to delete)")
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: new is required (use \"\" to delete)")
 	case *in.Old == *in.New:
-		return failed, errorf(ClassInvalidInput, "edit_file: old and new are identical; nothing to change")
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: old and new are identical; nothing to change")
 	}
 	if err := checkCtx(ctx, "edit_file"); err != nil {
 		return failed, err
@@ -195,29 +197,29 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	real := f.Name()
 	if fi.Size() > editMaxBytes {
 		f.Close()
-		return failed, errorf(ClassInvalidInput, "edit_file: %s is too large to edit (%d bytes, max %d)", disp, fi.Size(), editMaxBytes)
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: %s is too large to edit (%d bytes, max %d)", disp, fi.Size(), editMaxBytes)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
 	f.Close()
 	if err != nil {
-		return failed, errorf(ClassExec, "edit_file: %s: %v", disp, err)
+		return failed, errorf(errclass.ToolExec, "edit_file: %s: %v", disp, err)
 	}
 	if isBinary(data) {
-		return failed, errorf(ClassInvalidInput, "edit_file: %s is a binary file; edit_file only edits text", disp)
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: %s is a binary file; edit_file only edits text", disp)
 	}
 	content := string(data)
 	switch n := strings.Count(content, *in.Old); n {
 	case 0:
-		return failed, errorf(ClassInvalidInput, "edit_file: not found: old text does not occur in %s", disp)
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: not found: old text does not occur in %s", disp)
 	case 1:
 	default:
-		return failed, errorf(ClassInvalidInput, "edit_file: ambiguous, %d occurrences of old text in %s; include more context to make it unique", n, disp)
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: ambiguous, %d occurrences of old text in %s; include more context to make it unique", n, disp)
 	}
 	at := strings.Index(content, *in.Old)
 	line := 1 + strings.Count(content[:at], "\n")
 	updated := content[:at] + *in.New + content[at+len(*in.Old):]
 	if err := atomicWrite(real, []byte(updated), keptMode(fi)); err != nil {
-		return failed, errorf(ClassExec, "edit_file: %s: %v", disp, unwrapPathErr(err))
+		return failed, errorf(errclass.ToolExec, "edit_file: %s: %v", disp, unwrapPathErr(err))
 	}
 	oldN, newN := countLines(*in.Old), countLines(*in.New)
 	return Result{
@@ -288,11 +290,11 @@ func (listDirTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 		var pe *fs.PathError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return failed, errorf(ClassInvalidInput, "list_dir: %s does not exist", disp)
+			return failed, errorf(errclass.ToolInvalidInput, "list_dir: %s does not exist", disp)
 		case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory"):
-			return failed, errorf(ClassInvalidInput, "list_dir: %s is not a directory (use read_file)", disp)
+			return failed, errorf(errclass.ToolInvalidInput, "list_dir: %s is not a directory (use read_file)", disp)
 		}
-		return failed, errorf(ClassExec, "list_dir: %s: %v", disp, unwrapPathErr(err))
+		return failed, errorf(errclass.ToolExec, "list_dir: %s: %v", disp, unwrapPathErr(err))
 	}
 	var b strings.Builder
 	for i, e := range entries {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"agenthub/ipc/errclass"
 )
 
 // waitForP is shell: wait until the escaped process wrote its pid to p, then print it.
@@ -74,7 +76,7 @@ func TestBashEscapedProcessesDie(t *testing.T) {
 				cancel()
 			}
 			err := <-done
-			if c.cancel && errClass(err) != ClassCancelled {
+			if c.cancel && errClass(err) != errclass.ToolCancelled {
 				t.Fatalf("err %v", err)
 			}
 			if !c.cancel && err != nil {

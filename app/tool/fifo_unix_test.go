@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"agenthub/ipc/errclass"
 )
 
 // TestFIFOsNeverBlock: a named pipe in the workspace (nobody ever opens its
@@ -48,7 +50,7 @@ func TestFIFOsNeverBlock(t *testing.T) {
 		}
 		switch {
 		case c.wantErr != "":
-			if o.err == nil || !strings.Contains(o.err.Error(), c.wantErr) || AsError(o.err).Class != ClassInvalidInput {
+			if o.err == nil || !strings.Contains(o.err.Error(), c.wantErr) || AsError(o.err).Class != errclass.ToolInvalidInput {
 				t.Errorf("%s %s: err %v, want invalid_input mentioning %q", c.tool, c.input, o.err, c.wantErr)
 			}
 		case o.err != nil:

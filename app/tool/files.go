@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"agenthub/ipc/errclass"
 )
 
 // read_file limits.
@@ -57,7 +59,7 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 // openFile resolves and opens a regular file for reading.
 func openFile(tool string, env Env, path string) (*os.File, fs.FileInfo, error) {
 	if path == "" {
-		return nil, nil, errorf(ClassInvalidInput, "%s: path is required", tool)
+		return nil, nil, errorf(errclass.ToolInvalidInput, "%s: path is required", tool)
 	}
 	real, err := Resolve(env.Workspace, path)
 	if err != nil {
@@ -66,15 +68,15 @@ func openFile(tool string, env Env, path string) (*os.File, fs.FileInfo, error) 
 	f, fi, err := openRegular(real)
 	switch {
 	case errors.Is(err, errNotRegular):
-		return nil, nil, errorf(ClassInvalidInput, "%s: %s is not a regular file (%s); only regular files can be read", tool, path, fileKind(fi))
+		return nil, nil, errorf(errclass.ToolInvalidInput, "%s: %s is not a regular file (%s); only regular files can be read", tool, path, fileKind(fi))
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, errorf(ClassInvalidInput, "%s: %s does not exist", tool, path)
+		return nil, nil, errorf(errclass.ToolInvalidInput, "%s: %s does not exist", tool, path)
 	case err != nil:
-		return nil, nil, errorf(ClassExec, "%s: %v", tool, unwrapPathErr(err))
+		return nil, nil, errorf(errclass.ToolExec, "%s: %v", tool, unwrapPathErr(err))
 	}
 	if fi.IsDir() {
 		f.Close()
-		return nil, nil, errorf(ClassInvalidInput, "%s: %s is a directory (use list_dir)", tool, path)
+		return nil, nil, errorf(errclass.ToolInvalidInput, "%s: %s is a directory (use list_dir)", tool, path)
 	}
 	return f, fi, nil
 }
@@ -191,12 +193,12 @@ func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	offset, limit := 1, readDefaultLimit
 	if in.Offset != nil {
 		if offset = *in.Offset; offset < 1 {
-			return failed, errorf(ClassInvalidInput, "read_file: offset must be ≥ 1, got %d", offset)
+			return failed, errorf(errclass.ToolInvalidInput, "read_file: offset must be ≥ 1, got %d", offset)
 		}
 	}
 	if in.Limit != nil {
 		if limit = *in.Limit; limit < 1 || limit > readMaxLimit {
-			return failed, errorf(ClassInvalidInput, "read_file: limit must be between 1 and %d, got %d", readMaxLimit, limit)
+			return failed, errorf(errclass.ToolInvalidInput, "read_file: limit must be between 1 and %d, got %d", readMaxLimit, limit)
 		}
 	}
 	if err := checkCtx(ctx, "read_file"); err != nil {
@@ -209,7 +211,7 @@ func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	if sniff, _ := br.Peek(sniffBytes); isBinary(sniff) {
-		return failed, errorf(ClassInvalidInput, "read_file: %s is a binary file (%d bytes); read_file only reads text", disp, fi.Size())
+		return failed, errorf(errclass.ToolInvalidInput, "read_file: %s is a binary file (%d bytes); read_file only reads text", disp, fi.Size())
 	}
 
 	var out, raw strings.Builder
@@ -221,7 +223,7 @@ func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 			break
 		}
 		if err != nil && err != io.EOF {
-			return failed, errorf(ClassExec, "read_file: %s: %v", disp, err)
+			return failed, errorf(errclass.ToolExec, "read_file: %s: %v", disp, err)
 		}
 		lineNo++
 		if lineNo%10000 == 0 {
@@ -255,7 +257,7 @@ func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 			return Result{Output: "(empty file)\n", StatusText: "Read " + disp + " (0 lines)",
 				Summary: codeSpan(disp) + " is empty.\n"}, nil
 		}
-		return failed, errorf(ClassInvalidInput, "read_file: offset %d is past the end of %s (%d lines)", offset, disp, lineNo)
+		return failed, errorf(errclass.ToolInvalidInput, "read_file: offset %d is past the end of %s (%d lines)", offset, disp, lineNo)
 	}
 	last := offset + shown - 1
 	if more {

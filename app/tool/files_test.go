@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"agenthub/ipc/errclass"
 )
 
 func run(t *testing.T, env Env, name, input string) (Result, error) {
@@ -70,7 +72,7 @@ func TestBuiltinsNamesAndSchemas(t *testing.T) {
 			}
 		}
 		// Run rejects bad input with invalid_input.
-		if _, err := tl.Run(context.Background(), Env{Workspace: t.TempDir()}, json.RawMessage(`{"bogus":1}`)); errClass(err) != ClassInvalidInput {
+		if _, err := tl.Run(context.Background(), Env{Workspace: t.TempDir()}, json.RawMessage(`{"bogus":1}`)); errClass(err) != errclass.ToolInvalidInput {
 			t.Errorf("%s: unknown field: %v", tl.Name(), err)
 		}
 	}
@@ -151,14 +153,14 @@ func TestReadFile(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(ws, "bin.dat"), []byte{0x7f, 'E', 'L', 'F', 0, 1, 2}, 0o644)
 	errs := []struct{ input, class, msg string }{
-		{`{"path":"bin.dat"}`, ClassInvalidInput, "binary file"},
-		{`{"path":"app/main.go","offset":500}`, ClassInvalidInput, "past the end"},
-		{`{"path":"app/main.go","offset":0}`, ClassInvalidInput, "offset"},
-		{`{"path":"app/main.go","limit":0}`, ClassInvalidInput, "limit"},
-		{`{"path":"missing.txt"}`, ClassInvalidInput, "does not exist"},
-		{`{"path":"app"}`, ClassInvalidInput, "directory"},
-		{`{"path":""}`, ClassInvalidInput, "required"},
-		{`{"path":1}`, ClassInvalidInput, ""},
+		{`{"path":"bin.dat"}`, errclass.ToolInvalidInput, "binary file"},
+		{`{"path":"app/main.go","offset":500}`, errclass.ToolInvalidInput, "past the end"},
+		{`{"path":"app/main.go","offset":0}`, errclass.ToolInvalidInput, "offset"},
+		{`{"path":"app/main.go","limit":0}`, errclass.ToolInvalidInput, "limit"},
+		{`{"path":"missing.txt"}`, errclass.ToolInvalidInput, "does not exist"},
+		{`{"path":"app"}`, errclass.ToolInvalidInput, "directory"},
+		{`{"path":""}`, errclass.ToolInvalidInput, "required"},
+		{`{"path":1}`, errclass.ToolInvalidInput, ""},
 	}
 	for _, e := range errs {
 		_, err := run(t, env, "read_file", e.input)
@@ -195,10 +197,10 @@ func TestWriteFile(t *testing.T) {
 	}
 	// empty content is a valid file
 	mustRun(t, env, "write_file", `{"path":"empty","content":""}`)
-	if _, err := run(t, env, "write_file", `{"path":"docs","content":"x"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "write_file", `{"path":"docs","content":"x"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("write over dir: %v", err)
 	}
-	if _, err := run(t, env, "write_file", `{"path":"x.txt"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "write_file", `{"path":"x.txt"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("missing content: %v", err)
 	}
 }
@@ -234,7 +236,7 @@ func TestEditFile(t *testing.T) {
 	}
 	for _, e := range errs {
 		_, err := run(t, env, "edit_file", e.input)
-		if errClass(err) != ClassInvalidInput || !strings.Contains(fmt.Sprint(err), e.msg) {
+		if errClass(err) != errclass.ToolInvalidInput || !strings.Contains(fmt.Sprint(err), e.msg) {
 			t.Errorf("%s: %v", e.input, err)
 		}
 	}
@@ -265,10 +267,10 @@ func TestListDir(t *testing.T) {
 	if res := mustRun(t, env, "list_dir", `{"path":"src/pkg"}`); res.Output != "(empty directory)\n" {
 		t.Errorf("empty: %q", res.Output)
 	}
-	if _, err := run(t, env, "list_dir", `{"path":"src/b.go"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "list_dir", `{"path":"src/b.go"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("file: %v", err)
 	}
-	if _, err := run(t, env, "list_dir", `{"path":"nope"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "list_dir", `{"path":"nope"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("missing: %v", err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"agenthub/ipc/errclass"
 )
 
 // Search limits.
@@ -73,7 +75,7 @@ func splitPattern(workspace, pattern string) ([]string, error) {
 			}
 		}
 		if rel == "" {
-			return nil, errorf(ClassDenied, "glob: pattern %q is outside the workspace", pattern)
+			return nil, errorf(errclass.ToolDenied, "glob: pattern %q is outside the workspace", pattern)
 		}
 		p = rel
 	}
@@ -83,14 +85,14 @@ func splitPattern(workspace, pattern string) ([]string, error) {
 		case "", ".":
 			continue
 		case "..":
-			return nil, errorf(ClassDenied, "glob: pattern %q escapes the workspace", pattern)
+			return nil, errorf(errclass.ToolDenied, "glob: pattern %q escapes the workspace", pattern)
 		case "**":
 			if len(segs) > 0 && segs[len(segs)-1] == "**" {
 				continue
 			}
 		default:
 			if _, err := path.Match(s, ""); err != nil {
-				return nil, errorf(ClassInvalidInput, "glob: malformed pattern %q: %v", pattern, err)
+				return nil, errorf(errclass.ToolInvalidInput, "glob: malformed pattern %q: %v", pattern, err)
 			}
 		}
 		segs = append(segs, s)
@@ -159,7 +161,7 @@ func (globTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result
 	}
 	failed := Result{StatusText: "Could not search for " + in.Pattern}
 	if in.Pattern == "" {
-		return failed, errorf(ClassInvalidInput, "glob: pattern is required")
+		return failed, errorf(errclass.ToolInvalidInput, "glob: pattern is required")
 	}
 	segs, err := splitPattern(env.Workspace, in.Pattern)
 	if err != nil {
@@ -349,11 +351,11 @@ func (grepTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result
 	label := truncRunes(in.Pattern, statusMaxRunes)
 	failed := Result{StatusText: "Could not search for " + label}
 	if in.Pattern == "" {
-		return failed, errorf(ClassInvalidInput, "grep: pattern is required")
+		return failed, errorf(errclass.ToolInvalidInput, "grep: pattern is required")
 	}
 	re, err := regexp.Compile(in.Pattern)
 	if err != nil {
-		return failed, errorf(ClassInvalidInput, "grep: invalid regular expression: %v", err)
+		return failed, errorf(errclass.ToolInvalidInput, "grep: invalid regular expression: %v", err)
 	}
 	if err := checkCtx(ctx, "grep"); err != nil {
 		return failed, err
@@ -365,9 +367,9 @@ func (grepTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result
 	fi, err := os.Stat(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return failed, errorf(ClassInvalidInput, "grep: %s does not exist", displayPath(env.Workspace, in.Path))
+			return failed, errorf(errclass.ToolInvalidInput, "grep: %s does not exist", displayPath(env.Workspace, in.Path))
 		}
-		return failed, errorf(ClassExec, "grep: %v", unwrapPathErr(err))
+		return failed, errorf(errclass.ToolExec, "grep: %v", unwrapPathErr(err))
 	}
 	g := &grepState{re: re, rootDir: realRoot(env.Workspace)}
 	if !fi.IsDir() {

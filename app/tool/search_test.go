@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"agenthub/ipc/errclass"
 )
 
 func searchTree(t *testing.T) string {
@@ -70,13 +72,13 @@ func TestGlob(t *testing.T) {
 	if !strings.Contains(res.Output, "inlink\n") {
 		t.Errorf("glob * misses inlink: %q", res.Output)
 	}
-	if _, err := run(t, env, "glob", `{"pattern":"docs/../../x"}`); errClass(err) != ClassDenied {
+	if _, err := run(t, env, "glob", `{"pattern":"docs/../../x"}`); errClass(err) != errclass.ToolDenied {
 		t.Errorf("..: %v", err)
 	}
-	if _, err := run(t, env, "glob", `{"pattern":"/etc/*"}`); errClass(err) != ClassDenied {
+	if _, err := run(t, env, "glob", `{"pattern":"/etc/*"}`); errClass(err) != errclass.ToolDenied {
 		t.Errorf("abs outside: %v", err)
 	}
-	if _, err := run(t, env, "glob", `{"pattern":"app/[.go"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "glob", `{"pattern":"app/[.go"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("bad pattern: %v", err)
 	}
 }
@@ -110,10 +112,10 @@ func TestGrep(t *testing.T) {
 	if res.IsError || !strings.HasPrefix(res.Output, "No matches") || res.StatusText != "Found 0 matches for nothing-matches-this" {
 		t.Errorf("no match: %+v", res)
 	}
-	if _, err := run(t, env, "grep", `{"pattern":"(unclosed"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "grep", `{"pattern":"(unclosed"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("bad regexp: %v", err)
 	}
-	if _, err := run(t, env, "grep", `{"pattern":"x","path":"nope"}`); errClass(err) != ClassInvalidInput {
+	if _, err := run(t, env, "grep", `{"pattern":"x","path":"nope"}`); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("missing path: %v", err)
 	}
 }
@@ -133,7 +135,7 @@ func TestSearchCancelled(t *testing.T) {
 	cancel()
 	for _, c := range []struct{ tool, input string }{{"grep", `{"pattern":"x"}`}, {"read_file", `{"path":"main.go"}`}, {"write_file", `{"path":"n","content":""}`}} {
 		tl, _ := Lookup(Builtins(nil), c.tool)
-		if _, err := tl.Run(ctx, Env{Workspace: ws}, json.RawMessage(c.input)); errClass(err) != ClassCancelled {
+		if _, err := tl.Run(ctx, Env{Workspace: ws}, json.RawMessage(c.input)); errClass(err) != errclass.ToolCancelled {
 			t.Errorf("%s: %v", c.tool, err)
 		}
 	}
@@ -198,14 +200,14 @@ func TestDelegate(t *testing.T) {
 
 	// Errors.
 	tl, _ = Lookup(Builtins(&fakeDelegator{err: errors.New("model exploded")}), "delegate")
-	if _, err := tl.Run(context.Background(), env, json.RawMessage(`{"task":"t"}`)); errClass(err) != ClassExec {
+	if _, err := tl.Run(context.Background(), env, json.RawMessage(`{"task":"t"}`)); errClass(err) != errclass.ToolExec {
 		t.Errorf("worker error: %v", err)
 	}
 	tl, _ = Lookup(Builtins(nil), "delegate")
-	if _, err := tl.Run(context.Background(), env, json.RawMessage(`{"task":"t"}`)); errClass(err) != ClassExec {
+	if _, err := tl.Run(context.Background(), env, json.RawMessage(`{"task":"t"}`)); errClass(err) != errclass.ToolExec {
 		t.Errorf("nil delegator: %v", err)
 	}
-	if _, err := tl.Run(context.Background(), env, json.RawMessage(`{"task":"  "}`)); errClass(err) != ClassInvalidInput {
+	if _, err := tl.Run(context.Background(), env, json.RawMessage(`{"task":"  "}`)); errClass(err) != errclass.ToolInvalidInput {
 		t.Errorf("empty task: %v", err)
 	}
 
@@ -223,7 +225,7 @@ func TestDelegate(t *testing.T) {
 	}()
 	<-started
 	cancel()
-	if err := <-done; errClass(err) != ClassCancelled {
+	if err := <-done; errClass(err) != errclass.ToolCancelled {
 		t.Errorf("cancel: %v", err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"agenthub/ipc/errclass"
 )
 
 // Env is the per-call environment a tool runs in.
@@ -47,18 +49,9 @@ type Result struct {
 	Summary     string // seed 004 markdown detail of the result
 }
 
-// Error classes; the same strings as ipc.ToolErr* (tool.failed error_class).
-const (
-	ClassInvalidInput = "invalid_input"
-	ClassDenied       = "denied"
-	ClassExec         = "exec"
-	ClassTimeout      = "timeout"
-	ClassCancelled    = "cancelled"
-	ClassUnknownTool  = "unknown_tool"
-)
-
-// Error is the error every Tool.Run returns: Class is one of the Class*
-// constants and Message is a human/model-readable explanation.
+// Error is the error every Tool.Run returns: Class is one of the tool
+// classes of ipc/errclass (the wire's tool.failed error_class) and Message
+// is a human/model-readable explanation.
 type Error struct {
 	Class   string
 	Message string
@@ -72,7 +65,7 @@ func errorf(class, format string, args ...any) *Error {
 }
 
 // AsError returns err as a *Error: itself if it is one (or wraps one),
-// ClassCancelled/ClassTimeout for context errors, ClassExec otherwise.
+// errclass.ToolCancelled/errclass.ToolTimeout for context errors, errclass.ToolExec otherwise.
 // It returns nil for a nil err.
 func AsError(err error) *Error {
 	if err == nil {
@@ -84,11 +77,11 @@ func AsError(err error) *Error {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		return &Error{Class: ClassCancelled, Message: err.Error()}
+		return &Error{Class: errclass.ToolCancelled, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Class: ClassTimeout, Message: err.Error()}
+		return &Error{Class: errclass.ToolTimeout, Message: err.Error()}
 	}
-	return &Error{Class: ClassExec, Message: err.Error()}
+	return &Error{Class: errclass.ToolExec, Message: err.Error()}
 }
 
 // Tool is one built-in tool as the model sees it.
@@ -104,7 +97,7 @@ type Tool interface {
 	// input yields a generic description.
 	Describe(input json.RawMessage) (statusText, summary string)
 	// Run executes the call. A non-nil error is a *Error; a cancelled ctx
-	// yields ClassCancelled. A tool that ran but failed (bash exit code 1)
+	// yields errclass.ToolCancelled. A tool that ran but failed (bash exit code 1)
 	// returns a Result with IsError and a nil error. On timeout or cancel a
 	// bash Result still carries the partial output alongside the error.
 	Run(ctx context.Context, env Env, input json.RawMessage) (Result, error)
@@ -188,7 +181,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Builtins returns the eight built-in tools with default Options. d backs the
-// delegate tool; with a nil d, delegate fails with ClassExec.
+// delegate tool; with a nil d, delegate fails with errclass.ToolExec.
 func Builtins(d Delegator) []Tool { return BuiltinsWithOptions(d, Options{}) }
 
 // BuiltinsWithOptions is Builtins with explicit Options.
@@ -224,15 +217,15 @@ func decodeInput(tool string, input json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return errorf(ClassInvalidInput, "%s: input is not a valid object for the schema: %v", tool, err)
+		return errorf(errclass.ToolInvalidInput, "%s: input is not a valid object for the schema: %v", tool, err)
 	}
 	if dec.More() {
-		return errorf(ClassInvalidInput, "%s: trailing data after the input object", tool)
+		return errorf(errclass.ToolInvalidInput, "%s: trailing data after the input object", tool)
 	}
 	return nil
 }
 
-// checkCtx returns a ClassCancelled/ClassTimeout error once ctx is done.
+// checkCtx returns a errclass.ToolCancelled/errclass.ToolTimeout error once ctx is done.
 func checkCtx(ctx context.Context, tool string) error {
 	if err := ctx.Err(); err != nil {
 		e := AsError(err)
