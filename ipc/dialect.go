@@ -80,13 +80,14 @@ func marshalFrame(v any) ([][]byte, error) {
 	return [][]byte{b}, nil
 }
 
-// decodePayload decodes ev's payload into p; a malformed payload is an
-// error naming the event.
-func decodePayload(ev Event, p any) error {
-	if err := json.Unmarshal(ev.Payload, p); err != nil {
-		return fmt.Errorf("ipc: %s event %s: decode payload: %w", ev.Type, ev.ID, err)
+// decodeAs decodes ev's payload as a T; a malformed payload is an error
+// naming the event.
+func decodeAs[T any](ev Event) (T, error) {
+	var p T
+	if err := json.Unmarshal(ev.Payload, &p); err != nil {
+		return p, fmt.Errorf("ipc: %s event %s: decode payload: %w", ev.Type, ev.ID, err)
 	}
-	return nil
+	return p, nil
 }
 
 // ---- seed000: StreamPayload ----
@@ -157,10 +158,8 @@ func (e *seed000) close(id string) {
 
 func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
 	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.size, false
-	b, err := json.Marshal(streamPayload{StreamID: id, AgentID: ev.SessionID, Event: struct {
-		Type    string      `json:"type"`
-		Message s000Message `json:"message"`
-	}{"message_update", s000Message{Role: store.RoleAssistant, Content: a.c.content()}}})
+	b, err := json.Marshal(streamPayload{StreamID: id, AgentID: ev.SessionID,
+		Event: s000MessageEvent{"message_update", s000Message{Role: store.RoleAssistant, Content: a.c.content()}}})
 	if err != nil {
 		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
 	}
@@ -185,112 +184,163 @@ func (e *seed000) Encode(ev Event) ([][]byte, error) {
 	return out, nil
 }
 
+// s000MessageEvent is a message_start, message_update or message_end.
+type s000MessageEvent struct {
+	Type    string      `json:"type"`
+	Message s000Message `json:"message"`
+}
+
+// s000Frame is one StreamPayload frame of ev's session.
+func s000Frame(ev Event, stream string, event any) ([][]byte, error) {
+	return marshalFrame(streamPayload{StreamID: stream, AgentID: ev.SessionID, Event: event})
+}
+
 func (e *seed000) encode(ev Event) ([][]byte, error) {
-	wrap := func(stream string, event any) ([][]byte, error) {
-		return marshalFrame(streamPayload{StreamID: stream, AgentID: ev.SessionID, Event: event})
-	}
-	var ids struct {
-		MessageID         string `json:"message_id"`
-		ContentBlockIndex int    `json:"content_block_index"`
-	}
 	switch ev.Type {
 	case TypeMessageStart:
-		var p MessageStart
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		e.open(p.MessageID)
-		return wrap(p.MessageID, struct {
-			Type    string      `json:"type"`
-			Message s000Message `json:"message"`
-		}{"message_start", s000Message{Role: store.RoleAssistant, Content: []store.ContentBlock{}}})
+		return e.messageStart(ev)
 	case TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
-		if err := decodePayload(ev, &ids); err != nil {
-			return nil, err
-		}
-		a := e.open(ids.MessageID)
-		a.c.apply(ev.Type, ev.Payload)
-		a.pending = true
-		if a.due(ev.TS.Time) {
-			b, err := e.update(ev, ids.MessageID, a)
-			if err != nil {
-				return nil, err
-			}
-			return [][]byte{b}, nil
-		}
-		return nil, nil
+		return e.streaming(ev)
 	case TypeMessageComplete:
-		var p MessageComplete
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		e.close(p.MessageID)
-		content := p.FinalContent
-		if content == nil {
-			content = []store.ContentBlock{}
-		}
-		return wrap(p.MessageID, struct {
-			Type    string      `json:"type"`
-			Message s000Message `json:"message"`
-		}{"message_end", s000Message{Role: store.RoleAssistant, Content: content, StopReason: p.StopReason}})
+		return e.messageEnd(ev)
 	case TypeToolCalled:
-		var p ToolCalled
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		e.tools[p.ToolUseID] = p.MessageID
-		args := p.Input
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		return wrap(streamOf(p.MessageID, ev), struct {
-			Type       string          `json:"type"`
-			ToolCallID string          `json:"toolCallId"`
-			ToolName   string          `json:"toolName"`
-			Args       json.RawMessage `json:"args"`
-		}{"tool_execution_start", p.ToolUseID, p.ToolName, args})
+		return e.toolStart(ev)
 	case TypeToolCompleted, TypeToolFailed:
-		end := struct {
-			Type       string `json:"type"`
-			ToolCallID string `json:"toolCallId"`
-			Result     string `json:"result"`
-			IsError    bool   `json:"isError"`
-		}{Type: "tool_execution_end"}
-		if ev.Type == TypeToolCompleted {
-			var p ToolCompleted
-			if err := decodePayload(ev, &p); err != nil {
-				return nil, err
-			}
-			end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Output, p.IsError
-		} else {
-			var p ToolFailed
-			if err := decodePayload(ev, &p); err != nil {
-				return nil, err
-			}
-			end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Message, true
-		}
-		msg := e.tools[end.ToolCallID]
-		delete(e.tools, end.ToolCallID)
-		return wrap(streamOf(msg, ev), end)
+		return e.toolEnd(ev)
 	case TypeCompactionStarted:
-		return wrap("compaction:"+ev.SessionID, struct {
+		return s000Frame(ev, "compaction:"+ev.SessionID, struct {
 			Type string `json:"type"`
 		}{"compaction_start"})
 	case TypeCompactionComplete:
-		var p CompactionCompleted
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		return wrap("compaction:"+ev.SessionID, struct {
-			Type          string `json:"type"`
-			Removed       int    `json:"removed"`
-			Kept          int    `json:"kept"`
-			TokensRemoved int64  `json:"tokensRemoved"`
-			TokensKept    int64  `json:"tokensKept"`
-			Reason        string `json:"reason"`
-		}{"compaction_end", p.Removed, p.Kept, p.TokensRemoved, p.TokensKept, p.Reason})
+		return e.compactionEnd(ev)
 	}
 	return nil, nil
+}
+
+func (e *seed000) messageStart(ev Event) ([][]byte, error) {
+	p, err := decodeAs[MessageStart](ev)
+	if err != nil {
+		return nil, err
+	}
+	e.open(p.MessageID)
+	return s000Frame(ev, p.MessageID, s000MessageEvent{"message_start", s000Message{Role: store.RoleAssistant, Content: []store.ContentBlock{}}})
+}
+
+// streaming folds a streaming event into its message's content and sends
+// a message_update when one is due.
+func (e *seed000) streaming(ev Event) ([][]byte, error) {
+	id, err := streamingMessageID(ev)
+	if err != nil {
+		return nil, err
+	}
+	a := e.open(id)
+	a.c.apply(ev.Type, ev.Payload)
+	a.pending = true
+	if !a.due(ev.TS.Time) {
+		return nil, nil
+	}
+	b, err := e.update(ev, id, a)
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{b}, nil
+}
+
+// streamingMessageID decodes a streaming event's payload as its type and
+// returns its message id. The content builder decodes the same payload
+// into the same type and skips what does not decode, so checking here
+// turns a malformed payload into an error instead of content silently lost.
+func streamingMessageID(ev Event) (string, error) {
+	switch ev.Type {
+	case TypeTextDelta:
+		p, err := decodeAs[TextDelta](ev)
+		return p.MessageID, err
+	case TypeThinkingDelta:
+		p, err := decodeAs[ThinkingDelta](ev)
+		return p.MessageID, err
+	case TypeToolUseStart:
+		p, err := decodeAs[ToolUseStart](ev)
+		return p.MessageID, err
+	case TypeToolUseInputDelta:
+		p, err := decodeAs[ToolUseInputDelta](ev)
+		return p.MessageID, err
+	case TypeToolUseEnd:
+		p, err := decodeAs[ToolUseEnd](ev)
+		return p.MessageID, err
+	}
+	return "", fmt.Errorf("ipc: %s event %s is not a streaming event", ev.Type, ev.ID)
+}
+
+func (e *seed000) messageEnd(ev Event) ([][]byte, error) {
+	p, err := decodeAs[MessageComplete](ev)
+	if err != nil {
+		return nil, err
+	}
+	e.close(p.MessageID)
+	content := p.FinalContent
+	if content == nil {
+		content = []store.ContentBlock{}
+	}
+	return s000Frame(ev, p.MessageID, s000MessageEvent{"message_end", s000Message{Role: store.RoleAssistant, Content: content, StopReason: p.StopReason}})
+}
+
+func (e *seed000) toolStart(ev Event) ([][]byte, error) {
+	p, err := decodeAs[ToolCalled](ev)
+	if err != nil {
+		return nil, err
+	}
+	e.tools[p.ToolUseID] = p.MessageID
+	args := p.Input
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return s000Frame(ev, streamOf(p.MessageID, ev), struct {
+		Type       string          `json:"type"`
+		ToolCallID string          `json:"toolCallId"`
+		ToolName   string          `json:"toolName"`
+		Args       json.RawMessage `json:"args"`
+	}{"tool_execution_start", p.ToolUseID, p.ToolName, args})
+}
+
+// toolEnd is tool.completed or tool.failed as a tool_execution_end.
+func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
+	end := struct {
+		Type       string `json:"type"`
+		ToolCallID string `json:"toolCallId"`
+		Result     string `json:"result"`
+		IsError    bool   `json:"isError"`
+	}{Type: "tool_execution_end"}
+	if ev.Type == TypeToolCompleted {
+		p, err := decodeAs[ToolCompleted](ev)
+		if err != nil {
+			return nil, err
+		}
+		end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Output, p.IsError
+	} else {
+		p, err := decodeAs[ToolFailed](ev)
+		if err != nil {
+			return nil, err
+		}
+		end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Message, true
+	}
+	msg := e.tools[end.ToolCallID]
+	delete(e.tools, end.ToolCallID)
+	return s000Frame(ev, streamOf(msg, ev), end)
+}
+
+func (e *seed000) compactionEnd(ev Event) ([][]byte, error) {
+	p, err := decodeAs[CompactionCompleted](ev)
+	if err != nil {
+		return nil, err
+	}
+	return s000Frame(ev, "compaction:"+ev.SessionID, struct {
+		Type          string `json:"type"`
+		Removed       int    `json:"removed"`
+		Kept          int    `json:"kept"`
+		TokensRemoved int64  `json:"tokensRemoved"`
+		TokensKept    int64  `json:"tokensKept"`
+		Reason        string `json:"reason"`
+	}{"compaction_end", p.Removed, p.Kept, p.TokensRemoved, p.TokensKept, p.Reason})
 }
 
 // streamOf is a seed000 streamId: the message id when known, else the turn

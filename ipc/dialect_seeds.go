@@ -39,8 +39,8 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 	ts := ev.TS.UTC().Format(TimeFormat)
 	switch ev.Type {
 	case TypeMessageStart:
-		var p MessageStart
-		if err := decodePayload(ev, &p); err != nil {
+		p, err := decodeAs[MessageStart](ev)
+		if err != nil {
 			return nil, err
 		}
 		e.text[p.MessageID] = &strings.Builder{}
@@ -51,8 +51,8 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 			Timestamp string `json:"timestamp"`
 		}{ev.SessionID, p.MessageID, "agent", ts})
 	case TypeTextDelta:
-		var p TextDelta
-		if err := decodePayload(ev, &p); err != nil {
+		p, err := decodeAs[TextDelta](ev)
+		if err != nil {
 			return nil, err
 		}
 		sb, ok := e.text[p.MessageID]
@@ -66,8 +66,8 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 			Content   s002Content `json:"content"`
 		}{p.MessageID, s002Content{"text", p.Text}})
 	case TypeMessageComplete:
-		var p MessageComplete
-		if err := decodePayload(ev, &p); err != nil {
+		p, err := decodeAs[MessageComplete](ev)
+		if err != nil {
 			return nil, err
 		}
 		var text strings.Builder
@@ -127,87 +127,117 @@ const delegateToolName = "delegate"
 func (e *seed004) Seed(store.Message) {}
 
 func (e *seed004) Encode(ev Event) ([][]byte, error) {
-	call := func(tc toolCallResponse) ([][]byte, error) {
-		return marshalFrame(chatAgentResponse{ToolCalls: []toolCallResponse{tc}, Citations: []string{}})
-	}
-	details := func(summary string) map[string]any { return map[string]any{"summary": summary} }
 	switch ev.Type {
 	case TypeTextDelta:
-		var p TextDelta
-		if err := decodePayload(ev, &p); err != nil {
+		p, err := decodeAs[TextDelta](ev)
+		if err != nil {
 			return nil, err
 		}
 		return marshalFrame(chatAgentResponse{Response: p.Text, ToolCalls: []toolCallResponse{}, Citations: []string{}})
 	case TypeToolCalled:
-		var p ToolCalled
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		e.calls[p.ToolUseID] = callInfo{name: p.ToolName}
-		return call(toolCallResponse{CallID: p.ToolUseID, EventType: "call", ToolName: p.ToolName,
-			ToolResponse: p.StatusText, ToolCallDetails: details(p.Summary), IsComplete: true})
-	case TypeToolCompleted:
-		var p ToolCompleted
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		delete(e.calls, p.ToolUseID)
-		d := details(p.Summary)
-		d["is_error"] = p.IsError
-		return call(toolCallResponse{CallID: p.ToolUseID, EventType: "result", ToolName: p.ToolName,
-			ToolResponse: p.StatusText, ToolCallDetails: d, IsComplete: true})
-	case TypeToolFailed:
-		var p ToolFailed
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		delete(e.calls, p.ToolUseID)
-		d := details(p.Summary)
-		d["is_error"], d["error_class"] = true, p.ErrorClass
-		return call(toolCallResponse{CallID: p.ToolUseID, EventType: "result", ToolName: p.ToolName,
-			ToolResponse: p.StatusText, ToolCallDetails: d, IsComplete: true})
+		return e.toolCall(ev)
+	case TypeToolCompleted, TypeToolFailed:
+		return e.toolResult(ev)
 	case TypeDelegateStarted:
-		var p DelegateStarted
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		e.calls[p.ToolUseID] = callInfo{name: delegateToolName, delegation: true}
-		d := details(p.Summary)
-		d["worker_session_id"], d["task"], d["depth"] = p.WorkerSessionID, p.Task, p.Depth
-		return call(toolCallResponse{CallID: p.ToolUseID, EventType: "delegation_call", ToolName: delegateToolName,
-			ToolResponse: p.StatusText, ToolCallDetails: d, IsComplete: true})
+		return e.delegationCall(ev)
 	case TypeDelegateCompleted, TypeDelegateFailed:
-		tc := toolCallResponse{EventType: "delegation_result", ToolName: delegateToolName, IsComplete: true}
-		if ev.Type == TypeDelegateCompleted {
-			var p DelegateCompleted
-			if err := decodePayload(ev, &p); err != nil {
-				return nil, err
-			}
-			tc.CallID, tc.ToolResponse, tc.ToolCallDetails = p.ToolUseID, p.StatusText, details(p.Summary)
-			tc.ToolCallDetails["success"] = p.Success
-		} else {
-			var p DelegateFailed
-			if err := decodePayload(ev, &p); err != nil {
-				return nil, err
-			}
-			tc.CallID, tc.ToolResponse, tc.ToolCallDetails = p.ToolUseID, p.StatusText, details(p.Summary)
-			tc.ToolCallDetails["success"], tc.ToolCallDetails["failure_mode"] = false, p.FailureMode
-		}
-		delete(e.calls, tc.CallID)
-		return call(tc)
+		return e.delegationResult(ev)
 	case TypeToolOutputDelta:
-		var p ToolOutputDelta
-		if err := decodePayload(ev, &p); err != nil {
-			return nil, err
-		}
-		info := e.calls[p.ToolUseID]
-		typ := "result"
-		if info.delegation || p.Stream == "worker" {
-			typ = "delegation_result"
-		}
-		part := p.Text
-		return call(toolCallResponse{CallID: p.ToolUseID, EventType: typ, ToolName: info.name,
-			ToolCallDetails: details(""), StreamPart: &part, IsComplete: false})
+		return e.streamPart(ev)
 	}
 	return nil, nil
+}
+
+// s004Call is a ChatAgentResponse carrying the one tool call part tc.
+func s004Call(tc toolCallResponse) ([][]byte, error) {
+	return marshalFrame(chatAgentResponse{ToolCalls: []toolCallResponse{tc}, Citations: []string{}})
+}
+
+// s004Details are a part's tool_call_details: the Markdown summary, plus
+// what the caller adds.
+func s004Details(summary string) map[string]any { return map[string]any{"summary": summary} }
+
+func (e *seed004) toolCall(ev Event) ([][]byte, error) {
+	p, err := decodeAs[ToolCalled](ev)
+	if err != nil {
+		return nil, err
+	}
+	e.calls[p.ToolUseID] = callInfo{name: p.ToolName}
+	return s004Call(toolCallResponse{CallID: p.ToolUseID, EventType: "call", ToolName: p.ToolName,
+		ToolResponse: p.StatusText, ToolCallDetails: s004Details(p.Summary), IsComplete: true})
+}
+
+// toolResult is tool.completed or tool.failed as a "result" part.
+func (e *seed004) toolResult(ev Event) ([][]byte, error) {
+	var tc toolCallResponse
+	if ev.Type == TypeToolCompleted {
+		p, err := decodeAs[ToolCompleted](ev)
+		if err != nil {
+			return nil, err
+		}
+		tc = toolCallResponse{CallID: p.ToolUseID, ToolName: p.ToolName, ToolResponse: p.StatusText, ToolCallDetails: s004Details(p.Summary)}
+		tc.ToolCallDetails["is_error"] = p.IsError
+	} else {
+		p, err := decodeAs[ToolFailed](ev)
+		if err != nil {
+			return nil, err
+		}
+		tc = toolCallResponse{CallID: p.ToolUseID, ToolName: p.ToolName, ToolResponse: p.StatusText, ToolCallDetails: s004Details(p.Summary)}
+		tc.ToolCallDetails["is_error"], tc.ToolCallDetails["error_class"] = true, p.ErrorClass
+	}
+	delete(e.calls, tc.CallID)
+	tc.EventType, tc.IsComplete = "result", true
+	return s004Call(tc)
+}
+
+func (e *seed004) delegationCall(ev Event) ([][]byte, error) {
+	p, err := decodeAs[DelegateStarted](ev)
+	if err != nil {
+		return nil, err
+	}
+	e.calls[p.ToolUseID] = callInfo{name: delegateToolName, delegation: true}
+	d := s004Details(p.Summary)
+	d["worker_session_id"], d["task"], d["depth"] = p.WorkerSessionID, p.Task, p.Depth
+	return s004Call(toolCallResponse{CallID: p.ToolUseID, EventType: "delegation_call", ToolName: delegateToolName,
+		ToolResponse: p.StatusText, ToolCallDetails: d, IsComplete: true})
+}
+
+// delegationResult is delegate.completed or delegate.failed as a
+// "delegation_result" part.
+func (e *seed004) delegationResult(ev Event) ([][]byte, error) {
+	tc := toolCallResponse{EventType: "delegation_result", ToolName: delegateToolName, IsComplete: true}
+	if ev.Type == TypeDelegateCompleted {
+		p, err := decodeAs[DelegateCompleted](ev)
+		if err != nil {
+			return nil, err
+		}
+		tc.CallID, tc.ToolResponse, tc.ToolCallDetails = p.ToolUseID, p.StatusText, s004Details(p.Summary)
+		tc.ToolCallDetails["success"] = p.Success
+	} else {
+		p, err := decodeAs[DelegateFailed](ev)
+		if err != nil {
+			return nil, err
+		}
+		tc.CallID, tc.ToolResponse, tc.ToolCallDetails = p.ToolUseID, p.StatusText, s004Details(p.Summary)
+		tc.ToolCallDetails["success"], tc.ToolCallDetails["failure_mode"] = false, p.FailureMode
+	}
+	delete(e.calls, tc.CallID)
+	return s004Call(tc)
+}
+
+// streamPart is tool.output_delta as an incomplete part of its call (a
+// delegation's when the call is one or the text is a worker's).
+func (e *seed004) streamPart(ev Event) ([][]byte, error) {
+	p, err := decodeAs[ToolOutputDelta](ev)
+	if err != nil {
+		return nil, err
+	}
+	info := e.calls[p.ToolUseID]
+	typ := "result"
+	if info.delegation || p.Stream == "worker" {
+		typ = "delegation_result"
+	}
+	part := p.Text
+	return s004Call(toolCallResponse{CallID: p.ToolUseID, EventType: typ, ToolName: info.name,
+		ToolCallDetails: s004Details(""), StreamPart: &part, IsComplete: false})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -336,3 +337,39 @@ func TestSubscriptionDialect(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// Every event a dialect maps must decode: a malformed payload is an error
+// naming the event, for every type each encoder reads, and nothing for the
+// types it does not map.
+func TestDialectsRejectMalformedPayloads(t *testing.T) {
+	reads := map[string][]string{
+		DialectSeed000: {TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
+			TypeMessageComplete, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
+		DialectSeed002: {TypeMessageStart, TypeTextDelta, TypeMessageComplete},
+		DialectSeed004: {TypeTextDelta, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeDelegateStarted, TypeDelegateCompleted,
+			TypeDelegateFailed, TypeToolOutputDelta},
+	}
+	all := append(append([]string{}, BusTypes...), StreamingTypes...)
+	for dialect, types := range reads {
+		for _, typ := range all {
+			enc, err := NewEncoder(dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames, err := enc.Encode(Event{Type: typ, SessionID: "S", Payload: json.RawMessage(`[1]`)})
+			switch want := slices.Contains(types, typ); {
+			case want && (err == nil || !strings.Contains(err.Error(), typ+" event") || !strings.Contains(err.Error(), "decode payload")):
+				t.Errorf("%s %s: frames %q, err %v; want a decode error naming the event", dialect, typ, frames, err)
+			case !want && (err != nil || len(frames) > 0) && typ != TypeCompactionStarted:
+				t.Errorf("%s %s: frames %q, err %v; want nothing", dialect, typ, frames, err)
+			}
+		}
+	}
+	// A delta whose text is not a string was dropped from seed000's
+	// content without a word; now it is an error.
+	enc, _ := NewEncoder(DialectSeed000)
+	ev := Event{Type: TypeTextDelta, SessionID: "S", Payload: json.RawMessage(`{"message_id":"M","content_block_index":0,"text":5}`)}
+	if _, err := enc.Encode(ev); err == nil || !strings.Contains(err.Error(), "decode payload") {
+		t.Fatalf("text.delta with a numeric text: err %v, want a decode error", err)
+	}
+}
