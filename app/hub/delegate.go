@@ -35,56 +35,34 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	}
 	prec := parent.record()
 	pr := &recorder{h: h, s: parent}
-	status := "Starting sub-agent: " + firstLine(task)
 	depth := prec.Depth + 1
 	proute, _ := h.route(ctx, prec)
-	fail := func(workerID, mode, msg string) {
+	// fail emits delegate.failed and returns the tool's error.
+	fail := func(workerID, mode, msg, class string) (string, error) {
 		pr.Emit(d.draft(ipc.TypeDelegateFailed, ipc.DelegateFailed{
 			ToolUseID: env.ToolUseID, WorkerSessionID: workerID, FailureMode: mode, Message: msg,
 			StatusText: "Sub-agent failed: " + mode, Summary: "**Sub-agent failed** (" + mode + "): " + msg + "\n",
 		}), nil)
+		return "", &tool.Error{Class: class, Message: msg}
 	}
 	if depth > h.cfg.MaxDelegationDepth {
 		msg := fmt.Sprintf("delegation depth limit reached: a depth-%d session may not start workers (limit %d)", prec.Depth, h.cfg.MaxDelegationDepth)
-		fail("", ipc.FailureDepthExceeded, msg)
-		return "", &tool.Error{Class: errclass.ToolExec, Message: msg}
+		return fail("", ipc.FailureDepthExceeded, msg, errclass.ToolExec)
 	}
 	worker := store.Session{
 		ID: agent.NewID(), Title: "Worker: " + firstLine(task), WorkspacePath: prec.WorkspacePath,
 		ActiveModel: proute.Model, ParentSessionID: prec.ID, Depth: depth, CreatedAt: time.Now().UTC(),
 	}
 	if _, err := h.createSession(context.WithoutCancel(ctx), worker); err != nil {
-		fail("", ipc.FailureError, err.Error())
-		return "", &tool.Error{Class: errclass.ToolExec, Message: err.Error()}
+		return fail("", ipc.FailureError, err.Error(), errclass.ToolExec)
 	}
 	pr.Emit(d.draft(ipc.TypeDelegateStarted, ipc.DelegateStarted{
 		ToolUseID: env.ToolUseID, WorkerSessionID: worker.ID, Task: task, Depth: depth,
-		StatusText: status, Summary: delegationSummary(task, taskContext),
+		StatusText: "Starting sub-agent: " + firstLine(task), Summary: delegationSummary(task, taskContext),
 	}), nil)
-
-	content := task
-	if strings.TrimSpace(taskContext) != "" {
-		content += "\n\nContext:\n" + taskContext
-	}
-	h.mu.Lock()
-	ws := h.sessions[worker.ID]
-	if h.closed || ws == nil {
-		h.mu.Unlock()
-		fail(worker.ID, ipc.FailureError, "hub is closing")
-		return "", &tool.Error{Class: errclass.ToolExec, Message: "hub is closing"}
-	}
-	t, _, err := h.enqueueLocked(ctx, ws, content)
-	if err == nil {
-		ws.queue = ws.queue[:len(ws.queue)-1] // runs here, not from the queue
-	}
-	var r *run
-	if err == nil {
-		r = h.newRunLocked(ws, t, ctx)
-	}
-	h.mu.Unlock()
+	r, ws, err := h.startWorkerTurn(ctx, worker.ID, workerMessage(task, taskContext))
 	if err != nil {
-		fail(worker.ID, ipc.FailureError, err.Error())
-		return "", &tool.Error{Class: errclass.ToolExec, Message: err.Error()}
+		return fail(worker.ID, ipc.FailureError, err.Error(), errclass.ToolExec)
 	}
 	out := h.runTurn(r, ws, func(text string) {
 		if env.Output != nil {
@@ -99,17 +77,40 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 		}), nil)
 		return out.FinalText, nil
 	case agent.StatusCancelled:
-		mode, msg := ipc.FailureCancelledByUser, "the sub-agent was cancelled"
 		if errors.Is(context.Cause(r.ctx), errTimeout) {
-			mode, msg = ipc.FailureTimeout, "the sub-agent's turn timed out"
+			return fail(worker.ID, ipc.FailureTimeout, "the sub-agent's turn timed out", errclass.ToolCancelled)
 		}
-		fail(worker.ID, mode, msg)
-		return "", &tool.Error{Class: errclass.ToolCancelled, Message: msg}
+		return fail(worker.ID, ipc.FailureCancelledByUser, "the sub-agent was cancelled", errclass.ToolCancelled)
 	default:
 		msg := fmt.Sprintf("the sub-agent failed (%s): %s", out.ErrorClass, out.Error)
-		fail(worker.ID, ipc.FailureError, msg)
-		return "", &tool.Error{Class: errclass.ToolExec, Message: msg}
+		return fail(worker.ID, ipc.FailureError, msg, errclass.ToolExec)
 	}
+}
+
+// workerMessage is the worker's user message: the task, and the context
+// when given.
+func workerMessage(task, taskContext string) string {
+	if strings.TrimSpace(taskContext) != "" {
+		return task + "\n\nContext:\n" + taskContext
+	}
+	return task
+}
+
+// startWorkerTurn queues content as a turn of the worker session and
+// claims it to run in the delegating goroutine rather than from the queue.
+func (h *Hub) startWorkerTurn(ctx context.Context, workerID, content string) (*run, *session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ws := h.sessions[workerID]
+	if h.closed || ws == nil {
+		return nil, nil, errors.New("hub is closing")
+	}
+	t, _, err := h.enqueueLocked(ctx, ws, content)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws.queue = ws.queue[:len(ws.queue)-1] // runs here, not from the queue
+	return h.newRunLocked(ws, t, ctx), ws, nil
 }
 
 func (d *delegator) draft(typ string, payload any) ipc.Draft {

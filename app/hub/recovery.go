@@ -109,9 +109,36 @@ type envelope struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
-	partials := map[string]*partialMessage{}
-	var order []string
+// recoverTurn closes turn t of s (see recover).
+func (h *Hub) recoverTurn(_ context.Context, s *session, t store.Turn) error {
+	log, err := h.replayTurn(t)
+	if err != nil {
+		return err
+	}
+	r := &turnRecovery{rc: &recorder{h: h, s: s}, turn: t}
+	partialID, rebuilt := r.completePartials(log)
+	r.failOpenCalls(log.calls.open, rebuilt)
+	calls, err := h.unansweredToolCalls(t)
+	if err != nil {
+		return err
+	}
+	cancelled := r.failToolCalls(calls)
+	r.cancelTurn(partialID, cancelled)
+	return nil
+}
+
+// turnLog is what the event log says of a turn: the assistant messages it
+// streamed, in start order (partials[id] is nil once the message
+// completed), and its LLM calls without an end.
+type turnLog struct {
+	partials map[string]*partialMessage
+	order    []string
+	calls    openCalls
+}
+
+// replayTurn reads turn t's events from the log, from just before the
+// turn was created.
+func (h *Hub) replayTurn(t store.Turn) (*turnLog, error) {
 	var after ulid.ULID
 	start := t.CreatedAt
 	if start.IsZero() {
@@ -120,59 +147,27 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 	if err := after.SetTime(ulid.Timestamp(start.Add(-time.Millisecond))); err != nil {
 		after = ulid.ULID{}
 	}
-	llmCalls := &openCalls{}
+	l := &turnLog{partials: map[string]*partialMessage{}}
 	err := h.db.SessionEvents(t.SessionID, after, func(r store.EventRecord) error {
 		var e envelope
 		if err := json.Unmarshal(r.Data, &e); err != nil || e.TurnID == nil || *e.TurnID != t.ID {
 			return nil
 		}
-		llmCalls.apply(r.Type, e.Payload)
-		return applyStreamEvent(r.Type, e.Payload, partials, &order)
+		l.calls.apply(r.Type, e.Payload)
+		return applyStreamEvent(r.Type, e.Payload, l.partials, &l.order)
 	})
 	if err != nil {
-		return fmt.Errorf("reading the event log: %w", err)
+		return nil, fmt.Errorf("reading the event log: %w", err)
 	}
-	rc := &recorder{h: h, s: s}
-	sessionID := t.SessionID
-	draft := func(typ, actor string, payload any, ops ...store.Op) ipc.Draft {
-		return ipc.Draft{Type: typ, SessionID: sessionID, TurnID: t.ID, Actor: actor, Payload: payload, Ops: ops}
-	}
-	var partialID string
-	for _, id := range order {
-		p := partials[id]
-		if p == nil {
-			continue
-		}
-		content := p.content()
-		m := store.Message{
-			ID: id, SessionID: sessionID, TurnID: t.ID, Role: store.RoleAssistant, Content: content,
-			Status: store.StatusInterrupted, StopReason: llm.StopCancelled, CreatedAt: time.Now().UTC(),
-		}
-		rc.Commit(draft(ipc.TypeMessageComplete, ipc.ActorSystem, ipc.MessageComplete{
-			MessageID: id, StopReason: llm.StopCancelled, FinalContent: content,
-		}, store.PutMessage(m)), func(r *store.Session) { r.StreamingMessageID = "" })
-		partialID = id
-	}
-	// An LLM call the crash left open failed (seed 001 §9.1: every
-	// llm.call_started ends with llm.call_completed or llm.call_failed).
-	rebuilt := map[string]bool{}
-	for _, id := range order {
-		rebuilt[id] = partials[id] != nil
-	}
-	for _, c := range llmCalls.open {
-		msgID := ""
-		if rebuilt[c.MessageID] {
-			msgID = c.MessageID
-		}
-		rc.Commit(draft(ipc.TypeLLMCallFailed, ipc.ActorSystem, ipc.LLMCallFailed{
-			CallID: c.CallID, Model: c.Model, MessageID: msgID, ErrorClass: ipc.ErrClassCancelled,
-			Message: "interrupted by restart", Attempt: c.Attempt,
-		}), nil)
-	}
-	// Every tool call of the turn needs a result.
-	msgs, _, err := h.db.Messages(sessionID, 0, 0)
+	return l, nil
+}
+
+// unansweredToolCalls returns the tool calls of turn t's stored assistant
+// messages that have no result message, in order.
+func (h *Hub) unansweredToolCalls(t store.Turn) ([]store.ContentBlock, error) {
+	msgs, _, err := h.db.Messages(t.SessionID, 0, 0)
 	if err != nil {
-		return fmt.Errorf("reading messages: %w", err)
+		return nil, fmt.Errorf("reading messages: %w", err)
 	}
 	answered := map[string]bool{}
 	var calls []store.ContentBlock
@@ -191,28 +186,86 @@ func (h *Hub) recoverTurn(ctx context.Context, s *session, t store.Turn) error {
 			}
 		}
 	}
-	var cancelled []string
-	for _, c := range calls {
-		if answered[c.ID] {
+	return slices.DeleteFunc(calls, func(c store.ContentBlock) bool { return answered[c.ID] }), nil
+}
+
+// turnRecovery commits the events that close one interrupted turn.
+type turnRecovery struct {
+	rc   *recorder
+	turn store.Turn
+}
+
+func (r *turnRecovery) draft(typ string, payload any, ops ...store.Op) ipc.Draft {
+	return ipc.Draft{Type: typ, SessionID: r.turn.SessionID, TurnID: r.turn.ID, Actor: ipc.ActorSystem, Payload: payload, Ops: ops}
+}
+
+// completePartials stores each message the crash left streaming as
+// interrupted, with message.complete. It returns the last one's id and
+// which of the turn's messages were rebuilt.
+func (r *turnRecovery) completePartials(l *turnLog) (partialID string, rebuilt map[string]bool) {
+	rebuilt = map[string]bool{}
+	for _, id := range l.order {
+		p := l.partials[id]
+		rebuilt[id] = p != nil
+		if p == nil {
 			continue
 		}
+		content := p.content()
+		m := store.Message{
+			ID: id, SessionID: r.turn.SessionID, TurnID: r.turn.ID, Role: store.RoleAssistant, Content: content,
+			Status: store.StatusInterrupted, StopReason: llm.StopCancelled, CreatedAt: time.Now().UTC(),
+		}
+		r.rc.Commit(r.draft(ipc.TypeMessageComplete, ipc.MessageComplete{
+			MessageID: id, StopReason: llm.StopCancelled, FinalContent: content,
+		}, store.PutMessage(m)), func(s *store.Session) { s.StreamingMessageID = "" })
+		partialID = id
+	}
+	return partialID, rebuilt
+}
+
+// failOpenCalls ends every LLM call the crash left open with
+// llm.call_failed (seed 001 §9.1: every llm.call_started ends with
+// llm.call_completed or llm.call_failed), naming its message only when
+// that was rebuilt.
+func (r *turnRecovery) failOpenCalls(open []ipc.LLMCallStarted, rebuilt map[string]bool) {
+	for _, c := range open {
+		msgID := ""
+		if rebuilt[c.MessageID] {
+			msgID = c.MessageID
+		}
+		r.rc.Commit(r.draft(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{
+			CallID: c.CallID, Model: c.Model, MessageID: msgID, ErrorClass: ipc.ErrClassCancelled,
+			Message: "interrupted by restart", Attempt: c.Attempt,
+		}), nil)
+	}
+}
+
+// failToolCalls gives every unanswered tool call tool.failed and a
+// synthetic interrupted result, and returns their ids.
+func (r *turnRecovery) failToolCalls(calls []store.ContentBlock) (cancelled []string) {
+	for _, c := range calls {
 		cancelled = append(cancelled, c.ID)
 		failed := ipc.ToolFailed{
 			ToolUseID: c.ID, ToolName: c.Name, ErrorClass: ipc.ToolErrCancelled, Message: interruptedText,
 			StatusText: "Interrupted: " + c.Name, Summary: "**Interrupted** — Agent Hub stopped before this call finished.\n",
 		}
-		result := agent.SyntheticResult(sessionID, t.ID, c, interruptedText, store.StatusInterrupted)
+		result := agent.SyntheticResult(r.turn.SessionID, r.turn.ID, c, interruptedText, store.StatusInterrupted)
 		result.StatusText, result.Summary = failed.StatusText, failed.Summary
-		rc.Commit(draft(ipc.TypeToolFailed, ipc.ActorSystem, failed, store.PutMessage(result)), nil)
+		r.rc.Commit(r.draft(ipc.TypeToolFailed, failed, store.PutMessage(result)), nil)
 	}
+	return cancelled
+}
+
+// cancelTurn ends the turn with turn.cancelled (reason "interrupted").
+func (r *turnRecovery) cancelTurn(partialID string, cancelled []string) {
+	t := r.turn
 	t.Status, t.Reason, t.EndedAt = store.TurnCancelled, "interrupted", time.Now().UTC()
-	rc.Commit(draft(ipc.TypeTurnCancelled, ipc.ActorSystem, ipc.TurnCancelled{
+	r.rc.Commit(r.draft(ipc.TypeTurnCancelled, ipc.TurnCancelled{
 		Reason: "interrupted", PartialMessageID: partialID, CancelledTools: cancelled,
-	}, store.PutTurn(t)), func(r *store.Session) {
-		r.CurrentTurnID, r.StreamingMessageID = "", ""
-		r.TurnCount++
+	}, store.PutTurn(t)), func(s *store.Session) {
+		s.CurrentTurnID, s.StreamingMessageID = "", ""
+		s.TurnCount++
 	})
-	return nil
 }
 
 // openCalls tracks the turn's llm.call_started events without an end.
