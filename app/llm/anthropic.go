@@ -44,98 +44,120 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, sink Sink) 
 	stream := p.client.Messages.NewStreaming(callCtx, params, option.WithMiddleware(watch.middleware))
 	defer stream.Close()
 
-	b := newBuilder()
-	var usage store.Usage
-	blockOf := map[int64]int{} // provider block index → our content index
-	stopReason, stopped := "", false
-	fail := func(e *Error) (Result, error) { return partial(b, req.Model, usage, e), e }
-
-	for stream.Next() {
+	c := &anthropicCall{sink: sink, b: newBuilder(), blockOf: map[int64]int{}}
+	var e *Error
+	for e == nil && stream.Next() {
 		ev := stream.Current()
-		switch ev.Type {
-		case "message_start":
-			mergeAnthropicUsage(&usage, ev.Message.Usage.InputTokens, ev.Message.Usage.CacheReadInputTokens,
-				ev.Message.Usage.CacheCreationInputTokens, ev.Message.Usage.OutputTokens, ev.Message.Usage.OutputTokensDetails.ThinkingTokens)
-			sink.MessageStart()
-		case "content_block_start":
-			cb := ev.ContentBlock
-			switch cb.Type {
-			case "text":
-				i := b.add(store.ContentBlock{Type: store.BlockText})
-				blockOf[ev.Index] = i
-				if cb.Text != "" {
-					b.appendText(i, cb.Text)
-					sink.TextDelta(i, cb.Text)
-				}
-			case "thinking":
-				i := b.add(store.ContentBlock{Type: store.BlockThinking})
-				blockOf[ev.Index] = i
-				if cb.Thinking != "" {
-					b.appendThinking(i, cb.Thinking)
-					sink.ThinkingDelta(i, cb.Thinking, nil)
-				}
-				if cb.Signature != "" {
-					b.setSignature(i, cb.Signature)
-				}
-			case "tool_use":
-				i := b.add(store.ContentBlock{Type: store.BlockToolCall, ID: cb.ID, Name: cb.Name})
-				blockOf[ev.Index] = i
-				sink.ToolUseStart(i, cb.ID, cb.Name)
-			}
-			// Other block types (redacted_thinking, server tools) have no
-			// place in store.ContentBlock and are skipped.
-		case "content_block_delta":
-			i, ok := blockOf[ev.Index]
-			if !ok {
-				continue
-			}
-			d := ev.Delta
-			switch d.Type {
-			case "text_delta":
-				b.appendText(i, d.Text)
-				sink.TextDelta(i, d.Text)
-			case "thinking_delta":
-				b.appendThinking(i, d.Thinking)
-				sink.ThinkingDelta(i, d.Thinking, nil)
-			case "signature_delta":
-				sig := d.Signature
-				b.setSignature(i, sig)
-				sink.ThinkingDelta(i, "", &sig)
-			case "input_json_delta":
-				if d.PartialJSON != "" {
-					b.appendToolJSON(i, d.PartialJSON)
-					sink.ToolUseInputDelta(i, b.blocks[i].ID, d.PartialJSON)
-				}
-			}
-		case "content_block_stop":
-			i, ok := blockOf[ev.Index]
-			if !ok || b.blocks[i].Type != store.BlockToolCall {
-				continue
-			}
-			in, err := b.closeTool(i)
-			if err != nil {
-				return fail(newError(errclass.Server, "Anthropic: "+err.Error(), 0, err))
-			}
-			sink.ToolUseEnd(i, b.blocks[i].ID, in)
-		case "message_delta":
-			stopReason = string(ev.Delta.StopReason)
-			mergeAnthropicUsage(&usage, ev.Usage.InputTokens, ev.Usage.CacheReadInputTokens,
-				ev.Usage.CacheCreationInputTokens, ev.Usage.OutputTokens, ev.Usage.OutputTokensDetails.ThinkingTokens)
-		case "message_stop":
-			stopped = true
+		e = c.event(&ev)
+	}
+	switch {
+	case e != nil:
+	case stream.Err() != nil:
+		e = anthropicError(ctx, callCtx, p.cfg, watch.failed, stream.Err())
+	case !c.stopped && callCtx.Err() != nil:
+		e = classifyTransport("Anthropic", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err())
+	case !c.stopped:
+		e = newError(errclass.Network, "Anthropic: stream ended before message_stop", 0, nil)
+	}
+	if e != nil {
+		return partial(c.b, req.Model, c.usage, e), e
+	}
+	c.usage.CostUSD = Cost(req.Model, c.usage)
+	return Result{Content: c.b.content(), StopReason: anthropicStop(c.stopReason), Usage: c.usage}, nil
+}
+
+// anthropicCall is what one streamed Anthropic call has received so far.
+type anthropicCall struct {
+	sink       Sink
+	b          *builder
+	usage      store.Usage
+	blockOf    map[int64]int // provider block index → our content index
+	stopReason string
+	stopped    bool // message_stop arrived
+}
+
+// event folds one stream event into the call and tells the sink; an error
+// ends the call.
+func (c *anthropicCall) event(ev *anthropic.MessageStreamEventUnion) *Error {
+	switch ev.Type {
+	case "message_start":
+		u := &ev.Message.Usage
+		mergeAnthropicUsage(&c.usage, u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens, u.OutputTokensDetails.ThinkingTokens)
+		c.sink.MessageStart()
+	case "content_block_start":
+		c.blockStart(ev.Index, &ev.ContentBlock)
+	case "content_block_delta":
+		if i, ok := c.blockOf[ev.Index]; ok {
+			c.blockDelta(i, &ev.Delta)
+		}
+	case "content_block_stop":
+		i, ok := c.blockOf[ev.Index]
+		if !ok || c.b.blocks[i].Type != store.BlockToolCall {
+			return nil
+		}
+		in, err := c.b.closeTool(i)
+		if err != nil {
+			return newError(errclass.Server, "Anthropic: "+err.Error(), 0, err)
+		}
+		c.sink.ToolUseEnd(i, c.b.blocks[i].ID, in)
+	case "message_delta":
+		c.stopReason = string(ev.Delta.StopReason)
+		u := &ev.Usage
+		mergeAnthropicUsage(&c.usage, u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens, u.OutputTokensDetails.ThinkingTokens)
+	case "message_stop":
+		c.stopped = true
+	}
+	return nil
+}
+
+// blockStart opens the content block the provider numbers index. Block
+// types other than text, thinking and tool_use (redacted_thinking, server
+// tools) have no place in store.ContentBlock and are skipped.
+func (c *anthropicCall) blockStart(index int64, cb *anthropic.ContentBlockStartEventContentBlockUnion) {
+	switch cb.Type {
+	case "text":
+		i := c.b.add(store.ContentBlock{Type: store.BlockText})
+		c.blockOf[index] = i
+		if cb.Text != "" {
+			c.b.appendText(i, cb.Text)
+			c.sink.TextDelta(i, cb.Text)
+		}
+	case "thinking":
+		i := c.b.add(store.ContentBlock{Type: store.BlockThinking})
+		c.blockOf[index] = i
+		if cb.Thinking != "" {
+			c.b.appendThinking(i, cb.Thinking)
+			c.sink.ThinkingDelta(i, cb.Thinking, nil)
+		}
+		if cb.Signature != "" {
+			c.b.setSignature(i, cb.Signature)
+		}
+	case "tool_use":
+		i := c.b.add(store.ContentBlock{Type: store.BlockToolCall, ID: cb.ID, Name: cb.Name})
+		c.blockOf[index] = i
+		c.sink.ToolUseStart(i, cb.ID, cb.Name)
+	}
+}
+
+// blockDelta appends a delta to our content block i.
+func (c *anthropicCall) blockDelta(i int, d *anthropic.MessageStreamEventUnionDelta) {
+	switch d.Type {
+	case "text_delta":
+		c.b.appendText(i, d.Text)
+		c.sink.TextDelta(i, d.Text)
+	case "thinking_delta":
+		c.b.appendThinking(i, d.Thinking)
+		c.sink.ThinkingDelta(i, d.Thinking, nil)
+	case "signature_delta":
+		sig := d.Signature
+		c.b.setSignature(i, sig)
+		c.sink.ThinkingDelta(i, "", &sig)
+	case "input_json_delta":
+		if d.PartialJSON != "" {
+			c.b.appendToolJSON(i, d.PartialJSON)
+			c.sink.ToolUseInputDelta(i, c.b.blocks[i].ID, d.PartialJSON)
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return fail(anthropicError(ctx, callCtx, p.cfg, watch.failed, err))
-	}
-	if !stopped {
-		if callCtx.Err() != nil {
-			return fail(classifyTransport("Anthropic", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
-		}
-		return fail(newError(errclass.Network, "Anthropic: stream ended before message_stop", 0, nil))
-	}
-	usage.CostUSD = Cost(req.Model, usage)
-	return Result{Content: b.content(), StopReason: anthropicStop(stopReason), Usage: usage}, nil
 }
 
 // mergeAnthropicUsage folds a usage report into u. Anthropic's input_tokens

@@ -63,105 +63,140 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Re
 	stream := p.service.NewStreaming(callCtx, params, option.WithMiddleware(watch.middleware))
 	defer stream.Close()
 
-	b := newBuilder()
-	var usage store.Usage
-	textBlock, thinkBlock := -1, -1
-	tools := map[int64]*oaTool{}
-	started, finish := false, ""
-	fail := func(e *Error) (Result, error) { return partial(b, req.Model, usage, e), e }
-
-	for stream.Next() {
+	c := &openaiCall{sink: sink, b: newBuilder(), textBlock: -1, thinkBlock: -1, tools: map[int64]*oaTool{}}
+	var e *Error
+	for e == nil && stream.Next() {
 		chunk := stream.Current()
-		if !started {
-			started = true
-			sink.MessageStart()
+		e = c.chunk(&chunk)
+	}
+	switch {
+	case e != nil:
+	case stream.Err() != nil:
+		e = p.classify(ctx, callCtx, watch.failed, stream.Err())
+	case callCtx.Err() != nil:
+		e = classifyTransport("OpenAI", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err())
+	case c.finish == "":
+		e = newError(errclass.Network, "OpenAI-compatible endpoint: stream ended without a finish_reason", 0, nil)
+	default:
+		e = c.closeTools()
+	}
+	if e != nil {
+		return partial(c.b, req.Model, c.usage, e), e
+	}
+	c.usage.CostUSD = Cost(req.Model, c.usage)
+	stopReason := openaiStop(c.finish)
+	if c.b.hasToolCalls() && stopReason == StopEndTurn {
+		stopReason = StopToolUse // Ollama and others say "stop" after tool calls
+	}
+	return Result{Content: c.b.content(), StopReason: stopReason, Usage: c.usage}, nil
+}
+
+// openaiCall is what one streamed Chat Completions call has received so
+// far. Only choice 0 counts; its text and its reasoning each go into one
+// block, opened by their first delta.
+type openaiCall struct {
+	sink                  Sink
+	b                     *builder
+	usage                 store.Usage
+	textBlock, thinkBlock int // -1 until opened
+	tools                 map[int64]*oaTool
+	started               bool   // MessageStart was called
+	finish                string // choice 0's finish_reason
+}
+
+// chunk folds one streamed chunk into the call and tells the sink; an
+// error ends the call.
+func (c *openaiCall) chunk(chunk *openai.ChatCompletionChunk) *Error {
+	if !c.started {
+		c.started = true
+		c.sink.MessageStart()
+	}
+	if chunk.JSON.Usage.Valid() {
+		c.usage = openaiUsage(chunk.Usage)
+	}
+	for i := range chunk.Choices {
+		ch := &chunk.Choices[i]
+		if ch.Index != 0 {
+			continue
 		}
-		if chunk.JSON.Usage.Valid() {
-			usage = openaiUsage(chunk.Usage)
+		d := &ch.Delta
+		if r := reasoningText(d.JSON.ExtraFields); r != "" {
+			if c.thinkBlock < 0 {
+				c.thinkBlock = c.b.add(store.ContentBlock{Type: store.BlockThinking})
+			}
+			c.b.appendThinking(c.thinkBlock, r)
+			c.sink.ThinkingDelta(c.thinkBlock, r, nil)
 		}
-		for _, ch := range chunk.Choices {
-			if ch.Index != 0 {
-				continue
+		if d.Content != "" {
+			if c.textBlock < 0 {
+				c.textBlock = c.b.add(store.ContentBlock{Type: store.BlockText})
 			}
-			d := ch.Delta
-			if r := reasoningText(d.JSON.ExtraFields); r != "" {
-				if thinkBlock < 0 {
-					thinkBlock = b.add(store.ContentBlock{Type: store.BlockThinking})
-				}
-				b.appendThinking(thinkBlock, r)
-				sink.ThinkingDelta(thinkBlock, r, nil)
-			}
-			if d.Content != "" {
-				if textBlock < 0 {
-					textBlock = b.add(store.ContentBlock{Type: store.BlockText})
-				}
-				b.appendText(textBlock, d.Content)
-				sink.TextDelta(textBlock, d.Content)
-			}
-			for _, tc := range d.ToolCalls {
-				t, ok := tools[tc.Index]
-				if !ok || (tc.ID != "" && tc.ID != t.id) {
-					id := tc.ID
-					if id == "" {
-						id = fmt.Sprintf("call_%d", len(tools))
-					}
-					if ok { // a new call reusing the index: close the old one
-						if e := p.endTool(b, sink, t); e != nil {
-							return fail(e)
-						}
-					}
-					t = &oaTool{id: id, block: b.add(store.ContentBlock{Type: store.BlockToolCall, ID: id, Name: tc.Function.Name})}
-					tools[tc.Index] = t
-					sink.ToolUseStart(t.block, id, tc.Function.Name)
-				} else if tc.Function.Name != "" && b.blocks[t.block].Name == "" {
-					b.blocks[t.block].Name = tc.Function.Name
-				}
-				if frag := tc.Function.Arguments; frag != "" {
-					b.appendToolJSON(t.block, frag)
-					sink.ToolUseInputDelta(t.block, t.id, frag)
-				}
-			}
-			if ch.FinishReason != "" {
-				finish = ch.FinishReason
+			c.b.appendText(c.textBlock, d.Content)
+			c.sink.TextDelta(c.textBlock, d.Content)
+		}
+		for j := range d.ToolCalls {
+			if e := c.toolCall(&d.ToolCalls[j]); e != nil {
+				return e
 			}
 		}
+		if ch.FinishReason != "" {
+			c.finish = ch.FinishReason
+		}
 	}
-	if err := stream.Err(); err != nil {
-		return fail(p.classify(ctx, callCtx, watch.failed, err))
+	return nil
+}
+
+// toolCall folds one tool-call fragment: a new call (a new index, or a new
+// id on an index in use, which closes the old call first), or more of a
+// call's name and arguments.
+func (c *openaiCall) toolCall(tc *openai.ChatCompletionChunkChoiceDeltaToolCall) *Error {
+	t, ok := c.tools[tc.Index]
+	if !ok || (tc.ID != "" && tc.ID != t.id) {
+		id := tc.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d", len(c.tools))
+		}
+		if ok { // a new call reusing the index: close the old one
+			if e := c.endTool(t); e != nil {
+				return e
+			}
+		}
+		t = &oaTool{id: id, block: c.b.add(store.ContentBlock{Type: store.BlockToolCall, ID: id, Name: tc.Function.Name})}
+		c.tools[tc.Index] = t
+		c.sink.ToolUseStart(t.block, id, tc.Function.Name)
+	} else if tc.Function.Name != "" && c.b.blocks[t.block].Name == "" {
+		c.b.blocks[t.block].Name = tc.Function.Name
 	}
-	if callCtx.Err() != nil {
-		return fail(classifyTransport("OpenAI", ctx, callCtx, p.cfg.IdleTimeout, callCtx.Err()))
+	if frag := tc.Function.Arguments; frag != "" {
+		c.b.appendToolJSON(t.block, frag)
+		c.sink.ToolUseInputDelta(t.block, t.id, frag)
 	}
-	if finish == "" {
-		return fail(newError(errclass.Network, "OpenAI-compatible endpoint: stream ended without a finish_reason", 0, nil))
-	}
-	// Close tool calls in content order.
-	open := make([]*oaTool, 0, len(tools))
-	for _, t := range tools {
-		if b.open[t.block] {
+	return nil
+}
+
+// closeTools closes the tool calls still open, in content order.
+func (c *openaiCall) closeTools() *Error {
+	open := make([]*oaTool, 0, len(c.tools))
+	for _, t := range c.tools {
+		if c.b.open[t.block] {
 			open = append(open, t)
 		}
 	}
 	sort.Slice(open, func(i, j int) bool { return open[i].block < open[j].block })
 	for _, t := range open {
-		if e := p.endTool(b, sink, t); e != nil {
-			return fail(e)
+		if e := c.endTool(t); e != nil {
+			return e
 		}
 	}
-	usage.CostUSD = Cost(req.Model, usage)
-	stopReason := openaiStop(finish)
-	if b.hasToolCalls() && stopReason == StopEndTurn {
-		stopReason = StopToolUse // Ollama and others say "stop" after tool calls
-	}
-	return Result{Content: b.content(), StopReason: stopReason, Usage: usage}, nil
+	return nil
 }
 
-func (p *openaiProvider) endTool(b *builder, sink Sink, t *oaTool) *Error {
-	in, err := b.closeTool(t.block)
+func (c *openaiCall) endTool(t *oaTool) *Error {
+	in, err := c.b.closeTool(t.block)
 	if err != nil {
 		return newError(errclass.Server, "OpenAI-compatible endpoint: "+err.Error(), 0, err)
 	}
-	sink.ToolUseEnd(t.block, t.id, in)
+	c.sink.ToolUseEnd(t.block, t.id, in)
 	return nil
 }
 
