@@ -15,25 +15,19 @@ import (
 
 // bashTool runs `/bin/bash -c command` in the workspace, in its own process
 // group, streaming merged stdout+stderr and keeping the full output on disk.
-type bashTool struct{ opts Options }
-
-type bashInput struct {
-	Command   string `json:"command"`
-	TimeoutMS *int64 `json:"timeout_ms,omitempty"`
+type bashTool struct {
+	spec
+	opts Options
 }
 
-func (*bashTool) Name() string { return "bash" }
-
-func (*bashTool) Description() string {
-	return "Run a shell command with /bin/bash -c in the session workspace (the working directory). " +
+var bashSpec = spec{
+	name: "bash",
+	description: "Run a shell command with /bin/bash -c in the session workspace (the working directory). " +
 		"stdout and stderr are merged. Long output is cut to its first 8 KiB and last 24 KiB; the full " +
 		"output is kept in a file whose path is given. A non-zero exit code is reported as an error. " +
 		"timeout_ms defaults to 120000 and may be at most 600000; on timeout the whole process group is killed. " +
-		"Background processes do not outlive the command. stdin is empty; do not run interactive programs."
-}
-
-func (*bashTool) Schema() json.RawMessage {
-	return json.RawMessage(`{
+		"Background processes do not outlive the command. stdin is empty; do not run interactive programs.",
+	schema: `{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The bash command line to run in the workspace."},
@@ -41,7 +35,12 @@ func (*bashTool) Schema() json.RawMessage {
   },
   "required": ["command"],
   "additionalProperties": false
-}`)
+}`,
+}
+
+type bashInput struct {
+	Command   string `json:"command"`
+	TimeoutMS *int64 `json:"timeout_ms,omitempty"`
 }
 
 func (t *bashTool) Describe(input json.RawMessage) (string, string) {

@@ -14,24 +14,16 @@ const delegateContextPreview = 500
 
 // delegateTool hands a task to a sub-agent through the hub's Delegator.
 type delegateTool struct {
+	spec
 	d    Delegator
 	opts Options
 }
 
-type delegateInput struct {
-	Task    string `json:"task"`
-	Context string `json:"context,omitempty"`
-}
-
-func (*delegateTool) Name() string { return "delegate" }
-
-func (*delegateTool) Description() string {
-	return "Delegate a self-contained task to a sub-agent that has the same tools and workspace but none of " +
-		"this conversation: put everything it needs in task and context. Returns the sub-agent's final answer."
-}
-
-func (*delegateTool) Schema() json.RawMessage {
-	return json.RawMessage(`{
+var delegateSpec = spec{
+	name: "delegate",
+	description: "Delegate a self-contained task to a sub-agent that has the same tools and workspace but none of " +
+		"this conversation: put everything it needs in task and context. Returns the sub-agent's final answer.",
+	schema: `{
   "type": "object",
   "properties": {
     "task": {"type": "string", "description": "What the sub-agent must do, stated completely."},
@@ -39,7 +31,12 @@ func (*delegateTool) Schema() json.RawMessage {
   },
   "required": ["task"],
   "additionalProperties": false
-}`)
+}`,
+}
+
+type delegateInput struct {
+	Task    string `json:"task"`
+	Context string `json:"context,omitempty"`
 }
 
 func (*delegateTool) Describe(input json.RawMessage) (string, string) {
@@ -61,10 +58,9 @@ func (*delegateTool) Describe(input json.RawMessage) (string, string) {
 }
 
 func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-	var in delegateInput
-	if err := decodeInput("delegate", input, &in); err != nil {
-		st, sum := invalidSummary("delegate", input)
-		return Result{StatusText: st, Summary: sum}, err
+	in, invalid, err := decodeRunInput[delegateInput]("delegate", input)
+	if err != nil {
+		return invalid, err
 	}
 	failed := Result{StatusText: "Sub-agent failed"}
 	if strings.TrimSpace(in.Task) == "" {

@@ -1,13 +1,13 @@
+// The helpers the file tools (read_file, write_file, edit_file, list_dir,
+// grep) share: opening regular files only, binary sniffing, line reading,
+// fence languages and atomic writes.
+
 package tool
 
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,15 +16,8 @@ import (
 	"agenthub/ipc/errclass"
 )
 
-// read_file limits.
-const (
-	readDefaultLimit = 2000      // lines returned when limit is absent
-	readMaxLimit     = 10000     // largest accepted limit
-	readMaxLineBytes = 2000      // longer lines are cut
-	readMaxBytes     = 256 << 10 // model-visible output cap
-	sniffBytes       = 8000      // prefix inspected for NUL bytes
-	editMaxBytes     = 16 << 20  // edit_file refuses larger files
-)
+// sniffBytes is the prefix of a file inspected for NUL bytes.
+const sniffBytes = 8000
 
 // errNotRegular is returned by openRegular for FIFOs, sockets and devices.
 var errNotRegular = errors.New("not a regular file")
@@ -132,154 +125,6 @@ func readLine(br *bufio.Reader, limit int) (line []byte, cut bool, err error) {
 	}
 }
 
-// ---- read_file ----
-
-type readFileTool struct{}
-
-type readInput struct {
-	Path   string `json:"path"`
-	Offset *int   `json:"offset,omitempty"`
-	Limit  *int   `json:"limit,omitempty"`
-}
-
-func (readFileTool) Name() string { return "read_file" }
-
-func (readFileTool) Description() string {
-	return "Read a text file in the workspace. Output has line numbers like `cat -n`. offset is the 1-based " +
-		"first line (default 1), limit the number of lines (default 2000, max 10000). Lines longer than 2000 " +
-		"bytes are cut. Binary files are refused."
-}
-
-func (readFileTool) Schema() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the workspace or absolute inside it."},
-    "offset": {"type": "integer", "minimum": 1, "description": "1-based line to start at (default 1)."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "Maximum number of lines (default 2000)."}
-  },
-  "required": ["path"],
-  "additionalProperties": false
-}`)
-}
-
-func (readFileTool) Describe(input json.RawMessage) (string, string) {
-	var in readInput
-	if err := json.Unmarshal(input, &in); err != nil || in.Path == "" {
-		return invalidSummary("read_file", input)
-	}
-	what := "-> reading " + codeSpan(in.Path)
-	if in.Offset != nil || in.Limit != nil {
-		off, lim := 1, readDefaultLimit
-		if in.Offset != nil {
-			off = *in.Offset
-		}
-		if in.Limit != nil {
-			lim = *in.Limit
-		}
-		what += fmt.Sprintf(" (lines %d–%d)", off, off+lim-1)
-	}
-	return "Reading " + in.Path, what + "\n"
-}
-
-func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-	var in readInput
-	if err := decodeInput("read_file", input, &in); err != nil {
-		st, sum := invalidSummary("read_file", input)
-		return Result{StatusText: st, Summary: sum}, err
-	}
-	disp := displayPath(env.Workspace, in.Path)
-	failed := Result{StatusText: "Could not read " + disp}
-	offset, limit := 1, readDefaultLimit
-	if in.Offset != nil {
-		if offset = *in.Offset; offset < 1 {
-			return failed, errorf(errclass.ToolInvalidInput, "read_file: offset must be ≥ 1, got %d", offset)
-		}
-	}
-	if in.Limit != nil {
-		if limit = *in.Limit; limit < 1 || limit > readMaxLimit {
-			return failed, errorf(errclass.ToolInvalidInput, "read_file: limit must be between 1 and %d, got %d", readMaxLimit, limit)
-		}
-	}
-	if err := checkCtx(ctx, "read_file"); err != nil {
-		return failed, err
-	}
-	f, fi, err := openFile("read_file", env, in.Path)
-	if err != nil {
-		return failed, err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	if sniff, _ := br.Peek(sniffBytes); isBinary(sniff) {
-		return failed, errorf(errclass.ToolInvalidInput, "read_file: %s is a binary file (%d bytes); read_file only reads text", disp, fi.Size())
-	}
-
-	var out, raw strings.Builder
-	lineNo, shown := 0, 0
-	truncated, more := false, false
-	for {
-		line, cut, err := readLine(br, readMaxLineBytes)
-		if err == io.EOF && len(line) == 0 {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return failed, errorf(errclass.ToolExec, "read_file: %s: %v", disp, err)
-		}
-		lineNo++
-		if lineNo%10000 == 0 {
-			if err := checkCtx(ctx, "read_file"); err != nil {
-				return failed, err
-			}
-		}
-		if lineNo < offset {
-			continue
-		}
-		if shown == limit || out.Len() >= readMaxBytes {
-			more = true
-			break
-		}
-		text := strings.ToValidUTF8(string(line), "\uFFFD")
-		if cut {
-			text += " … [line cut]"
-			truncated = true
-		}
-		fmt.Fprintf(&out, "%6d\t%s\n", lineNo, text)
-		if shown < summaryExcerptLines {
-			raw.WriteString(text + "\n")
-		}
-		shown++
-		if err == io.EOF {
-			break
-		}
-	}
-	if shown == 0 {
-		if lineNo == 0 && offset == 1 {
-			return Result{Output: "(empty file)\n", StatusText: "Read " + disp + " (0 lines)",
-				Summary: codeSpan(disp) + " is empty.\n"}, nil
-		}
-		return failed, errorf(errclass.ToolInvalidInput, "read_file: offset %d is past the end of %s (%d lines)", offset, disp, lineNo)
-	}
-	last := offset + shown - 1
-	if more {
-		truncated = true
-		fmt.Fprintf(&out, "[… file continues; read more with offset=%d]\n", last+1)
-	}
-	res := Result{
-		Output:      out.String(),
-		Truncated:   truncated,
-		OutputBytes: int64(out.Len()),
-		StatusText:  fmt.Sprintf("Read %s (%s)", disp, plural(shown, "line", "lines")),
-	}
-	excerpt := raw.String()
-	note := ""
-	if shown > summaryExcerptLines {
-		note = fmt.Sprintf("First %d lines shown.\n\n", summaryExcerptLines)
-	}
-	res.Summary = fmt.Sprintf("Lines %d–%d of %s (%d bytes on disk)\n\n%s%s", offset, last, codeSpan(disp), fi.Size(),
-		note, codeBlock(langFor(disp), excerpt))
-	return res, nil
-}
-
 // langFor guesses a fence language from a file name.
 func langFor(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
@@ -345,4 +190,10 @@ func atomicWrite(path string, data []byte, mode fs.FileMode) error {
 	}
 	done = true
 	return nil
+}
+
+// keptMode is the mode a rewritten file keeps: permissions plus setuid,
+// setgid and sticky bits.
+func keptMode(fi fs.FileInfo) fs.FileMode {
+	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }

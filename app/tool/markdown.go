@@ -154,6 +154,16 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// listingSummary is the summary of a listing-like output: head, then the
+// output's first lines in a code block (announced when it is cut).
+func listingSummary(head, out string) string {
+	excerpt, cut := excerptHead(out, summaryExcerptLines, summaryExcerptBytes)
+	if cut {
+		head += fmt.Sprintf("First %d:\n\n", countLines(excerpt))
+	}
+	return head + codeBlock("", excerpt)
+}
+
 // invalidSummary is the call/result layer for input that does not decode.
 func invalidSummary(tool string, input []byte) (string, string) {
 	preview, _ := excerptHead(string(input), 10, 1<<10)

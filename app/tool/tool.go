@@ -65,8 +65,8 @@ func errorf(class, format string, args ...any) *Error {
 }
 
 // AsError returns err as a *Error: itself if it is one (or wraps one),
-// errclass.ToolCancelled/errclass.ToolTimeout for context errors, errclass.ToolExec otherwise.
-// It returns nil for a nil err.
+// errclass.ToolCancelled/ToolTimeout for context errors, errclass.ToolExec
+// otherwise. It returns nil for a nil err.
 func AsError(err error) *Error {
 	if err == nil {
 		return nil
@@ -188,16 +188,27 @@ func Builtins(d Delegator) []Tool { return BuiltinsWithOptions(d, Options{}) }
 func BuiltinsWithOptions(d Delegator, opts Options) []Tool {
 	o := opts.withDefaults()
 	return []Tool{
-		&bashTool{opts: o},
-		readFileTool{},
-		writeFileTool{},
-		editFileTool{},
-		listDirTool{},
-		globTool{},
-		grepTool{},
-		&delegateTool{d: d, opts: o},
+		&bashTool{spec: bashSpec, opts: o},
+		readFileTool{readFileSpec},
+		writeFileTool{writeFileSpec},
+		editFileTool{editFileSpec},
+		listDirTool{listDirSpec},
+		globTool{globSpec},
+		grepTool{grepSpec},
+		&delegateTool{spec: delegateSpec, d: d, opts: o},
 	}
 }
+
+// spec is what a tool tells the model about itself. Embedded in a tool,
+// it provides the tool's Name, Description and Schema.
+type spec struct {
+	name, description string
+	schema            string // a JSON Schema object
+}
+
+func (s spec) Name() string            { return s.name }
+func (s spec) Description() string     { return s.description }
+func (s spec) Schema() json.RawMessage { return json.RawMessage(s.schema) }
 
 // Lookup finds the tool called name in tools.
 func Lookup(tools []Tool, name string) (Tool, bool) {
@@ -225,7 +236,28 @@ func decodeInput(tool string, input json.RawMessage, v any) error {
 	return nil
 }
 
-// checkCtx returns a errclass.ToolCancelled/errclass.ToolTimeout error once ctx is done.
+// decodeRunInput decodes the input of a Run of tool into a T; when it does
+// not decode, the Result carries the invalid-input layer and the error is
+// an errclass.ToolInvalidInput *Error.
+func decodeRunInput[T any](tool string, input json.RawMessage) (T, Result, error) {
+	var in T
+	if err := decodeInput(tool, input, &in); err != nil {
+		st, sum := invalidSummary(tool, input)
+		return in, Result{StatusText: st, Summary: sum}, err
+	}
+	return in, Result{}, nil
+}
+
+// resolveLive resolves path in env's workspace (see Resolve) unless ctx
+// is already done.
+func resolveLive(ctx context.Context, tool string, env Env, path string) (string, error) {
+	if err := checkCtx(ctx, tool); err != nil {
+		return "", err
+	}
+	return Resolve(env.Workspace, path)
+}
+
+// checkCtx returns an errclass.ToolCancelled/ToolTimeout error once ctx is done.
 func checkCtx(ctx context.Context, tool string) error {
 	if err := ctx.Err(); err != nil {
 		e := AsError(err)

@@ -1,0 +1,113 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"agenthub/ipc/errclass"
+)
+
+// list_dir cap on entries shown.
+const listMaxEntries = 1000
+
+// listDirTool lists a workspace directory.
+type listDirTool struct{ spec }
+
+var listDirSpec = spec{
+	name: "list_dir",
+	description: "List a workspace directory, sorted by name: directories end with /, files show their size, " +
+		"symlinks show their target. Use \".\" for the workspace root. At most 1000 entries.",
+	schema: `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory path, relative to the workspace (\".\" for its root) or absolute inside it."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`,
+}
+
+type listInput struct {
+	Path string `json:"path"`
+}
+
+func (listDirTool) Describe(input json.RawMessage) (string, string) {
+	var in listInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return invalidSummary("list_dir", input)
+	}
+	p := in.Path
+	if p == "" {
+		p = "."
+	}
+	return "Listing " + p, "-> listing directory " + codeSpan(p) + "\n"
+}
+
+func (listDirTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
+	in, res, err := decodeRunInput[listInput]("list_dir", input)
+	if err != nil {
+		return res, err
+	}
+	disp := displayPath(env.Workspace, in.Path)
+	failed := Result{StatusText: "Could not list " + disp}
+	real, err := resolveLive(ctx, "list_dir", env, in.Path)
+	if err != nil {
+		return failed, err
+	}
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return failed, errorf(errclass.ToolInvalidInput, "list_dir: %s does not exist", disp)
+		case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory"):
+			return failed, errorf(errclass.ToolInvalidInput, "list_dir: %s is not a directory (use read_file)", disp)
+		}
+		return failed, errorf(errclass.ToolExec, "list_dir: %s: %v", disp, unwrapPathErr(err))
+	}
+	var b strings.Builder
+	for i, e := range entries {
+		if i == listMaxEntries {
+			fmt.Fprintf(&b, "[… %d more entries]\n", len(entries)-listMaxEntries)
+			break
+		}
+		b.WriteString(describeEntry(real, e))
+		b.WriteByte('\n')
+	}
+	out := b.String()
+	if len(entries) == 0 {
+		out = "(empty directory)\n"
+	}
+	return Result{
+		Output:      out,
+		Truncated:   len(entries) > listMaxEntries,
+		OutputBytes: int64(len(out)),
+		StatusText:  fmt.Sprintf("Listed %s (%s)", disp, plural(len(entries), "entry", "entries")),
+		Summary:     listingSummary(fmt.Sprintf("%s in %s\n\n", plural(len(entries), "entry", "entries"), codeSpan(disp)), out),
+	}, nil
+}
+
+func describeEntry(dir string, e fs.DirEntry) string {
+	name := e.Name()
+	switch t := e.Type(); {
+	case t.IsDir():
+		return name + "/"
+	case t&fs.ModeSymlink != 0:
+		target, err := os.Readlink(filepath.Join(dir, name))
+		if err != nil {
+			return name + " -> ?"
+		}
+		return name + " -> " + target
+	case t.IsRegular():
+		if fi, err := e.Info(); err == nil {
+			return fmt.Sprintf("%s (%d bytes)", name, fi.Size())
+		}
+	}
+	return name
+}
