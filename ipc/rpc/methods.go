@@ -80,10 +80,10 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetSession, h.getSession)
 	d.Register(MethodCreateSession, h.createSession)
 	d.Register(MethodRenameSession, h.renameSession)
-	d.Register(MethodDeleteSession, h.deleteSession)
+	d.Register(MethodDeleteSession, sessionAction(hub.DeleteSession))
 	d.Register(MethodSubmitTurn, h.submitTurn)
 	d.Register(MethodCancelTurn, h.cancelTurn)
-	d.Register(MethodCompactSession, h.compactSession)
+	d.Register(MethodCompactSession, sessionAction(hub.CompactSession))
 	d.Register(MethodExportSession, h.exportSession)
 	d.Register(MethodGetSettings, h.getSettings)
 	d.Register(MethodUpdateSettings, h.updateSettings)
@@ -95,7 +95,8 @@ type hubMethods struct {
 	msgs MessageStore
 }
 
-// sessionParams carries the session id of session-addressed methods.
+// sessionParams carries the session id of session-addressed methods; the
+// params of each such method embed it.
 type sessionParams struct {
 	AgentID   string `json:"agentId"`
 	SessionID string `json:"sessionId"`
@@ -110,6 +111,37 @@ func (p sessionParams) id() (string, error) {
 		return "", Errorf(CodeInvalidParams, "agentId is required")
 	}
 	return id, nil
+}
+
+// decodeSession decodes the params of a session-addressed method into a
+// P and returns them with the session id they name.
+func decodeSession[P interface{ id() (string, error) }](raw json.RawMessage) (P, string, error) {
+	var p P
+	if err := DecodeParams(raw, &p); err != nil {
+		return p, "", err
+	}
+	id, err := p.id()
+	return p, id, err
+}
+
+// sessionAction is a method that applies act to the session its params
+// name and answers {"ok": true}.
+func sessionAction(act func(ctx context.Context, sessionID string) error) Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		_, id, err := decodeSession[sessionParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return ok(act(ctx, id))
+	}
+}
+
+// ok is {"ok": true} unless err.
+func ok(err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return OK{OK: true}, nil
 }
 
 // FetchMessagesBefore reads one `before` page of a session's history after
@@ -147,17 +179,15 @@ func checkLimit(limit int) (int, error) {
 	return limit, nil
 }
 
+type messagesParams struct {
+	sessionParams
+	Offset *int    `json:"offset"`
+	Limit  *int    `json:"limit"`
+	Before *string `json:"before"`
+}
+
 func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Offset *int    `json:"offset"`
-		Limit  *int    `json:"limit"`
-		Before *string `json:"before"`
-	}
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
+	p, id, err := decodeSession[messagesParams](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +239,7 @@ func (h hubMethods) listSessions(ctx context.Context, _ json.RawMessage) (any, e
 }
 
 func (h hubMethods) getSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
+	_, id, err := decodeSession[sessionParams](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -228,15 +254,13 @@ func (h hubMethods) createSession(ctx context.Context, raw json.RawMessage) (any
 	return h.hub.CreateSession(ctx, p)
 }
 
+type renameParams struct {
+	sessionParams
+	Title *string `json:"title"`
+}
+
 func (h hubMethods) renameSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Title *string `json:"title"`
-	}
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
+	p, id, err := decodeSession[renameParams](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -246,30 +270,13 @@ func (h hubMethods) renameSession(ctx context.Context, raw json.RawMessage) (any
 	return h.hub.RenameSession(ctx, id, *p.Title)
 }
 
-func (h hubMethods) deleteSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
-	if err != nil {
-		return nil, err
-	}
-	if err := h.hub.DeleteSession(ctx, id); err != nil {
-		return nil, err
-	}
-	return OK{OK: true}, nil
+type submitParams struct {
+	sessionParams
+	Content *string `json:"content"`
 }
 
 func (h hubMethods) submitTurn(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Content *string `json:"content"`
-	}
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
+	p, id, err := decodeSession[submitParams](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -279,17 +286,15 @@ func (h hubMethods) submitTurn(ctx context.Context, raw json.RawMessage) (any, e
 	return h.hub.SubmitTurn(ctx, id, *p.Content)
 }
 
+type cancelParams struct {
+	sessionParams
+	TurnID string `json:"turnId"`
+	Turn   string `json:"turn_id"` // alias of turnId
+	Reason string `json:"reason"`
+}
+
 func (h hubMethods) cancelTurn(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		TurnID string `json:"turnId"`
-		Turn   string `json:"turn_id"`
-		Reason string `json:"reason"`
-	}
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
+	p, id, err := decodeSession[cancelParams](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -301,36 +306,16 @@ func (h hubMethods) cancelTurn(ctx context.Context, raw json.RawMessage) (any, e
 	if reason == "" {
 		reason = "user_cancel"
 	}
-	if err := h.hub.CancelTurn(ctx, id, turn, reason); err != nil {
-		return nil, err
-	}
-	return OK{OK: true}, nil
+	return ok(h.hub.CancelTurn(ctx, id, turn, reason))
 }
 
-func (h hubMethods) compactSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
-	if err != nil {
-		return nil, err
-	}
-	if err := h.hub.CompactSession(ctx, id); err != nil {
-		return nil, err
-	}
-	return OK{OK: true}, nil
+type exportParams struct {
+	sessionParams
+	Format string `json:"format"`
 }
 
 func (h hubMethods) exportSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Format string `json:"format"`
-	}
-	if err := DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	id, err := p.id()
+	p, id, err := decodeSession[exportParams](raw)
 	if err != nil {
 		return nil, err
 	}
