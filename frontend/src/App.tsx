@@ -34,8 +34,8 @@ function setHash(id: string | null): void {
 
 /** The chat application once the hub answered: sidebar, chat, settings. */
 function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; backend: Backend }) {
-  const selected = useStore(ctl.ui, (s) => s.selectedId);
-  const notice = useStore(ctl.ui, (s) => s.notice);
+  const selected = useStore(ctl.store, (s) => s.ui.selectedId);
+  const notice = useStore(ctl.store, (s) => s.ui.notice);
   const [settings, setSettings] = useState(false);
   const [theme, setTheme] = useState<Theme>(loadTheme);
   const closeSettings = useCallback(() => setSettings(false), []);

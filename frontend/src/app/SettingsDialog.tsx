@@ -33,7 +33,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
   const [secrets, setSecrets] = useState({ anthropic: "", openai: "" });
   const [status, setStatus] = useState<string>("");
   const [copied, setCopied] = useState(false);
-  const models = ctl.ui.getState().models;
+  const models = ctl.store.getState().ui.models;
 
   useEffect(() => {
     let live = true;

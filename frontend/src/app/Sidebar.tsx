@@ -5,7 +5,8 @@ import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useStore } from "zustand";
 import { formatCost } from "../chat/MessageView";
 import type { Session } from "../protocol";
-import { sessionRunning, type AppController } from "./controller";
+import { sessionRunning } from "../state";
+import type { AppController } from "./controller";
 
 /** Orders sessions newest first with each worker right after its parent. */
 export function nestSessions(sessions: Session[]): { session: Session; depth: number }[] {
@@ -106,11 +107,11 @@ export interface SidebarProps {
 
 /** The sessions sidebar. */
 export function Sidebar({ ctl, onSettings, theme, onTheme }: SidebarProps) {
-  const sessions = useStore(ctl.ui, (s) => s.sessions);
-  const loaded = useStore(ctl.ui, (s) => s.sessionsLoaded);
-  const selected = useStore(ctl.ui, (s) => s.selectedId);
-  const liveRunning = useStore(ctl.chat, (st) => (selected ? st.sessions[selected]?.turn.running ?? null : null));
-  const liveConnected = useStore(ctl.chat, (st) => (selected ? st.sessions[selected]?.connection === "connected" : false));
+  const sessions = useStore(ctl.store, (st) => st.sessions.records);
+  const loaded = useStore(ctl.store, (st) => st.sessions.loaded);
+  const selected = useStore(ctl.store, (st) => st.ui.selectedId);
+  const liveRunning = useStore(ctl.store, (st) => (selected ? st.chat[selected]?.turn.running ?? null : null));
+  const liveConnected = useStore(ctl.store, (st) => (selected ? st.chat[selected]?.connection === "connected" : false));
   const [filter, setFilter] = useState("");
   const rows = useMemo(() => filterSessions(nestSessions(sessions), filter), [sessions, filter]);
   return (

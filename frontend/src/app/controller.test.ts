@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { decodeServerFrame, type ServerFrame } from "../protocol";
 import { TRACES } from "../state/traces";
-import { AppController, newestTopLevel } from "./controller";
+import { newestTopLevel } from "../state";
+import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
 import { exportFileName } from "./ExportMenu";
 import { settingsPatch } from "./SettingsDialog";
@@ -36,14 +37,14 @@ describe("AppController", () => {
       session(plain.sessionId, { created_at: "2026-05-08T14:00:00Z" }),
       session("worker", { created_at: "2026-06-01T00:00:00Z", parent_session_id: plain.sessionId }),
     ];
-    let notifications = 0;
-    ctl.chat.subscribe(() => notifications++);
     await ctl.start(null);
+    let notifications = 0;
+    ctl.store.subscribe(() => notifications++);
     expect(selected).toEqual([plain.sessionId]);
     expect(transports).toHaveLength(1);
-    expect(ctl.chat.getState().sessions[plain.sessionId]).toBeUndefined(); // queued, not applied yet
+    expect(ctl.store.getState().chat[plain.sessionId]).toBeUndefined(); // queued, not applied yet
     clock.tick();
-    const s = ctl.chat.getState().sessions[plain.sessionId]!;
+    const s = ctl.store.getState().chat[plain.sessionId]!;
     expect(s.connection).toBe("connected");
     expect(s.order.length).toBe(2);
     expect(s.turn.running).toBe(false);
@@ -70,12 +71,12 @@ describe("AppController", () => {
     hub.sessions = [session(plain.sessionId)];
     await ctl.start(null);
     clock.tick();
-    const running = ctl.chat.getState().sessions[plain.sessionId]!;
+    const running = ctl.store.getState().chat[plain.sessionId]!;
     expect(running.turn.running).toBe(true);
     hub.submitQueued = true;
     await ctl.send("next please");
     expect(hub.calls).toContainEqual(["submitTurn", plain.sessionId, "next please"]);
-    expect(ctl.chat.getState().sessions[plain.sessionId]!.turn.queued.map((q) => q.content)).toEqual(["next please"]);
+    expect(ctl.store.getState().chat[plain.sessionId]!.turn.queued.map((q) => q.content)).toEqual(["next please"]);
     await ctl.cancel();
     expect(hub.calls).toContainEqual(["cancelTurn", plain.sessionId, running.turn.currentTurnId]);
   });
@@ -100,7 +101,7 @@ describe("AppController", () => {
     t.push(ev("session.updated", session(plain.sessionId, { title: "Live title", current_turn_id: "T9" })));
     t.push(ev("session.created", session("worker1", { parent_session_id: plain.sessionId, created_at: "2026-06-01T00:00:00Z", current_turn_id: "W1" })));
     clock.tick();
-    const list = ctl.ui.getState().sessions;
+    const list = ctl.store.getState().sessions.records;
     expect(list.find((s) => s.session_id === plain.sessionId)?.title).toBe("Live title");
     expect(list.find((s) => s.session_id === plain.sessionId)?.current_turn_id).toBe("T9");
     expect(list.find((s) => s.session_id === "worker1")?.current_turn_id).toBe("W1");
@@ -112,12 +113,12 @@ describe("AppController", () => {
     t.push(ev("session.updated", session(plain.sessionId, { title: "Newer" })));
     clock.tick();
     await pending;
-    expect(ctl.ui.getState().sessions.find((s) => s.session_id === plain.sessionId)?.title).toBe("Newer");
-    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).not.toContain("worker1"); // the list is authoritative for others
+    expect(ctl.store.getState().sessions.records.find((s) => s.session_id === plain.sessionId)?.title).toBe("Newer");
+    expect(ctl.store.getState().sessions.records.map((s) => s.session_id)).not.toContain("worker1"); // the list is authoritative for others
 
     t.push(ev("session.updated", session("other"), { deleted: true }));
     clock.tick();
-    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toEqual([plain.sessionId]);
+    expect(ctl.store.getState().sessions.records.map((s) => s.session_id)).toEqual([plain.sessionId]);
     ctl.dispose();
   });
 
@@ -143,20 +144,22 @@ describe("AppController", () => {
     if (started.type === "unknown") throw new Error(started.reason);
     // The hub has not listed the worker yet when the list is re-read.
     transports[0]!.push(started);
-    const placeholder = ctl.ui.getState().sessions.find((s) => s.session_id === "w-new");
-    const parent = ctl.ui.getState().sessions.find((s) => s.session_id === plain.sessionId)!;
+    expect(listCalls()).toBe(before + 1); // at once, before the frame is applied
+    clock.tick();
+    const placeholder = ctl.store.getState().sessions.records.find((s) => s.session_id === "w-new");
+    const parent = ctl.store.getState().sessions.records.find((s) => s.session_id === plain.sessionId)!;
     expect(placeholder).toMatchObject({ parent_session_id: plain.sessionId, title: "Audit the parser", workspace_path: parent.workspace_path, depth: 1 });
-    expect(listCalls()).toBe(before + 1);
     await ctl.refreshSessions();
-    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toContain("w-new"); // kept until listed
-    const nested = nestSessions(ctl.ui.getState().sessions);
+    expect(ctl.store.getState().sessions.records.map((s) => s.session_id)).toContain("w-new"); // kept until listed
+    const nested = nestSessions(ctl.store.getState().sessions.records);
     expect(JSON.stringify(nested)).toContain("w-new");
 
     // Once the hub lists it, its real record replaces the placeholder; a replayed event adds nothing.
     hub.sessions.push(session("w-new", { parent_session_id: plain.sessionId, title: "Worker: audit", created_at: "2026-05-08T15:00:01Z" }));
     await ctl.refreshSessions();
     transports[0]!.push(started);
-    expect(ctl.ui.getState().sessions.filter((s) => s.session_id === "w-new").map((s) => s.title)).toEqual(["Worker: audit"]);
+    clock.tick();
+    expect(ctl.store.getState().sessions.records.filter((s) => s.session_id === "w-new").map((s) => s.title)).toEqual(["Worker: audit"]);
     ctl.dispose();
   });
 
@@ -184,7 +187,7 @@ describe("AppController", () => {
     transports[0]!.push(done);
     expect(listCalls()).toBe(before + 1);
     await ctl.refreshSessions(); // settles after the triggered read, which saw the same record
-    expect(ctl.ui.getState().sessions[0]?.cost_so_far_usd).toBe(0.0192);
+    expect(ctl.store.getState().sessions.records[0]?.cost_so_far_usd).toBe(0.0192);
     ctl.dispose();
   });
 
@@ -199,7 +202,7 @@ describe("AppController", () => {
     expect(exportFileName("¿?", "json")).toBe("session.json");
     hub.sessions = [];
     expect(await ctl.exportOpen("json")).toBeNull();
-    expect(ctl.ui.getState().notice).toMatch(/Could not export/);
+    expect(ctl.store.getState().ui.notice).toMatch(/Could not export/);
   });
 
   it("creates, renames and deletes sessions; deleting the open one opens the next", async () => {
@@ -207,12 +210,12 @@ describe("AppController", () => {
     hub.sessions = [session("a", { created_at: "2026-01-01T00:00:00Z" })];
     await ctl.start(null);
     const created = await ctl.newSession();
-    expect(ctl.ui.getState().selectedId).toBe(created!.session_id);
+    expect(ctl.store.getState().ui.selectedId).toBe(created!.session_id);
     await ctl.rename("a", "  Renamed  ");
     expect(hub.calls).toContainEqual(["renameSession", "a", "Renamed"]);
-    expect(ctl.ui.getState().sessions.find((s) => s.session_id === "a")?.title).toBe("Renamed");
+    expect(ctl.store.getState().sessions.records.find((s) => s.session_id === "a")?.title).toBe("Renamed");
     await ctl.remove(created!.session_id);
-    expect(ctl.ui.getState().sessions.map((s) => s.session_id)).toEqual(["a"]);
+    expect(ctl.store.getState().sessions.records.map((s) => s.session_id)).toEqual(["a"]);
     expect(selected.at(-1)).toBe("a");
   });
 
@@ -233,11 +236,11 @@ describe("AppController", () => {
     hub.history = [{ id: "older", role: "user", content: "hello from before", offset: 9 } as never];
     await ctl.start(null);
     clock.tick();
-    const before = ctl.chat.getState().sessions[plain.sessionId]!;
+    const before = ctl.store.getState().chat[plain.sessionId]!;
     expect(before.hasMoreHistory).toBe(true);
     await ctl.loadOlder();
     expect(hub.calls).toContainEqual(["messagesBefore", plain.sessionId, before.order[0], 100]);
-    const after = ctl.chat.getState().sessions[plain.sessionId]!;
+    const after = ctl.store.getState().chat[plain.sessionId]!;
     expect(after.order[0]).toBe("older");
     expect(after.hasMoreHistory).toBe(false);
   });
@@ -249,7 +252,7 @@ describe("AppController", () => {
     await ctl.start(null);
     clock.tick();
     await settled;
-    expect(ctl.chat.getState().sessions[plain.sessionId]!.turn.running).toBe(false);
+    expect(ctl.store.getState().chat[plain.sessionId]!.turn.running).toBe(false);
   });
 });
 

@@ -1,24 +1,15 @@
-// The application controller: one chat store for every session, the session
-// list, which session is open (and its transport), history paging and the
-// user's actions. Components read the two stores and call these methods.
+// The application controller: the one store (state/store.ts) and the effects
+// around it — the session list poll, which session is open (and its
+// transport), history paging and the user's actions. Every change of state
+// is an action through the pure reducer; streamed frames are batched per
+// animation frame. Components read the store and call these methods.
 
-import { createStore, type StoreApi } from "zustand/vanilla";
+import type { StoreApi } from "zustand/vanilla";
 import { isKnownEvent, type ServerFrame, type Session } from "../protocol";
-import { createChatStore, type ChatStore, type SessionState } from "../state";
+import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
 import type { Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
-import type { ExportFormat, ExportResult, HubClient, ModelInfo } from "./hub";
-
-/** UI state outside the per-session chat state. */
-export interface UiState {
-  sessions: Session[];
-  sessionsLoaded: boolean;
-  selectedId: string | null;
-  models: ModelInfo[];
-  /** A failed user action, shown as a dismissible notice. */
-  notice: string | null;
-  loadingOlder: boolean;
-}
+import type { ExportFormat, ExportResult, HubClient } from "./hub";
 
 /** Controller options. */
 export interface ControllerOptions {
@@ -28,8 +19,8 @@ export interface ControllerOptions {
   schedule?: FrameScheduler;
   /**
    * Session-list refresh interval (default 10 s; 0 disables polling). The
-   * records of subscribed sessions (session.created / session.updated events)
-   * apply at once; the poll catches changes of sessions nobody subscribed to.
+   * records of streamed sessions apply at once, as events; the poll catches
+   * changes of sessions nobody streams.
    */
   pollMs?: number;
   /** Called when the open session changes (e.g. to update location.hash). */
@@ -42,18 +33,10 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Whether the session shows as running in the sidebar. */
-export function sessionRunning(s: Session, live: SessionState | undefined): boolean {
-  if (live && live.connection === "connected") return live.turn.running;
-  return Boolean(s.current_turn_id);
-}
-
 /** Drives the UI: see the file comment. */
 export class AppController {
-  /** Per-session chat state (the pure reducer). */
-  readonly chat: StoreApi<ChatStore>;
-  /** Sessions, selection, models and notices. */
-  readonly ui: StoreApi<UiState>;
+  /** The page's state: sessions, chat, ui. */
+  readonly store: StoreApi<AppStore>;
   private readonly hub: HubClient;
   private readonly makeTransport: () => Transport;
   private readonly batcher: ActionBatcher;
@@ -62,14 +45,8 @@ export class AppController {
   private readonly onSelect: (id: string | null) => void;
   private transport: Transport | null = null;
   private pollTimer: ReturnType<typeof setInterval> | null = null;
-  private unsubLive: (() => void) | null = null;
-  /** The session records last merged from live state, by id. */
-  private liveSeen = new Map<string, Session | null>();
-  /** When each id's live record was merged (liveSeq at the time), so a slower list answer does not undo it. */
-  private liveAt = new Map<string, number>();
-  private liveSeq = 0;
-  /** Workers seen in delegate.started but not yet in a session list answer, by id. */
-  private pendingWorkers = new Map<string, Session>();
+  /** Numbers list requests in the order they were sent (a late answer to an older one is dropped). */
+  private listRequests = 0;
   private disposed = false;
 
   constructor(opts: ControllerOptions) {
@@ -78,9 +55,16 @@ export class AppController {
     this.pollMs = opts.pollMs ?? 10_000;
     this.pageSize = opts.pageSize ?? 100;
     this.onSelect = opts.onSelect ?? (() => undefined);
-    this.chat = createChatStore();
-    this.ui = createStore<UiState>()(() => ({ sessions: [], sessionsLoaded: false, selectedId: null, models: [], notice: null, loadingOlder: false }));
-    this.batcher = new ActionBatcher((actions) => this.chat.getState().dispatchAll(actions), opts.schedule ?? defaultScheduler());
+    this.store = createAppStore();
+    this.batcher = new ActionBatcher((actions) => this.store.getState().dispatchAll(actions), opts.schedule ?? defaultScheduler());
+  }
+
+  private get state(): AppState {
+    return this.store.getState();
+  }
+
+  private dispatch(a: Action): void {
+    this.store.getState().dispatch(a);
   }
 
   /** Loads sessions and models, opens initialId (or the newest top-level session) and starts polling. */
@@ -91,30 +75,6 @@ export class AppController {
     const first = wanted ?? newestTopLevel(sessions)?.session_id ?? null;
     if (first) this.open(first);
     if (this.pollMs > 0) this.pollTimer = setInterval(() => void this.refreshSessions(), this.pollMs);
-    this.unsubLive = this.chat.subscribe(() => this.mergeLive());
-    this.mergeLive();
-  }
-
-  /**
-   * Applies session records that arrived as events (session.created /
-   * session.updated of the subscribed session and of workers whose events
-   * reach it) to the session list: titles, cost and the running state show
-   * at once instead of at the next poll. A deleted session leaves the list.
-   */
-  private mergeLive(): void {
-    const changed: { id: string; rec: Session | null }[] = [];
-    for (const [id, st] of Object.entries(this.chat.getState().sessions)) {
-      const rec = st.deleted ? null : st.session;
-      if (rec === undefined || (rec === null && !st.deleted)) continue;
-      if (this.liveSeen.get(id) === rec) continue;
-      this.liveSeen.set(id, rec);
-      this.liveAt.set(id, ++this.liveSeq);
-      changed.push({ id, rec });
-    }
-    if (changed.length === 0) return;
-    let sessions = this.ui.getState().sessions;
-    for (const { id, rec } of changed) sessions = upsert(sessions, id, rec);
-    if (sessions !== this.ui.getState().sessions) this.ui.setState({ sessions });
   }
 
   /** Stops polling and closes the open transport. */
@@ -122,63 +82,53 @@ export class AppController {
     this.disposed = true;
     if (this.pollTimer !== null) clearInterval(this.pollTimer);
     this.pollTimer = null;
-    this.unsubLive?.();
     this.transport?.close();
     this.transport = null;
     this.batcher.dispose();
   }
 
-  /** Re-reads the session list; failures become a notice. */
+  /** Re-reads the session list; failures become a notice. Resolves with the list as shown. */
   async refreshSessions(): Promise<Session[]> {
-    const asked = this.liveSeq;
+    this.batcher.flush(); // events already received count as older than the answer
+    const request = ++this.listRequests;
+    const askedAt = this.state.sessions.version;
     try {
-      let sessions = await this.hub.listSessions();
-      // Records that arrived live while the list was in flight are newer than it.
-      for (const [id, at] of this.liveAt) {
-        if (at > asked) sessions = upsert(sessions, id, this.liveSeen.get(id) ?? null);
-      }
-      // A worker announced by delegate.started stays listed until the hub lists it.
-      for (const [id, rec] of this.pendingWorkers) {
-        if (sessions.some((x) => x.session_id === id)) this.pendingWorkers.delete(id);
-        else sessions = [...sessions, rec];
-      }
-      sessions = sortSessions(sessions);
-      this.ui.setState({ sessions, sessionsLoaded: true });
-      return sessions;
+      const sessions = await this.hub.listSessions();
+      this.dispatch({ type: "sessionsListed", sessions, request, askedAt });
     } catch (err) {
-      this.ui.setState({ sessionsLoaded: true, notice: `Could not list sessions: ${message(err)}` });
-      return this.ui.getState().sessions;
+      this.dispatch({ type: "sessionsFailed", notice: `Could not list sessions: ${message(err)}` });
     }
+    return this.state.sessions.records;
   }
 
   /** Reads the model list (context windows for the meter). */
   async loadModels(): Promise<void> {
     try {
-      this.ui.setState({ models: await this.hub.listModels() });
+      this.dispatch({ type: "modelsLoaded", models: await this.hub.listModels() });
     } catch (err) {
       this.notify(`Could not list models: ${message(err)}`);
     }
   }
 
-  /** Opens a session: streams it into the chat store, resuming from its cursor. */
+  /** Opens a session: streams it into the store, resuming from its cursor. */
   open(id: string): void {
     if (this.disposed) return;
-    if (this.ui.getState().selectedId === id && this.transport) return;
+    if (this.state.ui.selectedId === id && this.transport) return;
     this.batcher.flush();
     this.transport?.close();
     const t = this.makeTransport();
     this.transport = t;
-    this.ui.setState({ selectedId: id });
+    this.dispatch({ type: "selected", sessionId: id });
     this.onSelect(id);
     // A session the list does not show yet (a worker opened from its card): list it now, not at the next poll.
-    if (!this.ui.getState().sessions.some((s) => s.session_id === id)) void this.refreshSessions();
+    if (!sessionRecord(this.state, id)) void this.refreshSessions();
     t.connect(id, {
       cursor: () => {
         this.batcher.flush();
-        return this.chat.getState().sessions[id]?.lastEventId ?? null;
+        return this.state.chat[id]?.lastEventId ?? null;
       },
       frame: (frame) => {
-        this.noticeWorker(frame);
+        this.followUp(frame);
         this.batcher.push({ type: "frame", sessionId: id, frame });
       },
       state: (state) => this.batcher.push({ type: "connection", sessionId: id, state }),
@@ -186,27 +136,19 @@ export class AppController {
   }
 
   /**
-   * A delegate.started for a worker the list does not show yet: insert a
-   * placeholder under its parent at once and re-read the list (the placeholder
-   * stays until a list answer includes the worker). A compaction.completed
-   * re-reads the list too (the session's cost changed).
+   * Re-reads the list after events that change it beyond what they carry: a
+   * delegate.started of a worker the list does not show yet (the reducer
+   * lists a placeholder meanwhile), a compaction.completed (the session's
+   * cost changed without a session.updated).
    */
-  private noticeWorker(frame: ServerFrame): void {
+  private followUp(frame: ServerFrame): void {
     if (frame.type !== "event" || !isKnownEvent(frame.event)) return;
-    // compaction.completed changes the session's totals without a session.updated: re-read the list.
-    if (frame.event.type === "compaction.completed") {
-      void this.refreshSessions();
-      return;
-    }
-    if (frame.event.type !== "delegate.started") return;
     const ev = frame.event;
+    if (ev.type === "compaction.completed") void this.refreshSessions();
+    if (ev.type !== "delegate.started") return;
     const wid = ev.payload.worker_session_id;
-    if (!wid || this.pendingWorkers.has(wid) || this.ui.getState().sessions.some((x) => x.session_id === wid)) return;
-    const parent = this.ui.getState().sessions.find((x) => x.session_id === ev.session_id);
-    const rec = workerPlaceholder(wid, ev.session_id, ev.payload.task, ev.ts, ev.payload.depth, parent);
-    this.pendingWorkers.set(wid, rec);
-    this.ui.setState({ sessions: upsert(this.ui.getState().sessions, wid, rec) });
-    void this.refreshSessions();
+    const { sessions } = this.state;
+    if (wid && !sessions.placeholders[wid] && !sessionRecord(this.state, wid)) void this.refreshSessions();
   }
 
   /** Closes the open session (nothing selected). */
@@ -214,7 +156,7 @@ export class AppController {
     this.batcher.flush();
     this.transport?.close();
     this.transport = null;
-    this.ui.setState({ selectedId: null });
+    this.dispatch({ type: "selected", sessionId: null });
     this.onSelect(null);
   }
 
@@ -251,7 +193,7 @@ export class AppController {
       this.notify(`Could not delete: ${message(err)}`);
       return;
     }
-    const wasOpen = this.ui.getState().selectedId === id;
+    const wasOpen = this.state.ui.selectedId === id;
     if (wasOpen) this.closeCurrent();
     const sessions = await this.refreshSessions();
     if (wasOpen) {
@@ -262,12 +204,12 @@ export class AppController {
 
   /** Submits text to the open session; a submission during a running turn shows as queued. */
   async send(text: string): Promise<void> {
-    const id = this.ui.getState().selectedId;
+    const id = this.state.ui.selectedId;
     if (!id || text.trim() === "") return;
     try {
       const r = await this.hub.submitTurn(id, text);
       this.batcher.flush();
-      this.chat.getState().dispatch({ type: "turnSubmitted", sessionId: id, turnId: r.turn_id, content: text, queued: r.queued });
+      this.dispatch({ type: "turnSubmitted", sessionId: id, turnId: r.turn_id, content: text, queued: r.queued });
     } catch (err) {
       this.notify(`Could not send: ${message(err)}`);
     }
@@ -275,10 +217,10 @@ export class AppController {
 
   /** Cancels the open session's running turn. */
   async cancel(): Promise<void> {
-    const id = this.ui.getState().selectedId;
+    const id = this.state.ui.selectedId;
     if (!id) return;
     this.batcher.flush();
-    const turn = this.chat.getState().sessions[id]?.turn.currentTurnId ?? null;
+    const turn = this.state.chat[id]?.turn.currentTurnId ?? null;
     try {
       await this.hub.cancelTurn(id, turn);
     } catch (err) {
@@ -288,7 +230,7 @@ export class AppController {
 
   /** Cancels a queued submission of the open session before it starts. */
   async cancelQueued(turnId: string): Promise<void> {
-    const id = this.ui.getState().selectedId;
+    const id = this.state.ui.selectedId;
     if (!id) return;
     try {
       await this.hub.cancelTurn(id, turnId);
@@ -299,7 +241,7 @@ export class AppController {
 
   /** Exports the open session (Markdown or JSON); null (and a notice) when it fails. */
   async exportOpen(format: ExportFormat): Promise<ExportResult | null> {
-    const id = this.ui.getState().selectedId;
+    const id = this.state.ui.selectedId;
     if (!id) return null;
     try {
       return await this.hub.exportSession(id, format);
@@ -311,7 +253,7 @@ export class AppController {
 
   /** Compacts the open session's context now. */
   async compact(): Promise<void> {
-    const id = this.ui.getState().selectedId;
+    const id = this.state.ui.selectedId;
     if (!id) return;
     try {
       await this.hub.compactSession(id);
@@ -322,104 +264,60 @@ export class AppController {
 
   /** Loads the page of history before the oldest loaded message of the open session. */
   async loadOlder(): Promise<void> {
-    const id = this.ui.getState().selectedId;
-    if (!id || this.ui.getState().loadingOlder) return;
-    const s = this.chat.getState().sessions[id];
+    const id = this.state.ui.selectedId;
+    if (!id || this.state.ui.loadingOlder) return;
+    const s = this.state.chat[id];
     const oldest = s?.order[0];
     if (!s || !s.hasMoreHistory || !oldest) return;
-    this.ui.setState({ loadingOlder: true });
+    this.dispatch({ type: "loadingOlder", loading: true });
     try {
       const page = await this.hub.messagesBefore(id, oldest, this.pageSize);
       this.batcher.flush();
-      this.chat.getState().dispatch({ type: "history", sessionId: id, messages: page.messages, hasMore: page.hasMore });
+      this.dispatch({ type: "history", sessionId: id, messages: page.messages, hasMore: page.hasMore });
     } catch (err) {
       this.notify(`Could not load older messages: ${message(err)}`);
     } finally {
-      this.ui.setState({ loadingOlder: false });
+      this.dispatch({ type: "loadingOlder", loading: false });
     }
   }
 
   /** Clears the visible error of the open session. */
   clearError(): void {
-    const id = this.ui.getState().selectedId;
-    if (id) this.chat.getState().dispatch({ type: "clearError", sessionId: id });
+    const id = this.state.ui.selectedId;
+    if (id) this.dispatch({ type: "clearError", sessionId: id });
   }
 
-  /** Shows a notice. */
+  /** Shows a notice (null hides it). */
   notify(text: string | null): void {
-    this.ui.setState({ notice: text });
+    this.dispatch({ type: "notice", text });
   }
 
   /** The context window of a model id ("provider:model"), or null when unknown. */
   contextWindow(model: string | null | undefined): number | null {
     if (!model) return null;
-    const m = this.ui.getState().models.find((x) => x.id === model);
+    const m = this.state.ui.models.find((x) => x.id === model);
     return m && m.context_window > 0 ? m.context_window : null;
   }
 
   /** Resolves once the open session (if any) shows its state and no turn runs, or after maxMs. */
   settled(maxMs: number): Promise<void> {
     return new Promise((resolve) => {
-      let unsubChat = () => {};
-      let unsubUi = () => {};
+      let unsubscribe = () => {};
       const done = () => {
         clearTimeout(timer);
-        unsubChat();
-        unsubUi();
+        unsubscribe();
         resolve();
       };
       const timer = setTimeout(done, maxMs);
       const check = () => {
-        const ui = this.ui.getState();
-        if (!ui.sessionsLoaded) return;
+        const { sessions, ui, chat } = this.state;
+        if (!sessions.loaded) return;
         if (ui.selectedId === null) return done();
-        const s = this.chat.getState().sessions[ui.selectedId];
+        const s = chat[ui.selectedId];
         if (s && s.connection === "connected" && !s.turn.running) done();
       };
-      unsubChat = this.chat.subscribe(check);
-      unsubUi = this.ui.subscribe(check);
+      unsubscribe = this.store.subscribe(check);
       check();
     });
   }
-}
-
-/** Sessions newest first (by created_at). */
-function sortSessions(list: Session[]): Session[] {
-  return [...list].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-}
-
-/** list with id's record replaced, added (rec set, not listed) or removed (rec null); the same array when nothing changes. */
-function upsert(list: Session[], id: string, rec: Session | null): Session[] {
-  const i = list.findIndex((s) => s.session_id === id);
-  if (rec === null) return i < 0 ? list : list.filter((s) => s.session_id !== id);
-  if (i >= 0) {
-    if (list[i] === rec) return list;
-    const next = list.slice();
-    next[i] = rec;
-    return next;
-  }
-  return sortSessions([...list, rec]);
-}
-
-/** A session record for a worker known only from its delegate.started event. */
-export function workerPlaceholder(id: string, parentId: string, task: string, ts: string, depth: number, parent?: Session): Session {
-  const line = task.split("\n")[0]!.trim();
-  return {
-    session_id: id,
-    title: line.length > 80 ? `${line.slice(0, 79)}…` : line || "Worker",
-    workspace_path: parent?.workspace_path ?? "",
-    active_model: parent?.active_model ?? "",
-    parent_session_id: parentId,
-    created_at: ts,
-    turn_count: 0,
-    cost_so_far_usd: 0,
-    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-    context_start_offset: 0,
-    depth,
-  };
-}
-
-/** The newest session without a parent (workers open from their delegation card). */
-export function newestTopLevel(sessions: Session[]): Session | undefined {
-  return sessions.filter((s) => !s.parent_session_id).sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0];
 }

@@ -1,15 +1,9 @@
 // Typed wrappers over the hub RPC methods (ipc/rpc/methods.go).
 
-import { decodeHistoryMessage, type HistoryMessage, type Session } from "../protocol";
-import type { RpcClient } from "../transport/rpc";
+import { decodeHistoryMessage, type HistoryMessage, type ModelInfo, type Session } from "../protocol";
 
-/** A selectable model (ipc.ModelInfo). */
-export interface ModelInfo {
-  id: string;
-  provider: string;
-  context_window: number;
-  configured: boolean;
-}
+export type { ModelInfo };
+import type { RpcClient } from "../transport/rpc";
 
 /** The answer to a turn submission (ipc.SubmitResult). */
 export interface SubmitResult {

@@ -9,6 +9,7 @@ import { ChatPane } from '../app/ChatPane';
 import { AppController } from '../app/controller';
 import { FakeHub, ScriptedTransport, session } from '../app/fakes';
 import { decodeServerFrame, type ServerFrame } from '../protocol';
+import { messageText } from '../state';
 import '../chat/chat.css';
 import '../app/app.css';
 
@@ -134,7 +135,7 @@ async function setup(sid: string, messages: unknown[] = []) {
 async function streamScenario(): Promise<Record<string, unknown>> {
   const sid = 'bench-stream';
   const { root, push, ctl } = await setup(sid);
-  push([ev(sid, 'turn.started', { user_message_id: 'u1', input: 'Write a long answer' }), ev(sid, 'message.start', { message_id: 'a1', model: 'anthropic:claude-sonnet-4-6' })]);
+  push([ev(sid, 'turn.started', { user_message_id: 'u1', input: 'Write a long answer' }), ev(sid, 'message.start', { message_id: 'a1', role: 'assistant', model: 'anthropic:claude-sonnet-4-6' })]);
   let text = '';
   const stop = measureFrames();
   await pace(2000, 200, (i) => {
@@ -145,12 +146,57 @@ async function streamScenario(): Promise<Record<string, unknown>> {
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const stats = stop();
   const rendered = document.querySelector('.msg-assistant .md')?.textContent?.length ?? 0;
-  const state = ctl.chat.getState().sessions[sid]!;
-  const m = state.messages['a1']!;
-  const got = m.content[0]?.type === 'text' ? m.content[0].text.length : 0;
+  const m = ctl.store.getState().chat[sid]!.messages['a1']!;
+  const got = messageText(m).length;
   root.unmount();
   ctl.dispose();
   return { ...stats, deltas: 2000, ratePerSecond: 200, chars: text.length, approxTokens: Math.round(text.length / 4), storedChars: got, renderedChars: rendered };
+}
+
+/**
+ * The desktop bench's burst (bench/desktop_stream.go): 100,000 text deltas of
+ * one paragraph ("<nanoseconds> " each), unpaced, in batches of 130 frames
+ * (≈ one coalesced Wails batch), until the finished message is painted.
+ */
+async function burstScenario(): Promise<Record<string, unknown>> {
+  const sid = 'bench-burst';
+  const n = Number(new URLSearchParams(location.search).get('burst') ?? 100_000);
+  const { root, push } = await setup(sid);
+  push([ev(sid, 'turn.started', { user_message_id: 'u1', input: 'Burst' }), ev(sid, 'message.start', { message_id: 'a1', role: 'assistant', model: 'anthropic:claude-sonnet-4-6' })]);
+  const stop = measureFrames();
+  const t0 = performance.now();
+  let sent = 0;
+  let chars = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const batch: ServerFrame[] = [];
+      for (let k = 0; k < 130 && sent < n; k++, sent++) {
+        const text = `${1_780_000_000_000_000_000 + sent * 1000} `;
+        chars += text.length;
+        batch.push(ev(sid, 'text.delta', { message_id: 'a1', content_block_index: 0, text }));
+      }
+      push(batch);
+      if (sent < n) setTimeout(tick, 0);
+      else resolve();
+    };
+    tick();
+  });
+  const sentMs = performance.now() - t0;
+  push([
+    ev(sid, 'message.complete', { message_id: 'a1', final_content: [{ type: 'text', text: Array.from({ length: n }, (_, i) => `${1_780_000_000_000_000_000 + i * 1000} `).join('') }], stop_reason: 'end_turn', usage: { input_tokens: 100, output_tokens: n, cost_usd: 0.01 } }),
+    ev(sid, 'turn.completed', { status: 'completed', usage: { input_tokens: 100, output_tokens: n, cost_usd: 0.01 } }),
+  ]);
+  let words = 0;
+  for (let i = 0; i < 600 && words !== n; i++) {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const el = document.querySelector('.msg-assistant[data-status="complete"] .md');
+    words = el ? (el.textContent ?? '').split(/\s+/).filter(Boolean).length : 0;
+  }
+  const renderedMs = performance.now() - t0;
+  const stats = stop();
+  const heap = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0;
+  root.unmount();
+  return { ...stats, deltas: n, chars, sentMs: round(sentMs), renderedMs: round(renderedMs), deltasPerSecond: Math.round(n / (renderedMs / 1000)), wordsShown: words, heapMB: round(heap / 1e6) };
 }
 
 /** 35,000 lines of tool output in 350 deltas at 200/s, then tool.completed with all of it. */
@@ -159,7 +205,7 @@ async function toolScenario(): Promise<Record<string, unknown>> {
   const { root, push, ctl } = await setup(sid);
   push([
     ev(sid, 'turn.started', { user_message_id: 'u1', input: 'Run the build' }),
-    ev(sid, 'message.start', { message_id: 'a1', model: 'anthropic:claude-sonnet-4-6' }),
+    ev(sid, 'message.start', { message_id: 'a1', role: 'assistant', model: 'anthropic:claude-sonnet-4-6' }),
     ev(sid, 'tool.use_start', { message_id: 'a1', content_block_index: 0, tool_use_id: 't1', tool_name: 'bash' }),
     ev(sid, 'tool.use_end', { message_id: 'a1', content_block_index: 0, tool_use_id: 't1', final_input: { command: 'make all' } }),
     ev(sid, 'tool.called', { message_id: 'a1', tool_use_id: 't1', tool_name: 'bash', input: { command: 'make all' }, status_text: 'Running make all', summary: '' }),
@@ -235,6 +281,7 @@ async function run() {
   const want = (name: string) => !only || only.includes(name);
   if (want('idle')) results.idle = await idleScenario();
   if (want('stream')) results.stream = await streamScenario();
+  if (want('burst')) results.burst = await burstScenario();
   if (want('toolOutput')) results.toolOutput = await toolScenario();
   if (want('open50')) results.open50 = await openScenario(50);
   if (want('open10000')) results.open10000 = await openScenario(10_000);

@@ -2,9 +2,10 @@
 // collapsible, tool calls as cards), annotations and a usage + cost line.
 
 import type { Usage } from "../protocol";
-import type { ChatMessage, DelegationCardState, ToolCardState } from "../state";
+import type { ChatMessage } from "../state";
 import { DelegationCard } from "./DelegationCard";
-import { MarkdownView } from "./Markdown";
+import { LiveText, MarkdownView } from "./Markdown";
+import { useChatSession, useSessionSelector } from "./session";
 import { ToolCard } from "./ToolCard";
 
 /** Formats a dollar cost like the usage lines: four decimals under $1 ("$0.0087"), two from $1 ("$12.40"). */
@@ -21,16 +22,22 @@ export function formatUsage(u: Usage): string {
   return parts.join(" · ");
 }
 
+/** A tool call of a message: its delegation card or tool card, selected by id (output deltas re-render the card alone). */
+export function ToolCallView({ toolUseId }: { toolUseId: string }) {
+  const { onOpenSession } = useChatSession();
+  const delegation = useSessionSelector((s) => s?.delegations[toolUseId]);
+  const tool = useSessionSelector((s) => s?.tools[toolUseId]);
+  if (delegation) return <DelegationCard card={delegation} {...(onOpenSession ? { onOpenSession } : {})} />;
+  return tool ? <ToolCard card={tool} /> : null;
+}
+
 /** Props of MessageView. */
 export interface MessageViewProps {
   message: ChatMessage;
-  tools: Record<string, ToolCardState>;
-  delegations: Record<string, DelegationCardState>;
-  onOpenSession?: (sessionId: string) => void;
 }
 
 /** Renders one message. */
-export function MessageView({ message: m, tools, delegations, onOpenSession }: MessageViewProps) {
+export function MessageView({ message: m }: MessageViewProps) {
   const streaming = m.status === "streaming";
   return (
     <article className={`msg msg-${m.role}${streaming ? " msg-streaming" : ""}`} data-status={m.status} aria-busy={streaming}>
@@ -44,19 +51,18 @@ export function MessageView({ message: m, tools, delegations, onOpenSession }: M
             ) : (
               <MarkdownView key={i} text={b.text} live={streaming} />
             );
+          case "streamingText":
+            return <MarkdownView key={i} text={b.chunks} live />;
           case "thinking":
+          case "streamingThinking":
             return (
               <details key={i} className="msg-thinking">
                 <summary>Thinking</summary>
-                <p>{b.thinking}</p>
+                <LiveText className="msg-thinking-text" text={b.type === "thinking" ? b.thinking : b.chunks} />
               </details>
             );
-          case "toolCall": {
-            const d = delegations[b.id];
-            const t = tools[b.id];
-            if (d) return <DelegationCard key={i} card={d} {...(onOpenSession ? { onOpenSession } : {})} />;
-            return t ? <ToolCard key={i} card={t} /> : null;
-          }
+          case "toolCall":
+            return <ToolCallView key={i} toolUseId={b.id} />;
           case "image":
             return <img key={i} className="msg-image" alt="attached" src={`data:${b.source.media_type};base64,${b.source.data}`} />;
         }

@@ -6,3 +6,4 @@ export * from "./MessageView";
 export * from "./MessageList";
 export * from "./Status";
 export * from "./Composer";
+export * from "./session";

@@ -143,7 +143,7 @@ describe("IncrementalMarkdown live tail", () => {
     let renders = 0;
     const md = new IncrementalMarkdown((src) => (renders++, `<p>${src.trim()}</p>`));
     const live = md.update("first\n\n**bold", { live: true });
-    expect(live.map((b) => [b.html, b.text, b.open])).toEqual([
+    expect(live.map((b) => [b.html, b.segments?.join(""), b.open])).toEqual([
       ["<p>first</p>", undefined, false],
       ["", "**bold", true],
     ]);

@@ -109,6 +109,14 @@ export interface QueuedTurnRecord {
 /** Turn statuses (store.Turn*). */
 export type TurnStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
 
+/** A selectable model (ipc.ModelInfo, RPC listModels). */
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  context_window: number;
+  configured: boolean;
+}
+
 /** Attach response of GET /sessions/{id} (DESIGN.md §3). */
 export interface AttachResponse {
   session_id: string;

@@ -3,7 +3,7 @@
 
 import type { EnvelopeBase, PayloadMap } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
-import { newDelegation, toolCard } from "./stream";
+import { newDelegation, settleBlocks, toolCard } from "./stream";
 import type { DelegationCardState, SessionState, ToolCardState } from "./types";
 
 type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
@@ -21,8 +21,6 @@ export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionSt
   const p = e.payload;
   const next: SessionState = {
     ...s,
-    // The record follows too (the sidebar reads it): the hub commits this change with the event, not as a session.updated.
-    session: s.session && e.turn_id ? { ...s.session, current_turn_id: e.turn_id } : s.session,
     turn: { currentTurnId: e.turn_id, running: true, queued: s.turn.queued.filter((q) => q.turnId !== e.turn_id) },
     lastError: null,
   };
@@ -120,12 +118,7 @@ export function onToolFailed(s: SessionState, e: Ev<"tool.failed">): SessionStat
 
 function endTurn(s: SessionState, turnId: string | null): SessionState {
   if (s.turn.currentTurnId !== null && turnId !== null && s.turn.currentTurnId !== turnId) return s;
-  let session = s.session;
-  if (session?.current_turn_id !== undefined) {
-    const { current_turn_id: _ended, ...rest } = session;
-    session = rest;
-  }
-  return { ...s, session, turn: { ...s.turn, currentTurnId: null, running: false } };
+  return { ...s, turn: { ...s.turn, currentTurnId: null, running: false } };
 }
 
 /** Applies turn.completed; a failed turn leaves a visible error. */
@@ -158,7 +151,7 @@ export function onTurnCancelled(s: SessionState, e: Ev<"turn.cancelled">): Sessi
   if (pm?.status === "streaming") {
     next = {
       ...next,
-      messages: { ...next.messages, [pm.id]: { ...pm, status: "cancelled", annotation: "(cancelled)" } },
+      messages: { ...next.messages, [pm.id]: { ...pm, content: settleBlocks(pm.content), status: "cancelled", annotation: "(cancelled)" } },
       streamingIds: next.streamingIds.filter((x) => x !== pm.id),
     };
   }
@@ -236,7 +229,6 @@ export function onCompactionCompleted(s: SessionState, e: Ev<"compaction.complet
   const p = e.payload;
   return {
     ...s,
-    session: s.session ? { ...s.session, context_start_offset: p.context_start_offset } : s.session,
     compaction: {
       ...s.compaction,
       inProgress: false,
@@ -253,14 +245,17 @@ export function onCompactionCompleted(s: SessionState, e: Ev<"compaction.complet
   };
 }
 
-/** Applies session.created / session.updated for this session: the record is authoritative. */
+/**
+ * Applies session.created / session.updated for this session: the record is
+ * authoritative for the totals, model and queue (the record itself lives in
+ * the session list, sessions.ts).
+ */
 export function onSessionChanged(s: SessionState, e: Ev<"session.created"> | Ev<"session.updated">): SessionState {
   const p = e.payload;
   if (p.session.session_id !== s.sessionId) return s;
   return withServerQueue(
     {
       ...s,
-      session: p.session,
       deleted: p.deleted === true,
       sessionUsage: p.session.usage ?? s.sessionUsage,
       activeModel: p.session.active_model || s.activeModel,

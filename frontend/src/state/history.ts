@@ -4,7 +4,8 @@
 import { addUsage, zeroUsage, type HistoryMessage, type Message, type SnapshotFrame, type ToolCallBlock } from "../protocol";
 import { normaliseBlocks } from "../protocol";
 import type { Session } from "../protocol";
-import type { ChatMessage, DelegationCardState, QueuedTurn, SessionState, ToolCardState } from "./types";
+import { chunkList } from "./chunks";
+import type { ChatMessage, DelegationCardState, MessageBlock, QueuedTurn, SessionState, ToolCardState } from "./types";
 
 /** Returns the annotation of a message status. */
 export function annotationFor(status: string): ChatMessage["annotation"] {
@@ -17,7 +18,6 @@ export function annotationFor(status: string): ChatMessage["annotation"] {
 export function emptySession(sessionId: string): SessionState {
   return {
     sessionId,
-    session: null,
     deleted: false,
     order: [],
     messages: {},
@@ -62,12 +62,24 @@ export function newToolCard(toolUseId: string, toolName: string, messageId: stri
   };
 }
 
-/** Normalises one stored or history message (string content → text block; toolStatus from is_error). */
+/** A block of a message still streaming, as the reducer appends to it: text and thinking as chunk lists. */
+function streamingBlock(b: MessageBlock): MessageBlock {
+  if (b.type === "text") return { type: "streamingText", chunks: chunkList(b.text) };
+  if (b.type === "thinking") return b.signature ? { type: "streamingThinking", chunks: chunkList(b.thinking), signature: b.signature } : { type: "streamingThinking", chunks: chunkList(b.thinking) };
+  return b;
+}
+
+/**
+ * Normalises one stored or history message (string content → text block;
+ * toolStatus from is_error). A snapshot's partial message (status
+ * "streaming") gets chunk-list blocks, like one built from deltas.
+ */
 export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
+  const blocks: MessageBlock[] = normaliseBlocks(m.content);
   const cm: ChatMessage = {
     id: m.id,
     role: m.role,
-    content: normaliseBlocks(m.content),
+    content: m.status === "streaming" ? blocks.map(streamingBlock) : blocks,
     status: m.status ?? "complete",
     stopReason: m.stop_reason ?? null,
     usage: m.usage ?? null,
@@ -89,7 +101,7 @@ export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
 }
 
 function textOf(m: ChatMessage): string {
-  return m.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+  return m.content.map((b) => (b.type === "text" ? b.text : "")).join(""); // a toolResult message: never streaming
 }
 
 /**
@@ -214,7 +226,6 @@ export function applySnapshot(prev: SessionState, f: SnapshotFrame): SessionStat
   const current = f.session.current_turn_id ?? null;
   const s: SessionState = {
     ...base,
-    session: f.session,
     order: sorted.map((m) => m.id),
     messages,
     streamingIds: sorted.filter((m) => m.status === "streaming").map((m) => m.id),

@@ -1,7 +1,9 @@
-// Client state: pure reducer, selectors and the Zustand store.
+// Client state: the pure reducer, selectors and the one Zustand store.
 export * from "./types";
 export * from "./reducer";
 export * from "./selectors";
 export * from "./store";
+export * from "./chunks";
 export { emptySession, toChatMessage, mergeHistory, applySnapshot } from "./history";
-export { LIVE_OUTPUT_CAP, setReducerLogger } from "./stream";
+export { newestTopLevel, workerPlaceholder } from "./sessions";
+export { LIVE_OUTPUT_CAP, setReducerLogger, settleBlocks } from "./stream";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { decodeServerFrame, type ServerFrame, type Session } from "../protocol";
-import { reduce, initialChatState } from "./reducer";
-import { visibleMessages } from "./selectors";
-import type { ChatState, SessionState } from "./types";
+import { reduce, initialState } from "./reducer";
+import { messageText, visibleMessages } from "./selectors";
+import type { AppState, SessionState } from "./types";
 
 // Queued turns from the server's session record (store.Session.queued_turns):
 // submit while a turn runs → queued shown → turn.started → the message appears in order.
@@ -50,24 +50,24 @@ function updated(over: Partial<Session>): ServerFrame {
   return ev("session.updated", null, { session: sessionRecord(over) });
 }
 
-function apply(st: ChatState, ...frames: ServerFrame[]): ChatState {
+function apply(st: AppState, ...frames: ServerFrame[]): AppState {
   return frames.reduce((acc, frame) => reduce(acc, { type: "frame", sessionId: SID, frame }), st);
 }
 
-function sess(st: ChatState): SessionState {
-  return st.sessions[SID]!;
+function sess(st: AppState): SessionState {
+  return st.chat[SID]!;
 }
 
 function text(s: SessionState): string[] {
-  return visibleMessages(s).map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}`);
+  return visibleMessages(s).map((m) => `${m.role}:${messageText(m)}`);
 }
 
 /** A session with turn T1 running (its user message and a streaming answer). */
-function running(): ChatState {
+function running(): AppState {
   seq = 0;
   const snap = wire({ type: "snapshot", session: sessionRecord(), messages: [], snapshot_at_event_id: nextId() });
   return apply(
-    initialChatState(),
+    initialState(),
     snap,
     ev("turn.started", T1, { user_message_id: "U1", input: "first" }),
     ev("message.start", T1, { message_id: "A1", role: "assistant", model: "m" }),
@@ -131,7 +131,7 @@ describe("queued turns from the session record", () => {
       messages: [{ id: "U1", session_id: SID, offset: 0, turn_id: T1, role: "user", content: [{ type: "text", text: "first" }], status: "complete", created_at: "2026-05-08T14:31:40Z" }],
       snapshot_at_event_id: nextId(),
     });
-    const fresh = apply(initialChatState(), snap);
+    const fresh = apply(initialState(), snap);
     expect(sess(fresh).turn.queued.map((q) => q.content)).toEqual(["second", "third"]);
     // Resync of the existing state: the snapshot's list replaces the confirmed entries.
     const after = apply(st, wire({ ...JSON.parse(JSON.stringify(snap)), session: sessionRecord({ current_turn_id: T1 }), snapshot_at_event_id: nextId() }));
@@ -160,7 +160,7 @@ describe("delegation cards from stored messages", () => {
       ],
       snapshot_at_event_id: nextId(),
     });
-    const d = sess(apply(initialChatState(), snap)).delegations.tu_d!;
+    const d = sess(apply(initialState(), snap)).delegations.tu_d!;
     expect(d).toMatchObject({ task: "Summarise the README", status: "done", result: "The README explains the build.", workerSessionId: null });
   });
 });

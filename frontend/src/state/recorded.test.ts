@@ -7,9 +7,9 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeServerFrame, type ServerFrame } from "../protocol";
-import { initialChatState, reduce } from "./reducer";
-import { visibleMessages } from "./selectors";
-import type { ChatState, SessionState, ToolStatus } from "./types";
+import { initialState, reduce } from "./reducer";
+import { messageText, sessionRecord, visibleMessages } from "./selectors";
+import type { AppState, SessionState, ToolStatus } from "./types";
 
 interface Expect {
   assistant_texts: string[];
@@ -60,29 +60,26 @@ const TRACES: Recorded[] = Object.values(files)
   .map(decodeTrace)
   .sort((a, b) => a.raw.scenario.localeCompare(b.raw.scenario));
 
-function run(t: Recorded, frames: ServerFrame[], from: ChatState = initialChatState()): ChatState {
+function run(t: Recorded, frames: ServerFrame[], from: AppState = initialState()): AppState {
   return frames.reduce((st, frame) => reduce(st, { type: "frame", sessionId: t.raw.session_id, frame }), from);
 }
 
-function session(t: Recorded, st: ChatState): SessionState {
-  const s = st.sessions[t.raw.session_id];
+function session(t: Recorded, st: AppState): SessionState {
+  const s = st.chat[t.raw.session_id];
   if (!s) throw new Error(`${t.raw.scenario}: no session state`);
   return s;
 }
 
-function textOf(content: SessionState["messages"][string]["content"]): string {
-  return content.map((b) => (b.type === "text" ? b.text : "")).join("");
-}
-
 /** What a user sees, independent of how the state was reached (events or a snapshot). */
-function view(s: SessionState) {
+function view(t: Recorded, st: AppState) {
+  const s = session(t, st);
   return {
-    messages: visibleMessages(s).map((m) => ({ id: m.id, role: m.role, text: textOf(m.content), status: m.status, annotation: m.annotation })),
+    messages: visibleMessages(s).map((m) => ({ id: m.id, role: m.role, text: messageText(m), status: m.status, annotation: m.annotation })),
     tools: Object.fromEntries(Object.values(s.tools).map((c) => [c.toolUseId, { status: c.status, name: c.toolName, input: c.input, statusText: c.statusText, summary: c.summary }])),
     streaming: s.streamingIds,
     turn: s.turn,
     cost: s.sessionUsage.cost_usd,
-    contextStart: s.session?.context_start_offset ?? null,
+    contextStart: sessionRecord(st, t.raw.session_id)?.context_start_offset ?? null,
     lastEventId: s.lastEventId,
   };
 }
@@ -115,12 +112,13 @@ describe("recorded traces from the real hub", () => {
       });
 
       it("ends in the state the server stored", () => {
-        const s = session(t, run(t, t.frames));
+        const st = run(t, t.frames);
+        const s = session(t, st);
         // Messages the chat shows (toolResults fold into their cards).
         const shown = x.messages.filter((m) => m.role !== "toolResult");
         const msgs = visibleMessages(s);
         expect(msgs.map((m) => ({ id: m.id, role: m.role, status: m.status }))).toEqual(shown);
-        expect(msgs.filter((m) => m.role === "assistant").map((m) => textOf(m.content))).toEqual(x.assistant_texts);
+        expect(msgs.filter((m) => m.role === "assistant").map(messageText)).toEqual(x.assistant_texts);
         for (const m of msgs) expect(m.annotation, m.id).toBe(m.status === "cancelled" ? "(cancelled)" : null);
         // Tool cards.
         const want = Object.fromEntries(Object.entries(x.tools).map(([id, st]) => [id, cardStatus[st]]));
@@ -143,7 +141,7 @@ describe("recorded traces from the real hub", () => {
             contextStartOffset: c.context_start_offset,
           });
         }
-        expect(s.session?.context_start_offset).toBe(x.context_start_offset);
+        expect(sessionRecord(st, t.raw.session_id)?.context_start_offset).toBe(x.context_start_offset);
         // Cost.
         expect(s.sessionUsage.cost_usd).toBeCloseTo(x.cost_usd, 12);
         // Idle, nothing streaming, cursor at the last event.
@@ -167,13 +165,13 @@ describe("recorded traces from the real hub", () => {
         expect(run(t, [...t.frames.slice(Math.max(2, cut - 3), cut + 1), ...t.reconnect], earlier)).toEqual(run(t, t.frames));
       });
 
-      const resync = (v: (s: SessionState) => unknown) => () => {
+      const resync = (v: (t: Recorded, st: AppState) => unknown) => () => {
         expect(t.resync.map((f) => f.type)).toEqual(["subscribe_ack", "snapshot"]);
-        const full = v(session(t, run(t, t.frames)));
-        const fresh = v(session(t, run(t, t.resync)));
+        const full = v(t, run(t, t.frames));
+        const fresh = v(t, run(t, t.resync));
         expect(fresh).toEqual(full);
         for (let cut = 0; cut <= t.frames.length; cut++) {
-          const resynced = v(session(t, run(t, t.resync, run(t, t.frames.slice(0, cut)))));
+          const resynced = v(t, run(t, t.resync, run(t, t.frames.slice(0, cut))));
           expect(resynced, `after ${cut} frames`).toEqual(fresh);
         }
       };

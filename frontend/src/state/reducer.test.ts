@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ServerFrame } from "../protocol";
 import { emptySession } from "./history";
-import { reduce, initialChatState } from "./reducer";
-import { visibleMessages } from "./selectors";
-import { setReducerLogger } from "./stream";
+import { reduce, initialState } from "./reducer";
+import { sessionRecord, visibleMessages } from "./selectors";
+import { setReducerLogger, settleBlocks } from "./stream";
 import { TRACES, type Trace } from "./traces";
-import type { ChatState, SessionState } from "./types";
+import type { AppState, SessionState } from "./types";
 
-function run(trace: Trace, frames: ServerFrame[] = trace.frames, from: ChatState = initialChatState()): ChatState {
+function run(trace: Trace, frames: ServerFrame[] = trace.frames, from: AppState = initialState()): AppState {
   return frames.reduce((st, frame) => reduce(st, { type: "frame", sessionId: trace.sessionId, frame }), from);
 }
 
-function session(trace: Trace, st: ChatState): SessionState {
-  const s = st.sessions[trace.sessionId];
+function session(trace: Trace, st: AppState): SessionState {
+  const s = st.chat[trace.sessionId];
   if (!s) throw new Error("no session state");
   return s;
 }
@@ -28,7 +28,7 @@ function view(s: SessionState) {
     messages: visibleMessages(s).map((m) => ({
       id: m.id,
       role: m.role,
-      content: m.content,
+      content: settleBlocks(m.content),
       status: m.status,
       annotation: m.annotation,
       stopReason: m.stopReason,
@@ -49,7 +49,7 @@ describe("reducer on recorded traces", () => {
     const mid = session(t, run(t, t.frames.slice(0, firstComplete)));
     const streaming = mid.messages[mid.streamingIds[0]!]!;
     expect(streaming.status).toBe("streaming");
-    expect(streaming.content[0]).toEqual({ type: "thinking", thinking: "The user wants a greeting.", signature: "EqQBCkgIARABGAIiQ" });
+    expect(settleBlocks(streaming.content)[0]).toEqual({ type: "thinking", thinking: "The user wants a greeting.", signature: "EqQBCkgIARABGAIiQ" });
     expect(mid.turn.running).toBe(true);
 
     const s = final("plain-turn");
@@ -158,9 +158,10 @@ describe("reducer on recorded traces", () => {
     expect(mid.compaction.inProgress).toBe(true);
     expect(mid.compaction.estimatedTokens).toBe(182000);
     const s = final("compaction");
+    const st = run(t);
     expect(s.compaction.inProgress).toBe(false);
     expect(s.compaction.last).toEqual({ removed: 24, kept: 8, tokensRemoved: 45000, tokensKept: 12000, reason: "summary", contextStartOffset: 24 });
-    expect(s.session?.context_start_offset).toBe(24);
+    expect(sessionRecord(st, t.sessionId)?.context_start_offset).toBe(24);
     expect(s.sessionUsage.cost_usd).toBeCloseTo(0.42);
   });
 
@@ -244,8 +245,8 @@ describe("reconnect, reload, duplicates, unknown events", () => {
     const t = TRACES["plain-turn"]!;
     const f = t.frames[3]!;
     if (f.type !== "event") throw new Error("want event");
-    const st = reduce(initialChatState(), { type: "frame", sessionId: t.sessionId, frame: { type: "event", event: { ...f.event, session_id: "01JZ4MWORKER0000000000000X" } } });
-    expect(Object.keys(st.sessions)).toEqual(["01JZ4MWORKER0000000000000X"]);
+    const st = reduce(initialState(), { type: "frame", sessionId: t.sessionId, frame: { type: "event", event: { ...f.event, session_id: "01JZ4MWORKER0000000000000X" } } });
+    expect(Object.keys(st.chat)).toEqual(["01JZ4MWORKER0000000000000X"]);
   });
 });
 
@@ -265,10 +266,10 @@ describe("history pages and turn queue", () => {
   ];
 
   it("normalises per seed 000 and merges without duplicates", () => {
-    let st = reduce(initialChatState(), { type: "history", sessionId: sid, messages: page.slice(2), hasMore: true });
+    let st = reduce(initialState(), { type: "history", sessionId: sid, messages: page.slice(2), hasMore: true });
     st = reduce(st, { type: "history", sessionId: sid, messages: page, hasMore: false });
     st = reduce(st, { type: "history", sessionId: sid, messages: page, hasMore: false });
-    const s = st.sessions[sid]!;
+    const s = st.chat[sid]!;
     expect(s.order).toEqual(["m1", "m2", "m3", "m4"]);
     expect(s.messages.m1!.content).toEqual([{ type: "text", text: "Old question" }]);
     expect(s.messages.m3).toMatchObject({ toolStatus: "error", isError: true, toolArgs: { command: "ls" } });
@@ -283,8 +284,8 @@ describe("history pages and turn queue", () => {
     const startIdx = t.frames.findIndex((f) => f.type === "event" && f.event.type === "turn.started");
     let st = run(t, t.frames.slice(0, startIdx + 1));
     st = reduce(st, { type: "turnSubmitted", sessionId: t.sessionId, turnId: "01JZ4MQQ0000000000000TVRNQ", content: "next" });
-    expect(st.sessions[t.sessionId]!.turn.queued).toEqual([{ turnId: "01JZ4MQQ0000000000000TVRNQ", content: "next", confirmed: false }]);
+    expect(st.chat[t.sessionId]!.turn.queued).toEqual([{ turnId: "01JZ4MQQ0000000000000TVRNQ", content: "next", confirmed: false }]);
     const s = emptySession("x");
-    expect(reduce({ sessions: { x: s } }, { type: "turnSubmitted", sessionId: "x", turnId: "t", content: "c" }).sessions.x!.turn.queued).toEqual([]);
+    expect(reduce({ ...initialState(), chat: { x: s } }, { type: "turnSubmitted", sessionId: "x", turnId: "t", content: "c" }).chat.x!.turn.queued).toEqual([]);
   });
 });

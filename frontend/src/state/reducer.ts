@@ -1,14 +1,22 @@
-// The pure reducer: (ChatState, Action) → ChatState. No I/O besides debug logs.
+// The pure reducer: (AppState, Action) → AppState, the only way the store
+// changes. Chat actions go to the session they concern (and, for records,
+// to the session list); the rest set the list or the ui slice. No I/O
+// besides debug logs.
 
 import { isKnownEvent, type AgentEvent, type KnownEvent } from "../protocol";
 import * as bus from "./bus";
 import { applySnapshot, emptySession, mergeHistory } from "./history";
+import { applyListAnswer, applyStreamFrame, emptySessionList } from "./sessions";
 import * as stream from "./stream";
-import type { Action, ChatState, SessionState } from "./types";
+import type { Action, AppState, ChatAction, SessionState } from "./types";
 
-/** The initial root state. */
-export function initialChatState(): ChatState {
-  return { sessions: {} };
+/** The initial state: nothing loaded, nothing open. */
+export function initialState(): AppState {
+  return {
+    sessions: emptySessionList(),
+    chat: {},
+    ui: { selectedId: null, models: [], notice: null, loadingOlder: false },
+  };
 }
 
 /** Applies one known event to a session (no dedup; see applyEvent). */
@@ -82,7 +90,7 @@ export function applyEvent(s: SessionState, e: AgentEvent): SessionState {
   return { ...applyKnown(s, e), lastEventId: e.id };
 }
 
-function reduceSession(s: SessionState, a: Action): SessionState {
+function reduceSession(s: SessionState, a: ChatAction): SessionState {
   switch (a.type) {
     case "connection":
       return s.connection === a.state ? s : { ...s, connection: a.state };
@@ -115,15 +123,103 @@ function reduceSession(s: SessionState, a: Action): SessionState {
   }
 }
 
+/** The session a chat action concerns: an event's own session (worker events, when subscribed, land in the worker's state). */
+function targetOf(a: ChatAction): string {
+  return a.type === "frame" && a.frame.type === "event" ? a.frame.event.session_id || a.sessionId : a.sessionId;
+}
+
+/** Applies a chat action to its session, and what an accepted frame says about records to the session list. */
+function reduceChat(state: AppState, a: ChatAction): AppState {
+  const sessionId = targetOf(a);
+  const prev = state.chat[sessionId];
+  const next = reduceSession(prev ?? emptySession(sessionId), a);
+  if (next === prev) return state;
+  const chat = { ...state.chat, [sessionId]: next };
+  // Records follow snapshots and events the chat slice accepted (a replayed duplicate changes nothing).
+  const accepted = a.type === "frame" && (a.frame.type === "snapshot" || (a.frame.type === "event" && next.lastEventId !== (prev?.lastEventId ?? null)));
+  const sessions = accepted ? applyStreamFrame(state.sessions, a.frame) : state.sessions;
+  return { ...state, chat, sessions };
+}
+
+/** The root reducer. */
+export function reduce(state: AppState, a: Action): AppState {
+  switch (a.type) {
+    case "frame":
+    case "history":
+    case "connection":
+    case "turnSubmitted":
+    case "clearError":
+      return reduceChat(state, a);
+    case "sessionsListed":
+      return { ...state, sessions: applyListAnswer(state.sessions, a.sessions, a.request, a.askedAt) };
+    case "sessionsFailed":
+      return { ...state, sessions: { ...state.sessions, loaded: true }, ui: { ...state.ui, notice: a.notice } };
+    case "selected":
+      return state.ui.selectedId === a.sessionId ? state : { ...state, ui: { ...state.ui, selectedId: a.sessionId } };
+    case "modelsLoaded":
+      return { ...state, ui: { ...state.ui, models: a.models } };
+    case "notice":
+      return state.ui.notice === a.text ? state : { ...state, ui: { ...state.ui, notice: a.text } };
+    case "loadingOlder":
+      return state.ui.loadingOlder === a.loading ? state : { ...state, ui: { ...state.ui, loadingOlder: a.loading } };
+  }
+}
+
+type DeltaEvent = Extract<KnownEvent, { type: "text.delta" | "thinking.delta" }>;
+
+/** The delta event of a's frame, if it is one. */
+function deltaOf(a: Action): DeltaEvent | null {
+  if (a.type !== "frame" || a.frame.type !== "event") return null;
+  const e = a.frame.event;
+  return isKnownEvent(e) && (e.type === "text.delta" || e.type === "thinking.delta") ? e : null;
+}
+
+/** Whether b continues a's run: the same kind of delta to the same block of the same message, later in the log. */
+function sameBlock(a: DeltaEvent, b: DeltaEvent): boolean {
+  return (
+    a.type === b.type &&
+    a.session_id === b.session_id &&
+    a.payload.message_id === b.payload.message_id &&
+    a.payload.content_block_index === b.payload.content_block_index &&
+    b.id > a.id
+  );
+}
+
 /**
- * The root reducer. Events are routed to the session named in their envelope
- * (so worker events, when subscribed, land in the worker's own state).
+ * Applies actions in order: the same result as reducing them one by one,
+ * but a run of deltas to the same block (what a frame of a streamed answer
+ * mostly is) costs one step — their texts are appended to the block's chunk
+ * list together and the message is replaced once.
  */
-export function reduce(state: ChatState, a: Action): ChatState {
-  let sessionId = a.sessionId;
-  if (a.type === "frame" && a.frame.type === "event") sessionId = a.frame.event.session_id || a.sessionId;
-  const prev = state.sessions[sessionId] ?? emptySession(sessionId);
-  const next = reduceSession(prev, a);
-  if (next === prev && state.sessions[sessionId]) return state;
-  return { ...state, sessions: { ...state.sessions, [sessionId]: next } };
+export function reduceAll(state: AppState, actions: readonly Action[]): AppState {
+  let st = state;
+  for (let i = 0; i < actions.length; ) {
+    const a = actions[i]!;
+    const first = deltaOf(a);
+    let j = i + 1;
+    for (let last = first; last && j < actions.length; j++) {
+      const d = deltaOf(actions[j]!);
+      if (!d || !sameBlock(last, d)) break;
+      last = d;
+    }
+    if (j - i < 2) {
+      st = reduce(st, a);
+      i++;
+      continue;
+    }
+    st = applyDeltaRun(st, actions.slice(i, j).map((x) => deltaOf(x)!), (a as ChatAction).sessionId);
+    i = j;
+  }
+  return st;
+}
+
+/** Applies a run of same-block deltas (ascending ids) past the session's cursor. */
+function applyDeltaRun(state: AppState, run: DeltaEvent[], fallbackId: string): AppState {
+  const sessionId = run[0]!.session_id || fallbackId;
+  const prev = state.chat[sessionId] ?? emptySession(sessionId);
+  const fresh = prev.lastEventId === null ? run : run.filter((e) => e.id > prev.lastEventId!);
+  if (fresh.length === 0) return state; // every one a replayed duplicate
+  const applied = stream.onDeltaRun(prev, fresh as stream.DeltaRun);
+  const next = { ...applied, lastEventId: fresh[fresh.length - 1]!.id };
+  return { ...state, chat: { ...state.chat, [sessionId]: next } };
 }

@@ -1,31 +1,32 @@
-// Zustand store wrapping the pure reducer.
+// The one Zustand store of the page: the reducer's AppState (slices
+// sessions, chat, ui) plus dispatch. Nothing else writes to it.
 
 import { createStore, type StoreApi } from "zustand/vanilla";
-import { initialChatState, reduce } from "./reducer";
-import type { Action, ChatState } from "./types";
+import { initialState, reduce, reduceAll } from "./reducer";
+import type { Action, AppState } from "./types";
 
 /** Store contents: the reducer's state plus dispatch. */
-export interface ChatStore extends ChatState {
+export interface AppStore extends AppState {
   /** Applies an action through the pure reducer. */
   dispatch(a: Action): void;
   /** Applies several actions in order and notifies subscribers once (one render per batch). */
   dispatchAll(actions: readonly Action[]): void;
 }
 
-/** Creates a vanilla Zustand store over the reducer (use with zustand's useStore in React). */
-export function createChatStore(initial: ChatState = initialChatState()): StoreApi<ChatStore> {
-  return createStore<ChatStore>()((set) => ({
+/** Creates the store (read it in React with zustand's useStore and the selectors of selectors.ts). */
+export function createAppStore(initial: AppState = initialState()): StoreApi<AppStore> {
+  const slices = (s: AppState): AppState => ({ sessions: s.sessions, chat: s.chat, ui: s.ui });
+  return createStore<AppStore>()((set) => ({
     ...initial,
     dispatch: (a) =>
       set((st) => {
         const next = reduce(st, a);
-        return next === st ? st : { sessions: next.sessions };
+        return next === st ? st : slices(next);
       }),
     dispatchAll: (actions) =>
       set((st) => {
-        let next: ChatState = st;
-        for (const a of actions) next = reduce(next, a);
-        return next === st ? st : { sessions: next.sessions };
+        const next = reduceAll(st, actions);
+        return next === st ? st : slices(next);
       }),
   }));
 }

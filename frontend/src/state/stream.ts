@@ -2,8 +2,9 @@
 // tool.use_*, tool.output_delta). Pure functions of (state, event).
 
 import type { ContentBlock, EnvelopeBase, PayloadMap } from "../protocol";
+import { appendChunks, chunkList, chunkText, type ChunkList } from "./chunks";
 import { annotationFor, newToolCard } from "./history";
-import type { ChatMessage, DelegationCardState, SessionState, ToolCardState } from "./types";
+import type { ChatMessage, DelegationCardState, MessageBlock, SessionState, ToolCardState } from "./types";
 
 /** Live output kept per tool card / delegation card; older text is dropped from the front. */
 export const LIVE_OUTPUT_CAP = 512 * 1024;
@@ -63,11 +64,79 @@ function streamingMessage(s: SessionState, id: string, turnId: string | null): C
 }
 
 /** Sets content[index] via fn, filling any gap with empty text blocks. */
-function withBlock(content: ContentBlock[], index: number, fn: (b: ContentBlock | undefined) => ContentBlock): ContentBlock[] {
+function withBlock(content: MessageBlock[], index: number, fn: (b: MessageBlock | undefined) => MessageBlock): MessageBlock[] {
   const next = content.slice();
   while (next.length < index) next.push({ type: "text", text: "" });
   next[index] = fn(content[index]);
   return next;
+}
+
+/** The text of a block as plain content: a streaming block's chunks joined (once, when it settles). */
+export function settleBlock(b: MessageBlock): ContentBlock {
+  if (b.type === "streamingText") return { type: "text", text: chunkText(b.chunks) };
+  if (b.type === "streamingThinking") {
+    const t: ContentBlock = { type: "thinking", thinking: chunkText(b.chunks) };
+    return b.signature ? { ...t, signature: b.signature } : t;
+  }
+  return b;
+}
+
+/** Plain content blocks of a message (streaming blocks joined): for a message that stopped streaming, exports and tests. */
+export function settleBlocks(content: readonly MessageBlock[]): ContentBlock[] {
+  return content.map(settleBlock);
+}
+
+/** Characters of text and thinking in a message's blocks (streaming ones counted without joining them). */
+function textLength(content: readonly MessageBlock[]): number {
+  let n = 0;
+  for (const b of content) {
+    if (b.type === "text") n += b.text.length;
+    else if (b.type === "thinking") n += b.thinking.length;
+    else if (b.type === "streamingText" || b.type === "streamingThinking") n += b.chunks.length;
+  }
+  return n;
+}
+
+/** The chunks a delta appends to: the block's own, a stored text's (a snapshot's partial message), or none (a new block). */
+function chunksOfBlock(b: MessageBlock | undefined, kind: "text" | "thinking"): ChunkList {
+  if (kind === "text") {
+    if (b?.type === "streamingText") return b.chunks;
+    if (b?.type === "text") return chunkList(b.text);
+  } else {
+    if (b?.type === "streamingThinking") return b.chunks;
+    if (b?.type === "thinking") return chunkList(b.thinking);
+  }
+  return chunkList();
+}
+
+/** A run of text or thinking deltas to the same block of the same message, oldest first. */
+export type DeltaRun = Ev<"text.delta">[] | Ev<"thinking.delta">[];
+
+/**
+ * Applies a run of deltas to one block in one step: their texts are appended
+ * to the block's chunk list, the message is replaced once. A single delta is
+ * a run of one.
+ */
+export function onDeltaRun(s: SessionState, run: DeltaRun): SessionState {
+  const first = run[0];
+  if (!first) return s;
+  const p = first.payload;
+  const m = streamingMessage(s, p.message_id, first.turn_id);
+  if (m.status !== "streaming") return s;
+  const texts = run.map((e) => e.payload.text);
+  let content: MessageBlock[];
+  if (first.type === "text.delta") {
+    content = withBlock(m.content, p.content_block_index, (b) => ({ type: "streamingText", chunks: appendChunks(chunksOfBlock(b, "text"), ...texts) }));
+  } else {
+    let signature: string | undefined;
+    for (const e of run as Ev<"thinking.delta">[]) if (e.payload.signature) signature = e.payload.signature;
+    content = withBlock(m.content, p.content_block_index, (b) => {
+      signature ??= b?.type === "streamingThinking" || b?.type === "thinking" ? b.signature : undefined;
+      const chunks = appendChunks(chunksOfBlock(b, "thinking"), ...texts);
+      return signature ? { type: "streamingThinking", chunks, signature } : { type: "streamingThinking", chunks };
+    });
+  }
+  return putMessage(s, { ...m, content });
 }
 
 function putTool(s: SessionState, card: ToolCardState): SessionState {
@@ -111,26 +180,12 @@ export function onMessageStart(s: SessionState, e: Ev<"message.start">): Session
 
 /** Applies text.delta: appends the chunk to its text block. */
 export function onTextDelta(s: SessionState, e: Ev<"text.delta">): SessionState {
-  const p = e.payload;
-  const m = streamingMessage(s, p.message_id, e.turn_id);
-  if (m.status !== "streaming") return s;
-  const content = withBlock(m.content, p.content_block_index, (b) =>
-    b?.type === "text" ? { type: "text", text: b.text + p.text } : { type: "text", text: p.text },
-  );
-  return putMessage(s, { ...m, content });
+  return onDeltaRun(s, [e]);
 }
 
 /** Applies thinking.delta: appends to its thinking block; the final delta carries the signature. */
 export function onThinkingDelta(s: SessionState, e: Ev<"thinking.delta">): SessionState {
-  const p = e.payload;
-  const m = streamingMessage(s, p.message_id, e.turn_id);
-  if (m.status !== "streaming") return s;
-  const content = withBlock(m.content, p.content_block_index, (b) => {
-    const prev = b?.type === "thinking" ? b : { type: "thinking" as const, thinking: "" };
-    const next = { ...prev, thinking: prev.thinking + p.text };
-    return p.signature ? { ...next, signature: p.signature } : next;
-  });
-  return putMessage(s, { ...m, content });
+  return onDeltaRun(s, [e]);
 }
 
 /** Applies tool.use_start: a toolCall block and a tool card streaming its input. */
@@ -189,7 +244,7 @@ export function onToolOutputDelta(s: SessionState, e: Ev<"tool.output_delta">): 
 export function onMessageComplete(s: SessionState, e: Ev<"message.complete">): SessionState {
   const p = e.payload;
   const m = streamingMessage(s, p.message_id, e.turn_id);
-  if (m.content.length > 0 && JSON.stringify(m.content) !== JSON.stringify(p.final_content)) {
+  if (m.content.length > 0 && textLength(m.content) !== textLength(p.final_content)) {
     logDebug("message.complete differs from the reconstructed content; re-rendering from final_content", p.message_id);
   }
   const status = p.stop_reason === "cancelled" ? "cancelled" : p.stop_reason === "error" ? "error" : "complete";

@@ -1,10 +1,32 @@
-// Client state shapes. Everything here is plain immutable data produced by
-// the pure reducer (reducer.ts); components read it through selectors.
+// Client state shapes. Everything here is immutable data produced by the
+// pure reducer (reducer.ts) in one store (store.ts); components read it
+// through selectors (selectors.ts).
 
-import type { ContentBlock, HistoryMessage, MessageStatus, Role, ServerFrame, Session, Usage } from "../protocol";
+import type { ContentBlock, HistoryMessage, MessageStatus, ModelInfo, Role, ServerFrame, Session, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
+import type { ChunkList } from "./chunks";
 
-export type { ConnectionState };
+export type { ConnectionState, ChunkList };
+
+/** A text block of a message still streaming: its deltas so far (chunks.ts). */
+export interface StreamingTextBlock {
+  type: "streamingText";
+  chunks: ChunkList;
+}
+
+/** A thinking block of a message still streaming; the final delta may carry the signature. */
+export interface StreamingThinkingBlock {
+  type: "streamingThinking";
+  chunks: ChunkList;
+  signature?: string;
+}
+
+/**
+ * A block of a message in client state. While a message streams, its text
+ * and thinking blocks are chunk lists (appending a delta is O(1)); every
+ * other message holds plain content blocks.
+ */
+export type MessageBlock = ContentBlock | StreamingTextBlock | StreamingThinkingBlock;
 
 /** Lifecycle of one tool call card. */
 export type ToolStatus = "streaming-input" | "running" | "done" | "error" | "cancelled";
@@ -19,7 +41,7 @@ export type Annotation = "(cancelled)" | "(interrupted)";
 export interface ChatMessage {
   id: string;
   role: Role;
-  content: ContentBlock[];
+  content: MessageBlock[];
   status: MessageStatus;
   stopReason: string | null;
   usage: Usage | null;
@@ -137,7 +159,7 @@ export interface ErrorInfo {
 /** The state of one session as this client knows it. */
 export interface SessionState {
   sessionId: string;
-  session: Session | null;
+  /** A session.updated said the session was deleted. */
   deleted: boolean;
   /** Message ids in display order (oldest first). */
   order: string[];
@@ -163,15 +185,60 @@ export interface SessionState {
   hasMoreHistory: boolean;
 }
 
-/** Root client state: every session the client has opened. */
-export interface ChatState {
-  sessions: Record<string, SessionState>;
+/** The session list: records as the hub reports them, from list answers and from session events. */
+export interface SessionList {
+  /** Newest first (created_at). */
+  records: Session[];
+  /** A list answer (or its failure) has arrived. */
+  loaded: boolean;
+  /** Bumped whenever an event changes, adds or removes a record. */
+  version: number;
+  /**
+   * For each id an event changed: the version it was changed at. A list
+   * answer asked for before that version is older than the record for that
+   * id and does not overwrite it (or bring back a deleted session).
+   */
+  changedAt: Record<string, number>;
+  /** The request number of the last list answer applied (older answers arriving late are dropped). */
+  lastRequest: number;
+  /** Workers known only from their delegate.started, listed until a list answer includes them. */
+  placeholders: Record<string, Session>;
 }
 
-/** Reducer inputs. */
-export type Action =
+/** What the window shows besides sessions: the open session, models, a notice. */
+export interface UiState {
+  selectedId: string | null;
+  models: ModelInfo[];
+  /** A failed user action, shown as a dismissible notice. */
+  notice: string | null;
+  loadingOlder: boolean;
+}
+
+/** The client's whole state: one store, three slices. */
+export interface AppState {
+  sessions: SessionList;
+  /** Per-session chat state, by session id (every session this page has streamed). */
+  chat: Record<string, SessionState>;
+  ui: UiState;
+}
+
+/** Inputs of the chat slice. */
+export type ChatAction =
   | { type: "frame"; sessionId: string; frame: ServerFrame }
   | { type: "history"; sessionId: string; messages: HistoryMessage[]; hasMore: boolean }
   | { type: "connection"; sessionId: string; state: ConnectionState }
   | { type: "turnSubmitted"; sessionId: string; turnId: string; content: string; queued?: boolean }
   | { type: "clearError"; sessionId: string };
+
+/** Inputs of the session list and the ui slice. */
+export type AppAction =
+  /** A list answer: request numbers this client's requests in order; askedAt is sessions.version when it was asked. */
+  | { type: "sessionsListed"; sessions: Session[]; request: number; askedAt: number }
+  | { type: "sessionsFailed"; notice: string }
+  | { type: "selected"; sessionId: string | null }
+  | { type: "modelsLoaded"; models: ModelInfo[] }
+  | { type: "notice"; text: string | null }
+  | { type: "loadingOlder"; loading: boolean };
+
+/** Reducer inputs. */
+export type Action = ChatAction | AppAction;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createChatStore } from "../state/store";
+import { createAppStore } from "../state/store";
 import { recordingHandlers } from "./fakes";
 import type { TransportHandlers } from "./types";
 import { WsTransport, type WebSocketLike } from "./ws";
@@ -150,13 +150,13 @@ describe("WsTransport", () => {
   });
 
   it("one cursor: a reconnect resumes from the store's lastEventId and the replay adds no duplicate", async () => {
-    const store = createChatStore();
+    const store = createAppStore();
     const { t } = setup();
     const { dispatch } = store.getState();
     const handlers: TransportHandlers = {
       frame: (frame) => dispatch({ type: "frame", sessionId: SID, frame }),
       state: (state) => dispatch({ type: "connection", sessionId: SID, state }),
-      cursor: () => store.getState().sessions[SID]?.lastEventId ?? null,
+      cursor: () => store.getState().chat[SID]?.lastEventId ?? null,
     };
     t.connect(SID, handlers);
     await vi.advanceTimersByTimeAsync(0);
@@ -169,17 +169,17 @@ describe("WsTransport", () => {
       snapshot_at_event_id: "01JZ4MA0000000000000000001",
     });
     last().deliver(ev("01JZ4MA0000000000000000002"));
-    expect(store.getState().sessions[SID]).toMatchObject({ connection: "connected", lastEventId: "01JZ4MA0000000000000000002" });
+    expect(store.getState().chat[SID]).toMatchObject({ connection: "connected", lastEventId: "01JZ4MA0000000000000000002" });
     last().drop(1006);
-    expect(store.getState().sessions[SID]!.connection).toBe("reconnecting");
+    expect(store.getState().chat[SID]!.connection).toBe("reconnecting");
     await vi.advanceTimersByTimeAsync(50);
     last().open();
     expect(last().sent[0]).toMatchObject({ since: "01JZ4MA0000000000000000002" });
     last().deliver(ack("01JZ4MA0000000000000000002", false));
     last().deliver(ev("01JZ4MA0000000000000000002"));
     last().deliver(ev("01JZ4MA0000000000000000003"));
-    expect(store.getState().sessions[SID]).toMatchObject({ connection: "connected", lastEventId: "01JZ4MA0000000000000000003" });
+    expect(store.getState().chat[SID]).toMatchObject({ connection: "connected", lastEventId: "01JZ4MA0000000000000000003" });
     t.close();
-    expect(store.getState().sessions[SID]!.connection).toBe("disconnected");
+    expect(store.getState().chat[SID]!.connection).toBe("disconnected");
   });
 });

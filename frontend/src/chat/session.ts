@@ -1,0 +1,36 @@
+// The session a chat view shows: the store and the session id, provided once
+// by the pane so every message, tool card and delegation card selects just
+// its own piece of state (a delta re-renders only what it changed).
+
+import { createContext, useContext } from "react";
+import type { StoreApi } from "zustand/vanilla";
+import { useStore } from "zustand";
+import type { AppStore, SessionState } from "../state";
+
+/** What the chat components of one session read. */
+export interface ChatSession {
+  store: StoreApi<AppStore>;
+  sessionId: string;
+  /** Opens a session by id (a worker's, from its delegation card). */
+  onOpenSession?: (sessionId: string) => void;
+}
+
+/** Provided by ChatPane (or a test) around the chat components. */
+export const ChatSessionContext = createContext<ChatSession | null>(null);
+
+/** The ChatSession around the caller. */
+export function useChatSession(): ChatSession {
+  const c = useContext(ChatSessionContext);
+  if (!c) throw new Error("chat components need a ChatSessionContext provider");
+  return c;
+}
+
+/**
+ * Selects from the session's state (undefined until it has any). The
+ * component re-renders only when the selected value changes (Object.is), so
+ * select the smallest piece — a message, a card — or a primitive.
+ */
+export function useSessionSelector<T>(select: (s: SessionState | undefined) => T): T {
+  const { store, sessionId } = useChatSession();
+  return useStore(store, (st) => select(st.chat[sessionId]));
+}
