@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -200,9 +201,9 @@ func TestChatInBrowser(t *testing.T) {
 	}
 	app := exec.CommandContext(ctx, bin, "--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
 		"--workspace", workspace, "--model", "anthropic:"+model)
-	app.Env = append(filteredEnv(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
-	var appLog strings.Builder
-	app.Stderr = &lockedWriter{w: &appLog}
+	app.Env = append(apptest.Env(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+	var appLog apptest.Buffer
+	app.Stderr = &appLog
 	stdout, err := app.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -274,17 +275,4 @@ func TestChatInBrowser(t *testing.T) {
 		t.Errorf("the fake provider got %d requests, want %d (tool call, text, cancelled, failure, delegate, worker, "+
 			"parent answer, queued turn, long paste, compaction summary)", len(reqs), wantRequests)
 	}
-}
-
-// filteredEnv is the environment without provider credentials of the
-// developer's shell, so only the fake provider is configured.
-func filteredEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }

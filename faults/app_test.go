@@ -26,6 +26,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"agenthub/app/apptest"
 )
 
 // guard bounds a wait that only a bug makes long.
@@ -112,27 +114,10 @@ type instance struct {
 	cmd    *exec.Cmd
 	base   string
 	token  string
-	stderr *syncBuffer
+	stderr *apptest.Buffer
 	exited chan struct{}
 	err    error
 	ready  time.Duration // start → dashboard line
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start runs the binary headless on d with the fake provider at llmURL and
@@ -141,9 +126,9 @@ func start(t *testing.T, d dirs, llmURL string, flags ...string) *instance {
 	t.Helper()
 	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", d.data, "--workspace", d.workspace,
 		"--model", "anthropic:" + model}, flags...)
-	in := &instance{t: t, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	in := &instance{t: t, stderr: &apptest.Buffer{}, exited: make(chan struct{})}
 	in.cmd = exec.Command(binary(t), args...)
-	in.cmd.Env = append(filteredEnv(), "ANTHROPIC_BASE_URL="+llmURL, "ANTHROPIC_API_KEY=fault-key")
+	in.cmd.Env = append(apptest.Env(), "ANTHROPIC_BASE_URL="+llmURL, "ANTHROPIC_API_KEY=fault-key")
 	in.cmd.Stderr = in.stderr
 	stdout, err := in.cmd.StdoutPipe()
 	if err != nil {
@@ -205,18 +190,6 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
-}
-
-// filteredEnv is the environment without provider settings.
-func filteredEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "AGENTHUB_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // kill9 kills the process without warning and waits for it.

@@ -44,29 +44,25 @@ type client struct {
 // stopped reading (a frozen tab).
 func (in *instance) attachSilent(sid string) *websocket.Conn {
 	in.t.Helper()
-	var a struct {
-		WSURL string `json:"ws_url"`
-	}
-	if code := in.call(http.MethodGet, "/sessions/"+sid, nil, &a); code != http.StatusOK {
-		in.t.Fatalf("attach %s: %d", sid, code)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), guard)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, a.WSURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + in.token}}})
-	if err != nil {
-		in.t.Fatalf("dial: %v", err)
-	}
-	in.t.Cleanup(func() { _ = c.CloseNow() })
-	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"subscribe","filter":"preset:full","since":null,"snapshot":false}`)); err != nil {
-		in.t.Fatalf("subscribe: %v", err)
-	}
-	return c
+	return in.subscribe(sid, "")
 }
 
 // attach subscribes to sid (preset:full) from cursor since ("" = live
 // only) and returns the client and its first frame (subscribe_ack or
 // subscribe_error).
 func (in *instance) attach(sid, since string) (*client, frame) {
+	in.t.Helper()
+	c := in.subscribe(sid, since)
+	c.SetReadLimit(-1)
+	cl := &client{t: in.t, c: c, frames: make(chan frame, 1<<16), done: make(chan struct{})}
+	go cl.read()
+	return cl, cl.next("subscribe_ack")
+}
+
+// subscribe opens sid's WebSocket stream (closed by the test's cleanup)
+// and sends the subscribe frame: preset:full from cursor since ("" = live
+// only), without a snapshot.
+func (in *instance) subscribe(sid, since string) *websocket.Conn {
 	in.t.Helper()
 	var a struct {
 		WSURL string `json:"ws_url"`
@@ -80,8 +76,6 @@ func (in *instance) attach(sid, since string) (*client, frame) {
 	if err != nil {
 		in.t.Fatalf("dial: %v", err)
 	}
-	c.SetReadLimit(-1)
-	cl := &client{t: in.t, c: c, frames: make(chan frame, 1<<16), done: make(chan struct{})}
 	in.t.Cleanup(func() { _ = c.CloseNow() })
 	cursor := "null"
 	if since != "" {
@@ -91,8 +85,7 @@ func (in *instance) attach(sid, since string) (*client, frame) {
 	if err := c.Write(ctx, websocket.MessageText, []byte(sub)); err != nil {
 		in.t.Fatalf("subscribe: %v", err)
 	}
-	go cl.read()
-	return cl, cl.next("subscribe_ack")
+	return c
 }
 
 func (cl *client) read() {

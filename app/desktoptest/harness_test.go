@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"agenthub/app"
+	"agenthub/app/apptest"
 
 	"github.com/coder/websocket"
 )
@@ -34,7 +35,7 @@ type desktop struct {
 	t       *testing.T
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	log     *lockedBuffer
+	log     *apptest.Buffer
 	exited  chan struct{} // closed when the process has exited
 	waitErr error         // valid once exited is closed
 
@@ -57,24 +58,6 @@ type line struct {
 	Report *app.PageReport `json:"report"`
 }
 
-// lockedBuffer collects the app's stderr for failure logs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startDesktop launches bin under `xvfb-run -a` with the given extra env and
 // args plus --smoke-test artifacts. It is stopped (quit, or killed with its
 // process group) by t.Cleanup; the app's log is printed if the test failed.
@@ -87,11 +70,11 @@ func startDesktop(t *testing.T, bin, artifacts string, env []string, args ...str
 	if _, err := exec.LookPath("import"); err != nil {
 		t.Fatalf("desktop test: ImageMagick's import is not installed (apt-get install imagemagick): %v", err)
 	}
-	d := &desktop{t: t, log: &lockedBuffer{}, exited: make(chan struct{}), lines: make(chan line, 1024)}
+	d := &desktop{t: t, log: &apptest.Buffer{}, exited: make(chan struct{}), lines: make(chan line, 1024)}
 	full := append([]string{"-a", "-s", "-screen 0 1280x900x24", bin}, args...)
 	full = append(full, "--smoke-test", artifacts)
 	d.cmd = exec.Command(xvfb, full...)
-	d.cmd.Env = append(append(providerFreeEnv(), env...), app.TestControlEnv+"=stdio")
+	d.cmd.Env = append(append(apptest.Env(), env...), app.TestControlEnv+"=stdio")
 	// Its own process group, so a failed test can end Xvfb and the app's
 	// WebKit helpers together with xvfb-run.
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -278,19 +261,6 @@ func describe(r *app.PageReport) string {
 	}
 	b, _ := json.Marshal(r)
 	return string(b)
-}
-
-// providerFreeEnv is the environment without the developer's provider
-// credentials, so only the fake provider is configured.
-func providerFreeEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "AGENTHUB_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 // dashboard is the app's dashboard API (DATA_DIR/dashboard.json).

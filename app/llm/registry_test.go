@@ -2,8 +2,10 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +28,22 @@ func rewriteClient(t *testing.T, target string) *http.Client {
 		r.URL.Scheme, r.URL.Host = u.Scheme, u.Host
 		return http.DefaultTransport.RoundTrip(r)
 	})}
+}
+
+// assertBody fails the test unless the request's JSON body equals want.
+func assertBody(t *testing.T, r llmtest.Request, want string) {
+	t.Helper()
+	var got, w map[string]any
+	if err := r.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("the wanted body: %v", err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		g, _ := json.MarshalIndent(got, "", " ")
+		t.Fatalf("request body:\n%s", g)
+	}
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
