@@ -188,7 +188,7 @@ func (l *loop) run(ctx context.Context) {
 		if !ok {
 			return
 		}
-		l.out.FinalText = textOf(msg.Content)
+		l.out.FinalText = TextOf(msg.Content)
 		l.out.StopReason = msg.StopReason
 		calls := toolCalls(msg.Content)
 		if len(calls) == 0 {
@@ -212,8 +212,8 @@ func (l *loop) draft(typ, actor string, payload any, ops ...store.Op) ipc.Draft 
 	return ipc.Draft{Type: typ, SessionID: l.SessionID, TurnID: l.TurnID, Actor: actor, Payload: payload, Ops: ops}
 }
 
-// textOf concatenates the text blocks of content.
-func textOf(content []store.ContentBlock) string {
+// TextOf concatenates the text blocks of content.
+func TextOf(content []store.ContentBlock) string {
 	var b strings.Builder
 	for _, c := range content {
 		if c.Type == store.BlockText {

@@ -76,12 +76,7 @@ func TestCancelMidLLM(t *testing.T) {
 	if err := h.hub.CancelTurn(context.Background(), s.ID, r.TurnID, ""); err != nil {
 		t.Fatal(err)
 	}
-	warn := w.untilType(ipc.TypeBusHandlerWarning)
-	var hw ipc.HandlerWarning
-	warn.decode(t, &hw)
-	if hw.Code != "redundant_cancel" {
-		t.Fatalf("warning %+v", hw)
-	}
+	w.awaitWarning("redundant_cancel")
 	// The session stays usable and the next request is valid.
 	h.srv.Enqueue(textReply("fine"))
 	h.submit(s.ID, "again")
@@ -108,12 +103,7 @@ func TestIdempotentCancelWhileCancelling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	warn := w.untilType(ipc.TypeBusHandlerWarning)
-	var hw ipc.HandlerWarning
-	warn.decode(t, &hw)
-	if hw.Code != "redundant_cancel" {
-		t.Fatalf("%+v", hw)
-	}
+	w.awaitWarning("redundant_cancel")
 	close(release)
 	w.turnEnd(s.ID)
 	n := 0

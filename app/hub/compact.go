@@ -164,7 +164,7 @@ func (h *Hub) summaryCall(ctx context.Context, rc *recorder, turnID, model, prev
 		CallID: callID, Model: model, StopReason: res.StopReason, Usage: res.Usage,
 		DurationMS: time.Since(start).Milliseconds(),
 	}), nil)
-	text := strings.TrimSpace(textOfBlocks(res.Content))
+	text := strings.TrimSpace(agent.TextOf(res.Content))
 	if text == "" {
 		return "", res.Usage, errors.New("the model returned an empty summary")
 	}
@@ -199,16 +199,6 @@ func (h *Hub) summarise(ctx context.Context, model, previous string, removed []s
 	}, discardSink{})
 	res.Usage.CostUSD = llm.Cost(model, res.Usage)
 	return res, err
-}
-
-func textOfBlocks(cs []store.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range cs {
-		if c.Type == store.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
 }
 
 // discardSink ignores streaming callbacks (the summary call is not streamed

@@ -188,6 +188,17 @@ func (w *watcher) turnEnd(sid string) ev {
 	})
 }
 
+// awaitWarning reads until the next bus.handler_warning and fails unless
+// its code is code.
+func (w *watcher) awaitWarning(code string) {
+	w.t.Helper()
+	var hw ipc.HandlerWarning
+	w.untilType(ipc.TypeBusHandlerWarning).decode(w.t, &hw)
+	if hw.Code != code {
+		w.t.Fatalf("warning %+v, want code %s", hw, code)
+	}
+}
+
 func types(es []ev) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
@@ -235,6 +246,11 @@ func assertSeq(t *testing.T, got []string, want ...string) {
 func textReply(chunks ...string) llmtest.Response {
 	return llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 100, Output: 0}).
 		Text(chunks...).Finish("end_turn", 20).Response()
+}
+
+// stalledReply is an assistant text reply held by gate after its text.
+func stalledReply(gate *llmtest.Gate, text string) llmtest.Response {
+	return llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 1}).Text(text).Stall(gate).Finish("end_turn", 1).Response()
 }
 
 // toolReply is an assistant message calling one tool per (id, name, input).

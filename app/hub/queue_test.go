@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"agenthub/app/agent"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -18,7 +19,7 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 	w := h.watch(s.ID, false)
 	gate := llmtest.NewGate()
 	h.srv.Enqueue(
-		llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 1}).Text("first").Stall(gate).Finish("end_turn", 1).Response(),
+		stalledReply(gate, "first"),
 		textReply("second"),
 	)
 	r1 := h.submit(s.ID, "one")
@@ -40,7 +41,7 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 	}
 	turns, _ := h.db.Turns(s.ID)
 	for _, tr := range turns {
-		if tr.ID == r2.TurnID && (tr.Status != store.TurnQueued || tr.UserMessageID != "" || textOf(tr.Content) != "two") {
+		if tr.ID == r2.TurnID && (tr.Status != store.TurnQueued || tr.UserMessageID != "" || agent.TextOf(tr.Content) != "two") {
 			t.Fatalf("queued turn record %+v", tr)
 		}
 	}
@@ -62,8 +63,8 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 		{store.RoleUser, "two", r2.TurnID}, {store.RoleAssistant, "second", r2.TurnID},
 	}
 	for i, m := range ms {
-		if m.Offset != int64(i) || m.Role != want[i].role || textOf(m.Content) != want[i].text || m.TurnID != want[i].turn {
-			t.Fatalf("message %d = %d:%s %q turn %s; all: %s", i, m.Offset, m.Role, textOf(m.Content), m.TurnID, describe(ms))
+		if m.Offset != int64(i) || m.Role != want[i].role || agent.TextOf(m.Content) != want[i].text || m.TurnID != want[i].turn {
+			t.Fatalf("message %d = %d:%s %q turn %s; all: %s", i, m.Offset, m.Role, agent.TextOf(m.Content), m.TurnID, describe(ms))
 		}
 	}
 	if *st.TurnID != r2.TurnID || ts.UserMessageID != ms[2].ID || ts.Input != "two" {
@@ -94,7 +95,7 @@ func TestQueuedTurnSurvivesRestart(t *testing.T) {
 	s := h.session()
 	w := h.watch(s.ID, false)
 	gate := llmtest.NewGate()
-	h.srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 1}).Text("partial").Stall(gate).Finish("end_turn", 1).Response())
+	h.srv.Enqueue(stalledReply(gate, "partial"))
 	h.submit(s.ID, "one")
 	w.untilType(ipc.TypeTextDelta)
 	r2 := h.submit(s.ID, "two")
@@ -140,21 +141,11 @@ func TestQueuedTurnSurvivesRestart(t *testing.T) {
 	ms := h.messages(s.ID)
 	var seq []string
 	for _, m := range ms {
-		seq = append(seq, m.Role+":"+textOf(m.Content))
+		seq = append(seq, m.Role+":"+agent.TextOf(m.Content))
 	}
 	assertSeq(t, seq, "user:one", "assistant:partial", "user:two", "assistant:answer two", "user:three", "assistant:answer three")
 	sess, _ = h.db.Session(s.ID)
 	if len(sess.QueuedTurns) != 0 || sess.TurnCount != 3 {
 		t.Fatalf("session after the queue drained: %+v", sess)
 	}
-}
-
-func textOf(cs []store.ContentBlock) string {
-	var s string
-	for _, c := range cs {
-		if c.Type == store.BlockText {
-			s += c.Text
-		}
-	}
-	return s
 }

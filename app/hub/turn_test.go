@@ -240,7 +240,7 @@ func TestQueuedTurnRunsNextAndQueuedCancel(t *testing.T) {
 	w := h.watch(s.ID, false)
 	gate := llmtest.NewGate()
 	h.srv.Enqueue(
-		llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 1}).Text("first").Stall(gate).Finish("end_turn", 1).Response(),
+		stalledReply(gate, "first"),
 		textReply("third"),
 	)
 	r1 := h.submit(s.ID, "one")

@@ -255,7 +255,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 	// Committed, not just enqueued: the context loader reads the user message.
 	rec.Commit(ipc.Draft{
 		Type: ipc.TypeTurnStarted, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent,
-		Payload: ipc.TurnStarted{UserMessageID: turn.UserMessageID, Input: textOfMessage(user)},
+		Payload: ipc.TurnStarted{UserMessageID: turn.UserMessageID, Input: agent.TextOf(user.Content)},
 		Ops:     append(ops, store.PutTurn(turn)),
 	}, func(s *store.Session) {
 		s.CurrentTurnID = turn.ID
@@ -361,16 +361,6 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		s.running = nil
 		h.startNextLocked(s)
 	}
-}
-
-func textOfMessage(m store.Message) string {
-	var b strings.Builder
-	for _, c := range m.Content {
-		if c.Type == store.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
 }
 
 // recorder implements agent.Recorder for one session.
