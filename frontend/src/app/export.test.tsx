@@ -1,27 +1,13 @@
 // @vitest-environment jsdom
 import { act } from "react";
-import { createRoot, type Root } from "react-dom/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mountPerTest } from "../testing/mount";
+import { describe, expect, it } from "vitest";
 import { AppController } from "./controller";
 import { ExportDialog, ExportMenu, exportDelivery } from "./ExportMenu";
 import { FakeHub, ScriptedTransport, session } from "./fakes";
 
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean;
-}
-globalThis.IS_REACT_ACT_ENVIRONMENT = true;
 
-let host: HTMLDivElement;
-let root: Root;
-beforeEach(() => {
-  host = document.createElement("div");
-  document.body.append(host);
-  root = createRoot(host);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  host.remove();
-});
+const dom = mountPerTest();
 
 const click = (el: Element | null | undefined) =>
   act(async () => {
@@ -48,7 +34,7 @@ describe("Export in the desktop window", () => {
       return "blob:x";
     };
     try {
-      act(() => root.render(<ExportMenu ctl={ctl} title="Fix the parser" delivery="dialog" />));
+      act(() => dom.root.render(<ExportMenu ctl={ctl} title="Fix the parser" delivery="dialog" />));
       await click(byText("Export"));
       await click(document.querySelector('[role="menuitem"]'));
       // Let the exportSession promise chain settle (microtasks only).
@@ -69,12 +55,12 @@ describe("Export in the desktop window", () => {
     const copied: string[] = [];
     let closed = 0;
     const doc = { format: "json" as const, media_type: "application/json", content: '{"a":1}' };
-    act(() => root.render(<ExportDialog fileName="s.json" doc={doc} onClose={() => closed++} clipboard={{ writeText: (t) => (copied.push(t), Promise.resolve()) }} />));
+    act(() => dom.root.render(<ExportDialog fileName="s.json" doc={doc} onClose={() => closed++} clipboard={{ writeText: (t) => (copied.push(t), Promise.resolve()) }} />));
     await click(byText("Copy"));
     expect(copied).toEqual(['{"a":1}']);
     expect(document.querySelector('[role="status"]')?.textContent).toContain("Copied");
 
-    act(() => root.render(<ExportDialog fileName="s.json" doc={doc} onClose={() => closed++} clipboard={{ writeText: () => Promise.reject(new Error("denied")) }} />));
+    act(() => dom.root.render(<ExportDialog fileName="s.json" doc={doc} onClose={() => closed++} clipboard={{ writeText: () => Promise.reject(new Error("denied")) }} />));
     await click(byText("Copy"));
     expect(document.querySelector('[role="status"]')?.textContent).toContain("Ctrl+C");
     await click(document.querySelector('[aria-label="Close export"]'));

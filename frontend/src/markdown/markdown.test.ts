@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from "vitest";
-import { IncrementalMarkdown, IMG_SRC_ATTR, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadImages, splitBlocks } from "./index";
+import { appendChunks, chunkList } from "../state/chunks";
+import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadImages, splitBlocks } from "./index";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -154,3 +155,75 @@ describe("IncrementalMarkdown live tail", () => {
   });
 });
 
+
+describe("IncrementalMarkdown over a chunk list (a streaming message)", () => {
+  const stream = (texts: string[]) => texts.reduce((l, t) => appendChunks(l, t), chunkList());
+
+  it("reads only the chunks it has not seen, renders each completed block once, and keeps closed live segments", () => {
+    const spy = vi.fn((src: string) => `<p>${src.trim()}</p>`);
+    const md = new IncrementalMarkdown(spy);
+    const words = Array.from({ length: 3000 }, (_, i) => `w${i} `);
+    let l = stream(["# Title\n", "\n"]);
+    let blocks = md.update(l, { live: true });
+    expect(blocks).toEqual([{ key: "b0", html: "<p># Title</p>", open: false }]);
+    const done = blocks[0];
+    let closedSeen: string[] = [];
+    for (const w of words) {
+      l = appendChunks(l, w);
+      blocks = md.update(l, { live: true });
+      const segs = blocks[1]!.segments!;
+      // Closed segments are the very same strings from one update to the next: React leaves them alone.
+      closedSeen.forEach((s, i) => expect(segs[i]).toBe(s));
+      closedSeen = segs.slice(0, -1);
+    }
+    expect(blocks[0]).toBe(done);
+    expect(spy).toHaveBeenCalledTimes(1); // the live tail is never rendered
+    const segs = blocks[1]!.segments!;
+    expect(segs.join("")).toBe(words.join(""));
+    expect(segs.length).toBeGreaterThan(3);
+    for (const s of segs) expect(s.length).toBeLessThanOrEqual(SEGMENT_CHARS);
+    for (const s of segs.slice(0, -1)) expect(s.endsWith(" ")).toBe(true); // cut after a space, not inside a word
+  });
+
+  it("does not start over when the final text equals the streamed chunks: only the tail is rendered", () => {
+    const spy = vi.fn((src: string) => `<p>${src.trim()}</p>`);
+    const md = new IncrementalMarkdown(spy);
+    const parts = ["first ", "para\n\nsecond", " para\n\n", "tail **x", "**"];
+    const live = md.update(stream(parts), { live: true });
+    expect(spy.mock.calls.map((c) => c[0])).toEqual(["first para\n", "second para\n"]);
+    const final = md.update(parts.join(""));
+    expect(final.slice(0, 2)).toEqual(live.slice(0, 2));
+    expect(final[0]).toBe(live[0]);
+    expect(spy.mock.calls.map((c) => c[0])).toEqual(["first para\n", "second para\n", "tail **x**"]);
+    expect(final[2]).toEqual({ key: "b2", html: "<p>tail **x**</p>", open: true });
+    // A different final text (message.complete corrected it) starts over, reusing memoised blocks.
+    md.update("first para\n\nother");
+    expect(spy.mock.calls.slice(3).map((c) => c[0])).toEqual(["other"]);
+  });
+
+  it("keeps a block over MAX_MARKDOWN_CHARS as plain text, also when final", () => {
+    const spy = vi.fn((src: string) => `<p>${src.length}</p>`);
+    const md = new IncrementalMarkdown(spy);
+    const huge = "word ".repeat(MAX_MARKDOWN_CHARS / 4);
+    const blocks = md.update(`small\n\n${huge}\n\n${huge}`);
+    expect(spy.mock.calls.map((c) => c[0])).toEqual(["small\n"]);
+    expect(blocks.map((b) => [b.open, b.html, b.segments?.join("")])).toEqual([
+      [false, "<p>6</p>", undefined],
+      [false, "", `${huge}\n`],
+      [true, "", huge],
+    ]);
+  });
+});
+
+describe("SegmentedText", () => {
+  it("closes segments after a newline, else a space, else at the limit", () => {
+    const t = new SegmentedText();
+    const line = "x".repeat(SEGMENT_CHARS - 100) + "\n";
+    t.append(line + "y".repeat(200));
+    expect(t.segments()).toEqual([line, "y".repeat(200)]);
+    t.reset();
+    t.append("z".repeat(SEGMENT_CHARS * 2 + 5));
+    expect(t.segments().map((s) => s.length)).toEqual([SEGMENT_CHARS, SEGMENT_CHARS, 5]);
+    expect(t.length).toBe(SEGMENT_CHARS * 2 + 5);
+  });
+});

@@ -49,6 +49,7 @@ describe("reducer on recorded traces", () => {
     const mid = session(t, run(t, t.frames.slice(0, firstComplete)));
     const streaming = mid.messages[mid.streamingIds[0]!]!;
     expect(streaming.status).toBe("streaming");
+    expect(streaming.content.map((b) => b.type)).toEqual(["streamingThinking", "streamingText"]); // chunk lists while streaming
     expect(settleBlocks(streaming.content)[0]).toEqual({ type: "thinking", thinking: "The user wants a greeting.", signature: "EqQBCkgIARABGAIiQ" });
     expect(mid.turn.running).toBe(true);
 
