@@ -1,9 +1,11 @@
 // Test hooks of the desktop test harness (app/smoke.go, app/desktoptest).
-// In the Wails window the page asks Go's App.TestReport whether the harness
-// runs; only then does it report each page load and every change of the
-// transcript it renders (read from the DOM), and obey the harness's
-// `agenthub:test` events. Otherwise — a normal launch, or the browser
-// dashboard — it removes its listener and does nothing more.
+// They exist only in the smoketest build: main.tsx imports this module when
+// vite's mode is "smoketest" (the frontend the smoketest binary embeds), so a
+// normal build contains none of it. In the Wails window the page asks Go's
+// App.TestReport whether the harness runs; only then does it report each
+// page load and every change of the transcript it renders (read from the
+// DOM), and obey the harness's `agenthub:test` events. Otherwise it removes
+// its listener and does nothing more.
 
 /** The Wails event the harness sends to the page (app.TestEvent). */
 export const TEST_EVENT = 'agenthub:test';

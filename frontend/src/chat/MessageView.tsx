@@ -58,7 +58,7 @@ export function MessageView({ message: m }: MessageViewProps) {
             return (
               <details key={i} className="msg-thinking">
                 <summary>Thinking</summary>
-                <LiveText className="msg-thinking-text" text={b.type === "thinking" ? b.thinking : b.chunks} />
+                {b.type === "thinking" ? <p className="msg-thinking-text">{b.thinking}</p> : <LiveText className="msg-thinking-text" text={b.chunks} />}
               </details>
             );
           case "toolCall":
