@@ -3,18 +3,10 @@
 
 import type { EnvelopeBase, PayloadMap } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
-import { newDelegation, settleBlocks, toolCard } from "./stream";
-import type { DelegationCardState, SessionState, ToolCardState } from "./types";
+import { newDelegation, putDelegation, putTool, settleBlocks, toolCard } from "./stream";
+import type { SessionState } from "./types";
 
 type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
-
-function putTool(s: SessionState, card: ToolCardState): SessionState {
-  return { ...s, tools: { ...s.tools, [card.toolUseId]: card } };
-}
-
-function putDelegation(s: SessionState, d: DelegationCardState): SessionState {
-  return { ...s, delegations: { ...s.delegations, [d.toolUseId]: d } };
-}
 
 /** Applies turn.started: the turn runs, leaves the queue, and its user message appears. */
 export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionState {

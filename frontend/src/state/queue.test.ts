@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { session } from "../app/fakes";
 import { decodeServerFrame, type ServerFrame, type Session } from "../protocol";
 import { reduce, initialState } from "./reducer";
 import { messageText, visibleMessages } from "./selectors";
@@ -19,20 +20,7 @@ function nextId(): string {
 }
 
 function sessionRecord(over: Partial<Session> = {}): Session {
-  return {
-    session_id: SID,
-    title: "Queue",
-    workspace_path: "/w",
-    active_model: "anthropic:claude-sonnet-4-6",
-    parent_session_id: "",
-    created_at: "2026-05-08T14:00:00Z",
-    turn_count: 0,
-    cost_so_far_usd: 0,
-    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-    context_start_offset: 0,
-    depth: 0,
-    ...over,
-  };
+  return session(SID, { title: "Queue", ...over });
 }
 
 /** Decodes a wire frame through the real decoder (as the transport does). */

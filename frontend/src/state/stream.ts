@@ -139,11 +139,13 @@ export function onDeltaRun(s: SessionState, run: DeltaRun): SessionState {
   return putMessage(s, { ...m, content });
 }
 
-function putTool(s: SessionState, card: ToolCardState): SessionState {
+/** s with the tool card set. */
+export function putTool(s: SessionState, card: ToolCardState): SessionState {
   return { ...s, tools: { ...s.tools, [card.toolUseId]: card } };
 }
 
-function putDelegation(s: SessionState, d: DelegationCardState): SessionState {
+/** s with the delegation card set. */
+export function putDelegation(s: SessionState, d: DelegationCardState): SessionState {
   return { ...s, delegations: { ...s.delegations, [d.toolUseId]: d } };
 }
 
