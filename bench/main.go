@@ -30,7 +30,7 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes (a smoke run of the harness; figures not for quoting)")
 	reps := flag.Int("reps", 3, "repetitions of the 5k and 20k bursts (the median is kept)")
 	desktop := flag.Bool("desktop", false, "the desktop bench instead (run under xvfb-run): writes benchmarks-desktop.md")
-	desktopBin := flag.String("desktop-bin", "build/bin/agenthub", "the Agent Hub desktop binary (-desktop)")
+	desktopBin := flag.String("desktop-bin", "build/bin/agenthub-smoketest", "the Agent Hub desktop binary (-desktop)")
 	bareBin := flag.String("bare-bin", "build/bin/barewails", "the bare Wails window built with the same toolchain (-desktop)")
 	rounds := flag.Int("rounds", 5, "launches of each window (-desktop)")
 	windowDeltas := flag.Int("window-deltas", 100000, "deltas of the burst streamed into the window (-desktop)")

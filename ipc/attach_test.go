@@ -447,3 +447,32 @@ func TestSeamUnderConcurrentAppends(t *testing.T) {
 		}
 	}
 }
+
+// A streaming event whose payload does not decode as its type is skipped
+// (and logged) when the in-flight message is rebuilt: the snapshot still
+// comes, with the rest of the message.
+func TestSnapshotSkipsUnreadableDelta(t *testing.T) {
+	b, db := newTestBus(t, Options{})
+	ctx := context.Background()
+	mkSession(t, b, "s", "")
+	sess, _ := db.Session("s")
+	sess.CurrentTurnID, sess.StreamingMessageID = "t1", "a1"
+	if _, err := b.Commit(ctx,
+		Draft{Type: TypeTurnStarted, SessionID: "s", TurnID: "t1", Actor: ActorUser, Ops: []store.Op{store.PutSession(sess)}},
+		Draft{Type: TypeMessageStart, SessionID: "s", TurnID: "t1", Actor: ActorAgent, Payload: MessageStart{MessageID: "a1", Role: "assistant"}},
+		Draft{Type: TypeTextDelta, SessionID: "s", TurnID: "t1", Actor: ActorAgent, Payload: TextDelta{MessageID: "a1", Text: "Hel"}},
+		Draft{Type: TypeTextDelta, SessionID: "s", TurnID: "t1", Actor: ActorAgent, Payload: json.RawMessage(`{"message_id":"a1","text":5}`)},
+		Draft{Type: TypeTextDelta, SessionID: "s", TurnID: "t1", Actor: ActorAgent, Payload: TextDelta{MessageID: "a1", Text: "lo"}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	sub := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true})
+	var snap snapFrame
+	if err := json.Unmarshal(next(t, sub).Data, &snap); err != nil || snap.Type != "snapshot" {
+		t.Fatalf("no snapshot: %v", err)
+	}
+	last := snap.Messages[len(snap.Messages)-1]
+	if last.ID != "a1" || len(last.Content) != 1 || last.Content[0].Text != "Hello" {
+		t.Fatalf("partial message %+v, want a1 with the readable text", last)
+	}
+}

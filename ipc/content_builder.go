@@ -51,45 +51,52 @@ func grow(m map[int]*strings.Builder, i int) *strings.Builder {
 }
 
 // apply folds one streaming event (type typ, JSON payload) into the
-// content. Other event types and payloads that do not decode are ignored.
-func (c *contentBuilder) apply(typ string, payload json.RawMessage) {
+// content. Other event types are ignored; a payload that does not decode
+// as its type is an error and changes nothing.
+func (c *contentBuilder) apply(typ string, payload json.RawMessage) error {
 	switch typ {
 	case TypeTextDelta:
-		var p TextDelta
-		if json.Unmarshal(payload, &p) == nil {
-			c.block(p.ContentBlockIndex, store.BlockText)
-			grow(c.text, c.index(p.ContentBlockIndex)).WriteString(p.Text)
-			c.size += len(p.Text)
+		p, err := decodePayload[TextDelta](typ, payload)
+		if err != nil {
+			return err
 		}
+		c.block(p.ContentBlockIndex, store.BlockText)
+		grow(c.text, c.index(p.ContentBlockIndex)).WriteString(p.Text)
+		c.size += len(p.Text)
 	case TypeThinkingDelta:
-		var p ThinkingDelta
-		if json.Unmarshal(payload, &p) == nil {
-			bl := c.block(p.ContentBlockIndex, store.BlockThinking)
-			if p.Signature != nil {
-				bl.Signature = *p.Signature
-			}
-			grow(c.text, c.index(p.ContentBlockIndex)).WriteString(p.Text)
-			c.size += len(p.Text)
+		p, err := decodePayload[ThinkingDelta](typ, payload)
+		if err != nil {
+			return err
 		}
+		bl := c.block(p.ContentBlockIndex, store.BlockThinking)
+		if p.Signature != nil {
+			bl.Signature = *p.Signature
+		}
+		grow(c.text, c.index(p.ContentBlockIndex)).WriteString(p.Text)
+		c.size += len(p.Text)
 	case TypeToolUseStart:
-		var p ToolUseStart
-		if json.Unmarshal(payload, &p) == nil {
-			bl := c.block(p.ContentBlockIndex, store.BlockToolCall)
-			bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
+		p, err := decodePayload[ToolUseStart](typ, payload)
+		if err != nil {
+			return err
 		}
+		bl := c.block(p.ContentBlockIndex, store.BlockToolCall)
+		bl.Type, bl.ID, bl.Name = store.BlockToolCall, p.ToolUseID, p.ToolName
 	case TypeToolUseInputDelta:
-		var p ToolUseInputDelta
-		if json.Unmarshal(payload, &p) == nil {
-			grow(c.partial, c.index(p.ContentBlockIndex)).WriteString(p.PartialJSON)
-			c.size += len(p.PartialJSON)
+		p, err := decodePayload[ToolUseInputDelta](typ, payload)
+		if err != nil {
+			return err
 		}
+		grow(c.partial, c.index(p.ContentBlockIndex)).WriteString(p.PartialJSON)
+		c.size += len(p.PartialJSON)
 	case TypeToolUseEnd:
-		var p ToolUseEnd
-		if json.Unmarshal(payload, &p) == nil {
-			c.block(p.ContentBlockIndex, store.BlockToolCall).Arguments = p.FinalInput
-			delete(c.partial, c.index(p.ContentBlockIndex))
+		p, err := decodePayload[ToolUseEnd](typ, payload)
+		if err != nil {
+			return err
 		}
+		c.block(p.ContentBlockIndex, store.BlockToolCall).Arguments = p.FinalInput
+		delete(c.partial, c.index(p.ContentBlockIndex))
 	}
+	return nil
 }
 
 // index maps an event's block index as block does (out of range: the last block).

@@ -90,6 +90,15 @@ func decodeAs[T any](ev Event) (T, error) {
 	return p, nil
 }
 
+// decodePayload decodes the payload of an event of type typ as a T.
+func decodePayload[T any](typ string, payload json.RawMessage) (T, error) {
+	var p T
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return p, fmt.Errorf("%s: decode payload: %w", typ, err)
+	}
+	return p, nil
+}
+
 // ---- seed000: StreamPayload ----
 
 // accum is one streamed message's accumulated content.
@@ -234,7 +243,9 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 		return nil, err
 	}
 	a := e.open(id)
-	a.c.apply(ev.Type, ev.Payload)
+	if err := a.c.apply(ev.Type, ev.Payload); err != nil {
+		return nil, fmt.Errorf("ipc: event %s: %w", ev.ID, err)
+	}
 	a.pending = true
 	if !a.due(ev.TS.Time) {
 		return nil, nil
@@ -247,9 +258,7 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 }
 
 // streamingMessageID decodes a streaming event's payload as its type and
-// returns its message id. The content builder decodes the same payload
-// into the same type and skips what does not decode, so checking here
-// turns a malformed payload into an error instead of content silently lost.
+// returns its message id (a malformed payload is an error).
 func streamingMessageID(ev Event) (string, error) {
 	switch ev.Type {
 	case TypeTextDelta:

@@ -36,7 +36,9 @@ func (b *Bus) snapshot(tx StoreView, sess store.Session, head ulid.ULID) ([]byte
 	}
 	var inFlight *store.Message
 	if sess.CurrentTurnID != "" || sess.StreamingMessageID != "" {
-		partial, ok, err := rebuildPartial(tx, sess)
+		partial, ok, err := rebuildPartial(tx, sess, func(err error) {
+			b.log.Warn("ipc: snapshot skipped an event it could not read", "session", sess.ID, "err", err)
+		})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -95,8 +97,9 @@ func encodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, ep
 // rebuildPartial finds the assistant message being streamed in sess (the
 // session's StreamingMessageID, else the newest message.start not followed
 // by its message.complete within the current turn) and rebuilds its content
-// from the streaming events.
-func rebuildPartial(tx StoreView, sess store.Session) (store.Message, bool, error) {
+// from the streaming events. An event whose payload does not decode is
+// skipped and reported to skipped (the rest of the message still shows).
+func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (store.Message, bool, error) {
 	target := sess.StreamingMessageID
 	var recs []store.EventRecord
 	found, scanned := false, 0
@@ -146,15 +149,19 @@ func rebuildPartial(tx StoreView, sess store.Session) (store.Message, bool, erro
 			return store.Message{}, false, fmt.Errorf("decode event %s: %w", r.ID, err)
 		}
 		if r.Type == TypeMessageStart {
-			var p MessageStart
-			_ = json.Unmarshal(env.Payload, &p)
+			p, err := decodePayload[MessageStart](r.Type, env.Payload)
+			if err != nil {
+				skipped(fmt.Errorf("event %s: %w", r.ID, err))
+			}
 			m.Model, m.CreatedAt = p.Model, env.TS.Time
 			if env.TurnID != nil {
 				m.TurnID = *env.TurnID
 			}
 			continue
 		}
-		content.apply(r.Type, env.Payload)
+		if err := content.apply(r.Type, env.Payload); err != nil {
+			skipped(fmt.Errorf("event %s: %w", r.ID, err))
+		}
 	}
 	m.Content = content.content()
 	if m.CreatedAt.IsZero() {
