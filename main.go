@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"agenthub/app"
+	"agenthub/app/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -32,6 +33,10 @@ var version = "dev"
 var appIcon []byte
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		// The bash sandbox's helper: confine this process, exec the command.
+		os.Exit(sandbox.RunHelper(os.Args[2:]))
+	}
 	tuneGC()
 	os.Exit(run())
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/app/sandbox"
 	"agenthub/ipc/dashboard"
 )
 
@@ -63,6 +64,9 @@ type Config struct {
 	ReplayLimit int
 	// TurnTimeout cancels a turn server-side after this long.
 	TurnTimeout time.Duration
+	// Sandbox is --sandbox: "auto" confines bash with Landlock where the
+	// kernel supports it (app/sandbox), "off" runs it unconfined.
+	Sandbox string
 	// Harness holds the desktop test harness's settings (--smoke-test):
 	// only builds with the smoketest tag have any (smoke.go); in a product
 	// build it is an empty struct and the flag does not exist.
@@ -88,6 +92,7 @@ func DefaultConfig(workdir string) Config {
 		ToolOutputMax:  64 << 20,
 		ReplayLimit:    10000,
 		TurnTimeout:    30 * time.Minute,
+		Sandbox:        "auto",
 	}
 }
 
@@ -117,6 +122,7 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.Var(&cfg.ToolOutputMax, "tool-output-max", "`SIZE` cap of one tool call's output file on disk (head + tail)")
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
+	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash so it writes only in the workspace, its temp dir and the build caches (Linux Landlock, where the kernel has it); off runs it unconfined. Here: "+sandbox.Probe().String())
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
 	cfg.Harness.addFlags(fs)
 	fs.Usage = func() {
@@ -196,6 +202,9 @@ func (c Config) Validate() error {
 	}
 	if c.ReplayLimit < 1 {
 		errs = append(errs, fmt.Errorf("--replay-limit %d: must be at least 1", c.ReplayLimit))
+	}
+	if c.Sandbox != "auto" && c.Sandbox != "off" {
+		errs = append(errs, fmt.Errorf("--sandbox %q: want auto or off", c.Sandbox))
 	}
 	if c.Workspace == "" {
 		errs = append(errs, errors.New("--workspace: must not be empty"))

@@ -25,6 +25,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		EventRetention: 168 * time.Hour, DeltaRetention: time.Hour, Heartbeat: 30 * time.Second,
 		ClientQueue: 1000, ReplayLimit: 10000, TurnTimeout: 30 * time.Minute,
 		ClientStall: 5 * time.Second, MaxConnections: 256, ToolOutputLog: 4 << 20, ToolOutputMax: 64 << 20,
+		Sandbox: "auto",
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
@@ -37,6 +38,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		"--model", "openai:llama3.1", "--event-retention", "2h", "--delta-retention", "5m",
 		"--heartbeat", "10s", "--client-queue", "7", "--replay-limit", "9", "--turn-timeout", "1m",
 		"--client-stall", "2s", "--max-connections", "3", "--tool-output-log", "64KiB", "--tool-output-max", "1m",
+		"--sandbox", "off",
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +48,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		Model: "openai:llama3.1", EventRetention: 2 * time.Hour, DeltaRetention: 5 * time.Minute,
 		Heartbeat: 10 * time.Second, ClientQueue: 7, ReplayLimit: 9, TurnTimeout: time.Minute,
 		ClientStall: 2 * time.Second, MaxConnections: 3, ToolOutputLog: 64 << 10, ToolOutputMax: 1 << 20,
+		Sandbox: "off",
 	}
 	if cfg != want {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
@@ -93,6 +96,7 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		{[]string{"--tool-output-log", "1k"}, "--tool-output-log"},
 		{[]string{"--tool-output-max", "-5MiB"}, "tool-output-max"},
 		{[]string{"--turn-timeout", "banana"}, "turn-timeout"},
+		{[]string{"--sandbox", "maybe"}, "want auto or off"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"stray"}, "unexpected argument"},
 	} {

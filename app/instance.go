@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
 	"agenthub/app/hub"
 	"agenthub/app/llm"
+	"agenthub/app/sandbox"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
@@ -151,7 +153,7 @@ func (in *Instance) startServices() error {
 		DefaultWorkspace: cfg.Workspace,
 		DefaultModel:     cfg.Model,
 		TurnTimeout:      cfg.TurnTimeout,
-		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax)},
+		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
 		OutputRetention:  cfg.EventRetention,
 		Logger:           in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
@@ -299,4 +301,23 @@ func (in *Instance) Close() error {
 		errs = append(errs, in.unlock())
 	}
 	return errors.Join(errs...)
+}
+
+// toolSandbox is the bash sandbox for cfg: nil with --sandbox off or where
+// the kernel has no Landlock (then approvals are the only guard; --help
+// and the log say so).
+func (in *Instance) toolSandbox(cfg Config) *tool.Sandbox {
+	support := sandbox.Probe()
+	if cfg.Sandbox == "off" || !support.Files() {
+		in.log.Info("bash runs unconfined", "sandbox", cfg.Sandbox, "kernel", support.String())
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		in.log.Warn("bash runs unconfined: cannot find this binary for the sandbox helper", "err", err)
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	in.log.Debug("bash sandbox", "kernel", support.String())
+	return &tool.Sandbox{Helper: self, CacheDirs: sandbox.DefaultCacheDirs(os.Getenv, home)}
 }

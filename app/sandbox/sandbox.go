@@ -69,7 +69,7 @@ func (s Support) String() string {
 	case !s.Network():
 		return fmt.Sprintf("bash sandbox: writes confined to the workspace, temp and cache dirs (Landlock ABI %d); network rules need kernel 6.7+", s.ABI)
 	default:
-		return fmt.Sprintf("bash sandbox: writes confined to the workspace, temp and cache dirs; network can be switched off per session (Landlock ABI %d)", s.ABI)
+		return fmt.Sprintf("bash sandbox: writes confined to the workspace, temp and cache dirs (Landlock ABI %d; network rules available)", s.ABI)
 	}
 }
 

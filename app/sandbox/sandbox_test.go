@@ -167,7 +167,7 @@ func TestCommandRefusesRelativePaths(t *testing.T) {
 }
 
 func TestSupportSaysWhatIsEnforced(t *testing.T) {
-	for abi, want := range map[int]string{0: "nothing enforced", 3: "network rules need kernel 6.7+", 7: "network can be switched off"} {
+	for abi, want := range map[int]string{0: "nothing enforced", 3: "network rules need kernel 6.7+", 7: "network rules available"} {
 		if got := (sandbox.Support{ABI: abi}).String(); !strings.Contains(got, want) {
 			t.Errorf("ABI %d: %q, want it to say %q", abi, got, want)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -101,11 +100,17 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 		capt.finish()
 		return fail(errorf(errclass.ToolExec, "bash: pipe: %v", err))
 	}
-	cmd := exec.Command(t.opts.Shell, "-c", in.Command)
-	cmd.Dir = dir
+	cmd, cleanup, err := t.command(dir, in.Command)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		capt.finish()
+		return fail(errorf(errclass.ToolExec, "bash: %v", err))
+	}
+	defer cleanup()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	marker := newMarker()
-	cmd.Env = append(inheritedEnv(), "PAGER=cat", "GIT_PAGER=cat", MarkerEnv+"="+marker)
+	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", MarkerEnv+"="+marker)
 	start := time.Now()
 	pg, err := startGroup(cmd, marker)
 	pw.Close() // the children hold the write end now

@@ -136,6 +136,20 @@ type Options struct {
 	// most this much, the first and the last half around an omission
 	// marker. Default 64 MiB.
 	FileMaxBytes int64
+	// Sandbox, when non-nil, confines bash (app/sandbox): writes only in
+	// the workspace, the call's temp dir (TMPDIR) and Sandbox.CacheDirs.
+	Sandbox *Sandbox
+}
+
+// Sandbox is how bash commands are confined.
+type Sandbox struct {
+	// Helper is the absolute path of the binary that runs as the sandbox
+	// helper (the app's own executable, which dispatches
+	// sandbox.HelperArg in main).
+	Helper string
+	// CacheDirs may be written besides the workspace and the temp dir
+	// (build caches, so go build and npm ci work).
+	CacheDirs []string
 }
 
 // Defaults of Options.

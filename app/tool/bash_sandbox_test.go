@@ -1,0 +1,57 @@
+//go:build linux
+
+package tool
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sbx "agenthub/app/sandbox"
+)
+
+// The test binary doubles as the sandbox helper, as the app's binary does
+// in main.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sbx.HelperArg {
+		os.Exit(sbx.RunHelper(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+func sandboxedBash(t *testing.T) Tool {
+	t.Helper()
+	if !sbx.Probe().Files() {
+		t.Skip(sbx.Probe().String())
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := testOpts
+	opts.Sandbox = &Sandbox{Helper: self}
+	tl, _ := Lookup(BuiltinsWithOptions(nil, opts), "bash")
+	return tl
+}
+
+// A write outside the workspace fails with a clear message and creates
+// nothing; the workspace and TMPDIR stay writable.
+func TestBashSandboxConfinesWrites(t *testing.T) {
+	bash := sandboxedBash(t)
+	ws, outside := t.TempDir(), t.TempDir()
+	env := Env{Workspace: ws, OutputDir: t.TempDir(), ToolUseID: "sb"}
+	res, err := bash.Run(context.Background(), env, bashInputJSON(`echo hi > f && cat f && t=$(mktemp) && echo tmp > "$t" && cat "$t"`, 0))
+	if err != nil || res.IsError || res.Output != "hi\ntmp\n" {
+		t.Fatalf("inside: %+v %v", res, err)
+	}
+	target := filepath.Join(outside, "pwned.txt")
+	res, err = bash.Run(context.Background(), env, bashInputJSON(`echo x > `+target, 0))
+	if err != nil || !res.IsError || !strings.Contains(res.Output, "Permission denied") {
+		t.Fatalf("outside: %+v %v, want a failed command saying Permission denied", res, err)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatalf("the file outside the workspace exists: %v", err)
+	}
+}
