@@ -272,40 +272,10 @@ func (b *Bridge) Unsubscribe(subscriptionID string) error {
 	return nil
 }
 
-// Cancel cancels turnID of the session ("" = the running turn); reason
-// defaults to "user_cancel". Cancelling a finished turn is a no-op.
-func (b *Bridge) Cancel(sessionID, turnID, reason string) error {
-	if reason == "" {
-		reason = "user_cancel"
-	}
-	if err := b.hub.CancelTurn(b.ctx, sessionID, turnID, reason); err != nil {
-		return fmt.Errorf("cancel %s: %w", sessionID, err)
-	}
-	return nil
-}
-
-// Ping answers {"type":"pong","nonce"} at once (the page's liveness check).
-func (b *Bridge) Ping(nonce string) (any, error) {
-	return json.RawMessage(ipc.PongFrame(nonce)), nil
-}
-
 // Request runs one seed 003 RPC request frame (JSON text) and returns the
 // response frame; protocol errors are inside the response, never an error.
 func (b *Bridge) Request(frame string) (any, error) {
 	return json.RawMessage(b.rpc.DispatchFrame(b.ctx, []byte(frame))), nil
-}
-
-// SubmitTurn submits the user's message; it returns the turn id at once
-// (queued when a turn is running).
-func (b *Bridge) SubmitTurn(sessionID, content string) (ipc.SubmitResult, error) {
-	if strings.TrimSpace(content) == "" {
-		return ipc.SubmitResult{}, errors.New("wailsipc: content is empty")
-	}
-	r, err := b.hub.SubmitTurn(b.ctx, sessionID, content)
-	if err != nil {
-		return ipc.SubmitResult{}, fmt.Errorf("submit to %s: %w", sessionID, err)
-	}
-	return r, nil
 }
 
 // filterJSON turns the page's filter argument into the raw filter of a

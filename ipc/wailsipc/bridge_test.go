@@ -504,9 +504,24 @@ func TestBridgeCallsAndUnsubscribe(t *testing.T) {
 	_ = e.br.Hello("p1")
 	ack := e.pg.subscribe(e.br, sid, "preset:chat", nil, false)
 
-	res, err := e.br.SubmitTurn(sid, "hello from the page")
-	if err != nil || res.TurnID == "" {
-		t.Fatalf("submit: %+v %v", res, err)
+	// Submit and cancel go through the one RPC path (Request), as the page does.
+	call := func(id, method, params string) (ok bool, payload json.RawMessage, raw string) {
+		t.Helper()
+		r, err := e.br.Request(`{"type":"request","requestId":"` + id + `","method":"` + method + `","params":` + params + `}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			OK      bool            `json:"ok"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		_ = json.Unmarshal(r.(json.RawMessage), &resp)
+		return resp.OK, resp.Payload, string(r.(json.RawMessage))
+	}
+	ok, payload, raw := call("s1", "submitTurn", `{"agentId":"`+sid+`","content":"hello from the page"}`)
+	var res ipc.SubmitResult
+	if err := json.Unmarshal(payload, &res); !ok || err != nil || res.TurnID == "" {
+		t.Fatalf("submit: %s", raw)
 	}
 	e.pg.waitFor("the scripted reply", func() bool {
 		for _, f := range e.pg.frames {
@@ -516,21 +531,17 @@ func TestBridgeCallsAndUnsubscribe(t *testing.T) {
 		}
 		return false
 	})
-	if _, err := e.br.SubmitTurn(sid, " "); err == nil {
-		t.Fatal("empty submission accepted")
+	if ok, _, raw := call("s2", "submitTurn", `{"agentId":"`+sid+`","content":" "}`); ok {
+		t.Fatalf("empty submission accepted: %s", raw)
 	}
-	if err := e.br.Cancel(sid, res.TurnID, ""); err != nil {
-		t.Fatal(err)
+	if ok, _, raw := call("c1", "cancelTurn", `{"agentId":"`+sid+`","turnId":"`+res.TurnID+`"}`); !ok {
+		t.Fatalf("cancel: %s", raw)
 	}
 	if c := e.hub.Cancels(); len(c) != 1 || c[0] != sid+"/"+res.TurnID+"/user_cancel" {
 		t.Fatalf("cancels %v", c)
 	}
-	if err := e.br.Cancel("missing", "", ""); err == nil {
+	if ok, _, _ := call("c2", "cancelTurn", `{"agentId":"missing"}`); ok {
 		t.Fatal("cancel on a missing session succeeded")
-	}
-	pong, _ := e.br.Ping("n1")
-	if string(pong.(json.RawMessage)) != `{"type":"pong","nonce":"n1"}` {
-		t.Fatalf("pong %s", pong)
 	}
 	r, _ := e.br.Request(`{"type":"request","requestId":"r1","method":"getAgentMessages","params":{"agentId":"` + sid + `"}}`)
 	var resp struct {

@@ -146,22 +146,3 @@ export namespace app {
 
 }
 
-export namespace ipc {
-	
-	export class SubmitResult {
-	    turn_id: string;
-	    queued: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new SubmitResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.turn_id = source["turn_id"];
-	        this.queued = source["queued"];
-	    }
-	}
-
-}
-
