@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"agenthub/app/apptest"
 )
 
 // The window path of `make bench-desktop`: one unpaced burst streamed
@@ -212,14 +212,11 @@ func (b *benchWindow) close() {
 // control mode (perEvent: one EventsEmit per event) and waits for its page.
 func launchWindow(ctx context.Context, hubBin string, perEvent bool) (*benchWindow, error) {
 	b := &benchWindow{}
-	prov := &provider{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	prov, upstream, stop, err := serveProvider()
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: prov}
-	go func() { _ = srv.Serve(ln) }()
-	b.cleanup = append(b.cleanup, func() { _ = srv.Close() })
+	b.cleanup = append(b.cleanup, stop)
 	root, err := os.MkdirTemp("", "agenthub-bench-window-")
 	if err != nil {
 		b.close()
@@ -227,7 +224,7 @@ func launchWindow(ctx context.Context, hubBin string, perEvent bool) (*benchWind
 	}
 	b.cleanup = append(b.cleanup, func() { _ = os.RemoveAll(root) })
 	data := filepath.Join(root, "data")
-	env := append(benchEnv(), "ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=bench-key", "AGENTHUB_TEST_CONTROL=stdio")
+	env := append(apptest.Env(), "ANTHROPIC_BASE_URL="+upstream, "ANTHROPIC_API_KEY=bench-key", "AGENTHUB_TEST_CONTROL=stdio")
 	if perEvent {
 		env = append(env, "AGENTHUB_BENCH_EMIT=per-event")
 	}

@@ -13,8 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -104,15 +102,11 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 	}
 	defer os.RemoveAll(root)
 
-	prov := &provider{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	prov, upstream, stop, err := serveProvider()
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: prov}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	upstream := "http://" + ln.Addr().String()
+	defer stop()
 
 	push, err := startFloor(ctx, "push", upstream, prov)
 	if err != nil {
@@ -193,15 +187,12 @@ func profileRuns(ctx context.Context, bin string, n, reps int, sameSession bool)
 		return err
 	}
 	defer os.RemoveAll(root)
-	prov := &provider{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	prov, upstream, stop, err := serveProvider()
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: prov}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	hub, err := startHub(ctx, bin, "http://"+ln.Addr().String(), filepath.Join(root, "hub"), prov)
+	defer stop()
+	hub, err := startHub(ctx, bin, upstream, filepath.Join(root, "hub"), prov)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -124,4 +125,17 @@ func (p *pacer) wait() {
 		time.Sleep(d)
 	}
 	p.next = p.next.Add(p.every)
+}
+
+// serveProvider starts the fake provider on a loopback port and returns it
+// with its base URL and the function that stops it.
+func serveProvider() (prov *provider, url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	prov = &provider{}
+	srv := &http.Server{Handler: prov}
+	go func() { _ = srv.Serve(ln) }()
+	return prov, "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

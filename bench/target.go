@@ -12,8 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
+
+	"agenthub/app/apptest"
 )
 
 // target is one system under measurement: Agent Hub's real binary or a
@@ -164,7 +165,7 @@ func startHub(ctx context.Context, bin, upstream, root string, prov *provider) (
 			return nil, err
 		}
 	}
-	env := append(benchEnv(), "ANTHROPIC_BASE_URL="+upstream, "ANTHROPIC_API_KEY=bench-key")
+	env := append(apptest.Env(), "ANTHROPIC_BASE_URL="+upstream, "ANTHROPIC_API_KEY=bench-key")
 	if g := os.Getenv("BENCH_HUB_GOGC"); g != "" {
 		env = append(env, "GOGC="+g) // the hub's GC setting alone, the harness's unchanged
 	}
@@ -174,18 +175,6 @@ func startHub(ctx context.Context, bin, upstream, root string, prov *provider) (
 		return nil, err
 	}
 	return &hubTarget{proc: p, base: m[1], token: m[2], prov: prov, dataDir: data}, nil
-}
-
-// benchEnv is this process's environment without provider or Agent Hub
-// settings, so a hub under test sees only what the bench gives it.
-func benchEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "AGENTHUB_") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }
 
 func (h *hubTarget) name() string { return "Agent Hub (real binary)" }
