@@ -2,24 +2,27 @@ package ipc
 
 // Event types of the bus family: persisted and replayable for --event-retention.
 const (
-	TypeTurnStarted        = "turn.started"
-	TypeRouteDecided       = "route.decided"
-	TypeLLMCallStarted     = "llm.call_started"
-	TypeLLMCallCompleted   = "llm.call_completed"
-	TypeLLMCallFailed      = "llm.call_failed"
-	TypeToolCalled         = "tool.called"
-	TypeToolCompleted      = "tool.completed"
-	TypeToolFailed         = "tool.failed"
-	TypeTurnCompleted      = "turn.completed"
-	TypeTurnCancelled      = "turn.cancelled"
-	TypeDelegateStarted    = "delegate.started"
-	TypeDelegateCompleted  = "delegate.completed"
-	TypeDelegateFailed     = "delegate.failed"
-	TypeCompactionStarted  = "compaction.started"
-	TypeCompactionComplete = "compaction.completed"
-	TypeSessionCreated     = "session.created"
-	TypeSessionUpdated     = "session.updated"
-	TypeBusHandlerWarning  = "bus.handler_warning"
+	TypeTurnStarted      = "turn.started"
+	TypeRouteDecided     = "route.decided"
+	TypeLLMCallStarted   = "llm.call_started"
+	TypeLLMCallCompleted = "llm.call_completed"
+	TypeLLMCallFailed    = "llm.call_failed"
+	TypeToolCalled       = "tool.called"
+	TypeToolCompleted    = "tool.completed"
+	TypeToolFailed       = "tool.failed"
+	// The approval of an asked tool call (docs/permissions.md).
+	TypeToolApprovalRequested = "tool.approval_requested"
+	TypeToolApprovalResolved  = "tool.approval_resolved"
+	TypeTurnCompleted         = "turn.completed"
+	TypeTurnCancelled         = "turn.cancelled"
+	TypeDelegateStarted       = "delegate.started"
+	TypeDelegateCompleted     = "delegate.completed"
+	TypeDelegateFailed        = "delegate.failed"
+	TypeCompactionStarted     = "compaction.started"
+	TypeCompactionComplete    = "compaction.completed"
+	TypeSessionCreated        = "session.created"
+	TypeSessionUpdated        = "session.updated"
+	TypeBusHandlerWarning     = "bus.handler_warning"
 )
 
 // Event types of the streaming family: also in the log, but replayable only
@@ -58,7 +61,7 @@ const (
 var BusTypes = []string{
 	TypeTurnStarted, TypeRouteDecided, TypeLLMCallStarted, TypeLLMCallCompleted,
 	TypeLLMCallFailed, TypeToolCalled, TypeToolCompleted, TypeToolFailed,
-	TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
+	TypeToolApprovalRequested, TypeToolApprovalResolved, TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
 	TypeDelegateFailed, TypeCompactionStarted, TypeCompactionComplete,
 	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning,
 }

@@ -19,6 +19,7 @@ const (
 var ChatTypes = []string{
 	TypeTurnStarted, TypeRouteDecided, TypeLLMCallFailed,
 	TypeToolCalled, TypeToolCompleted, TypeToolFailed,
+	TypeToolApprovalRequested, TypeToolApprovalResolved,
 	TypeTurnCompleted, TypeTurnCancelled,
 	TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed,
 	TypeCompactionStarted, TypeCompactionComplete,

@@ -95,4 +95,14 @@ type HubAPI interface {
 	// UpdateSettings merges a partial settings object and returns the result, masked.
 	UpdateSettings(ctx context.Context, patch json.RawMessage) (json.RawMessage, error)
 	ListModels(ctx context.Context) ([]ModelInfo, error)
+	// ApproveTool answers a waiting tool call's approval request; sessionID
+	// is the call's session or an ancestor's. An unknown or already
+	// answered id, or another session, is ErrInvalidInput.
+	ApproveTool(ctx context.Context, req ApproveToolRequest) error
+	// SetApprovalMode sets a session's approval mode and returns the record.
+	SetApprovalMode(ctx context.Context, sessionID, mode string) (store.Session, error)
+	// PermissionRules returns a workspace's rules (docs/permissions.md).
+	PermissionRules(ctx context.Context, workspace string) ([]PermissionRule, error)
+	// SetPermissionRules replaces a workspace's rules; an invalid rule is ErrInvalidInput.
+	SetPermissionRules(ctx context.Context, workspace string, rules []PermissionRule) ([]PermissionRule, error)
 }

@@ -51,7 +51,8 @@ var (
 		ParentSessionID: "01JZ3K7P0Q2S4V6W8Y0A2C4E6G", CreatedAt: time.Date(2026, 5, 8, 14, 20, 0, 0, time.UTC),
 		TurnCount: 3, CostSoFarUSD: 0.142, Usage: fxUsage, CurrentTurnID: fxTurn, StreamingMessageID: fxMessage,
 		ContextStartOffset: 4, ContextSummary: "Earlier: the user asked to fix a flaky test.", Depth: 1,
-		QueuedTurns: []store.QueuedTurn{{TurnID: "01JZ3KB0C2E4G6J8M0P2R4T6W8", Content: "Then commit the fix"}},
+		QueuedTurns:  []store.QueuedTurn{{TurnID: "01JZ3KB0C2E4G6J8M0P2R4T6W8", Content: "Then commit the fix"}},
+		ApprovalMode: "auto-edits", PendingApprovals: 1,
 	}
 	fxMsg = store.Message{
 		ID: fxMessage, SessionID: fxSession, Offset: 7, TurnID: fxTurn, Role: store.RoleToolResult,
@@ -98,6 +99,11 @@ func fixturePayloads() map[string]struct {
 			Result: "TestFoo races on a map.", StatusText: "Worker finished", Summary: "**Result:** TestFoo races on a map."}},
 		TypeDelegateFailed: {ActorTool, DelegateFailed{ToolUseID: fxDeleg, WorkerSessionID: fxWorker, FailureMode: FailureCancelledByUser,
 			Message: "cancelled", StatusText: "Worker cancelled", Summary: "Worker cancelled by user"}},
+		TypeToolApprovalRequested: {ActorTool, ToolApprovalRequested{ToolUseID: fxTool, ToolName: "bash", Input: fxInput,
+			StatusText: "Running: go test ./...", Risk: RiskHigh, Summary: "-> executing in the workspace:\n\n```bash\ngo test ./...\n```\n",
+			Reason: "bash asks by default", WorkerSessionID: fxWorker}},
+		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionDeny, By: "dashboard",
+			Message: "not now", WorkerSessionID: fxWorker}},
 		TypeCompactionStarted: {ActorSystem, CompactionStarted{Trigger: "threshold", EstimatedTokens: 182000, ContextWindow: 200000}},
 		TypeCompactionComplete: {ActorSystem, CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000,
 			Reason: "summary", ContextStartOffset: 24}},

@@ -130,6 +130,12 @@ type Session struct {
 	// QueuedTurns are the submissions waiting behind the running turn, oldest
 	// first (their user messages are stored only when each turn starts).
 	QueuedTurns []QueuedTurn `json:"queued_turns,omitempty"`
+	// ApprovalMode is the session's approval mode: "ask", "auto-edits" or
+	// "auto-all" (docs/permissions.md); "" means the current default.
+	ApprovalMode string `json:"approval_mode,omitempty"`
+	// PendingApprovals counts the session's tool calls (its own and its
+	// workers') waiting for the user's approval.
+	PendingApprovals int `json:"pending_approvals,omitempty"`
 }
 
 // QueuedTurn is a submission waiting in a session's queue.

@@ -92,7 +92,10 @@ type Config struct {
 	// CancelText is the text of the synthetic tool results of cancelled
 	// tool calls; "" means "cancelled by user".
 	CancelText func(ctx context.Context) string
-	Logger     *slog.Logger
+	// Approver, if set, is asked before each tool call runs (after
+	// tool.called); nil runs every call.
+	Approver Approver
+	Logger   *slog.Logger
 }
 
 // Outcome statuses.

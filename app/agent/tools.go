@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,19 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		ToolUseID: call.ID, ToolName: call.Name, Input: input, MessageID: msgID,
 		StatusText: status, Summary: summary,
 	}))
+	if l.Approver != nil {
+		err := l.Approver.Approve(ctx, ApprovalCall{ToolUseID: call.ID, ToolName: call.Name, Input: input, StatusText: status, Summary: summary})
+		var denied *Denied
+		switch {
+		case err == nil:
+		case errors.As(err, &denied):
+			l.failTool(call, ipc.ToolErrDenied, denied.Message, "Denied: "+status, summary)
+			return false
+		default: // the turn ended while the call waited: it never ran
+			l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
+			return true
+		}
+	}
 	env := l.Env
 	env.ToolUseID = call.ID
 	var abandoned atomic.Bool

@@ -52,6 +52,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	worker := store.Session{
 		ID: agent.NewID(), Title: "Worker: " + firstLine(task), WorkspacePath: prec.WorkspacePath,
 		ActiveModel: proute.Model, ParentSessionID: prec.ID, Depth: depth, CreatedAt: time.Now().UTC(),
+		ApprovalMode: prec.ApprovalMode, // a worker asks as its parent does
 	}
 	if _, err := h.createSession(context.WithoutCancel(ctx), worker); err != nil {
 		return fail("", ipc.FailureError, err.Error(), errclass.ToolExec)

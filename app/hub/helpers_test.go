@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"agenthub/app/permission"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,6 +47,9 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 		DataDir: h.dir, DefaultWorkspace: h.ws, DefaultModel: testModel,
 		Backoff:     func(int, time.Duration) time.Duration { return time.Millisecond },
 		ToolOptions: tool.Options{KillGrace: 200 * time.Millisecond},
+		// Tool calls run without asking unless a test is about approvals
+		// (approvals_test.go sets ask).
+		ApprovalMode: permission.ModeAutoAll,
 	}
 	for _, o := range opts {
 		o(&h.cfg)

@@ -22,6 +22,7 @@ import (
 
 	"agenthub/app/agent"
 	"agenthub/app/llm"
+	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -56,6 +57,9 @@ type Config struct {
 	// TurnTimeout is --turn-timeout: a turn running longer is cancelled with
 	// reason "timeout". Default 30m; negative disables.
 	TurnTimeout time.Duration
+	// ApprovalMode, when set, is the approval mode of new sessions (tests;
+	// the app takes it from Settings, see ApprovalSettings).
+	ApprovalMode permission.Mode
 	// MaxDelegationDepth bounds worker nesting (a worker's Depth). Default 2.
 	MaxDelegationDepth int
 	// CompactThreshold is the fraction of the model's context window the
@@ -116,6 +120,9 @@ type Hub struct {
 	mu        sync.Mutex
 	providers *llm.Registry
 	sessions  map[string]*session
+
+	perms     *permission.Store // workspace rules (DATA_DIR/permissions.json)
+	approvals approvals         // tool calls waiting for the user
 }
 
 var _ ipc.HubAPI = (*Hub)(nil)
@@ -142,6 +149,11 @@ type run struct {
 	timer      *time.Timer
 	cancelling bool
 	done       chan struct{}
+	// The turn timeout pauses while tool calls wait for approval (Hub.mu):
+	// deadline is when timer fires, remaining what is left while paused.
+	deadline  time.Time
+	remaining time.Duration
+	waiting   int
 }
 
 // New returns a hub over bus (and its store) that takes LLM providers from
@@ -192,6 +204,11 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
 		providers: providers, sessions: map[string]*session{},
 	}
+	perms, err := permission.OpenStore(filepath.Join(cfg.DataDir, permission.FileName))
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	h.perms = perms
 	h.ctx, h.stop = context.WithCancel(context.Background())
 	recs, err := h.db.Sessions()
 	if err != nil {
@@ -316,7 +333,7 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 	}
 	rec := store.Session{
 		ID: agent.NewID(), Title: title, WorkspacePath: abs, ActiveModel: model,
-		CreatedAt: time.Now().UTC(),
+		CreatedAt: time.Now().UTC(), ApprovalMode: string(h.defaultApprovalMode()),
 	}
 	return h.createSession(ctx, rec)
 }

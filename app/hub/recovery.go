@@ -118,6 +118,7 @@ func (h *Hub) recoverTurn(_ context.Context, s *session, t store.Turn) error {
 	r := &turnRecovery{rc: &recorder{h: h, s: s}, turn: t}
 	partialID, rebuilt := r.completePartials(log)
 	r.failOpenCalls(log.calls.open, rebuilt)
+	r.cancelApprovals(log.approvals)
 	calls, err := h.unansweredToolCalls(t)
 	if err != nil {
 		return err
@@ -134,6 +135,24 @@ type turnLog struct {
 	partials map[string]*partialMessage
 	order    []string
 	calls    openCalls
+	// approvals are the turn's approval requests without an answer, in order.
+	approvals []ipc.ToolApprovalRequested
+}
+
+// applyApproval tracks the turn's unanswered approval requests.
+func (l *turnLog) applyApproval(typ string, payload json.RawMessage) {
+	switch typ {
+	case ipc.TypeToolApprovalRequested:
+		var p ipc.ToolApprovalRequested
+		if json.Unmarshal(payload, &p) == nil {
+			l.approvals = append(l.approvals, p)
+		}
+	case ipc.TypeToolApprovalResolved:
+		var p ipc.ToolApprovalResolved
+		if json.Unmarshal(payload, &p) == nil {
+			l.approvals = slices.DeleteFunc(l.approvals, func(a ipc.ToolApprovalRequested) bool { return a.ToolUseID == p.ToolUseID })
+		}
+	}
 }
 
 // replayTurn reads turn t's events from the log, from just before the
@@ -154,6 +173,7 @@ func (h *Hub) replayTurn(t store.Turn) (*turnLog, error) {
 			return nil
 		}
 		l.calls.apply(r.Type, e.Payload)
+		l.applyApproval(r.Type, e.Payload)
 		return applyStreamEvent(r.Type, e.Payload, l.partials, &l.order)
 	})
 	if err != nil {
@@ -237,6 +257,17 @@ func (r *turnRecovery) failOpenCalls(open []ipc.LLMCallStarted, rebuilt map[stri
 			CallID: c.CallID, Model: c.Model, MessageID: msgID, ErrorClass: ipc.ErrClassCancelled,
 			Message: "interrupted by restart", Attempt: c.Attempt,
 		}), nil)
+	}
+}
+
+// cancelApprovals answers every approval request the crash left waiting
+// with decision cancelled, by restart (the prompt then shows
+// "cancelled (restart)"); the session waits for nothing any more.
+func (r *turnRecovery) cancelApprovals(pending []ipc.ToolApprovalRequested) {
+	for _, p := range pending {
+		r.rc.Commit(r.draft(ipc.TypeToolApprovalResolved, ipc.ToolApprovalResolved{
+			ToolUseID: p.ToolUseID, Decision: ipc.DecisionCancelled, By: ipc.ResolvedByRestart, WorkerSessionID: p.WorkerSessionID,
+		}), func(s *store.Session) { s.PendingApprovals = 0 })
 	}
 }
 

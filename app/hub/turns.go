@@ -133,6 +133,7 @@ func (h *Hub) newRunLocked(s *session, t store.Turn, parent context.Context) *ru
 	r := &run{turn: t, cancel: cancel, done: make(chan struct{})}
 	r.ctx = ctx
 	if h.cfg.TurnTimeout > 0 {
+		r.deadline = time.Now().Add(h.cfg.TurnTimeout)
 		r.timer = time.AfterFunc(h.cfg.TurnTimeout, func() { h.cancelRun(s, r, errTimeout) })
 	}
 	s.running = r
@@ -297,6 +298,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 			Backoff:        h.cfg.Backoff,
 			OnText:         onText,
 			BeforeTools:    beforeTools,
+			Approver:       approver{h: h, s: s, r: r},
 			CancelText:     cancelText,
 			Logger:         h.log,
 		})

@@ -363,7 +363,7 @@ func (a *API) rpcHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(a.rpc.DispatchFrame(r.Context(), body))
+	_, _ = w.Write(a.rpc.DispatchFrame(ipc.WithClient(r.Context(), "dashboard"), body))
 }
 
 // attachGrant is one unused attach token.

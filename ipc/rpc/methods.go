@@ -26,6 +26,10 @@ const (
 	MethodGetSettings      = "getSettings"
 	MethodUpdateSettings   = "updateSettings"
 	MethodListModels       = "listModels"
+	MethodApproveTool      = "approveTool"
+	MethodSetApprovalMode  = "setApprovalMode"
+	MethodGetPermissions   = "getPermissionRules"
+	MethodSetPermissions   = "setPermissionRules"
 )
 
 // Paging bounds of getAgentMessages (seed 003 default limit 50).
@@ -71,8 +75,10 @@ type OK struct {
 // RegisterHub registers every hub method on d: getAgentMessages,
 // listSessions, getSession, createSession, renameSession, deleteSession,
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
-// updateSettings, listModels. Session-addressed methods take the session id
-// as `agentId` (seed 003); `sessionId` is accepted as an alias.
+// updateSettings, listModels, approveTool, setApprovalMode,
+// getPermissionRules, setPermissionRules. Session-addressed methods take the
+// session id as `agentId` (seed 003); `sessionId` and `session_id` are
+// accepted as aliases.
 func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	h := hubMethods{hub: hub, msgs: msgs}
 	d.Register(MethodGetAgentMessages, h.getAgentMessages)
@@ -88,6 +94,10 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetSettings, h.getSettings)
 	d.Register(MethodUpdateSettings, h.updateSettings)
 	d.Register(MethodListModels, h.listModels)
+	d.Register(MethodApproveTool, h.approveTool)
+	d.Register(MethodSetApprovalMode, h.setApprovalMode)
+	d.Register(MethodGetPermissions, h.getPermissionRules)
+	d.Register(MethodSetPermissions, h.setPermissionRules)
 }
 
 type hubMethods struct {
@@ -100,12 +110,16 @@ type hubMethods struct {
 type sessionParams struct {
 	AgentID   string `json:"agentId"`
 	SessionID string `json:"sessionId"`
+	Session   string `json:"session_id"` // the second wave's methods name it so (DESIGN §3.1)
 }
 
 func (p sessionParams) id() (string, error) {
 	id := p.AgentID
 	if id == "" {
 		id = p.SessionID
+	}
+	if id == "" {
+		id = p.Session
 	}
 	if strings.TrimSpace(id) == "" {
 		return "", Errorf(CodeInvalidParams, "agentId is required")

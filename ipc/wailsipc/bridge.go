@@ -275,7 +275,7 @@ func (b *Bridge) Unsubscribe(subscriptionID string) error {
 // Request runs one seed 003 RPC request frame (JSON text) and returns the
 // response frame; protocol errors are inside the response, never an error.
 func (b *Bridge) Request(frame string) (any, error) {
-	return json.RawMessage(b.rpc.DispatchFrame(b.ctx, []byte(frame))), nil
+	return json.RawMessage(b.rpc.DispatchFrame(ipc.WithClient(b.ctx, "window"), []byte(frame))), nil
 }
 
 // filterJSON turns the page's filter argument into the raw filter of a

@@ -27,7 +27,10 @@ type Hub struct {
 
 	mu       sync.Mutex
 	settings map[string]json.RawMessage
-	cancels  []string // "session/turn/reason"
+	cancels  []string          // "session/turn/reason"
+	waiting  map[string]string // tool_use_id → session, awaiting approval
+	answers  []ipc.ApproveToolRequest
+	rules    map[string][]ipc.PermissionRule
 	wg       sync.WaitGroup
 	ctx      context.Context
 	stop     context.CancelFunc

@@ -1,0 +1,316 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"agenthub/app/agent"
+	"agenthub/app/permission"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// ApprovalSettings is optionally implemented by Settings: the default
+// approval mode of new sessions (--approval-mode, approval_mode).
+type ApprovalSettings interface {
+	ApprovalMode() permission.Mode
+}
+
+// approvals holds the tool calls waiting for the user's answer, by
+// tool_use_id.
+type approvals struct {
+	mu      sync.Mutex
+	pending map[string]*pendingApproval
+}
+
+type pendingApproval struct {
+	sessionID string   // the call's session
+	copies    []string // ancestor sessions that got a copy of the request
+	call      permission.Call
+	workspace string
+	answer    chan ipc.ApproveToolRequest // buffered 1; written once
+}
+
+// defaultApprovalMode is the mode of a new session.
+func (h *Hub) defaultApprovalMode() permission.Mode {
+	if h.cfg.ApprovalMode != "" {
+		return h.cfg.ApprovalMode
+	}
+	if as, ok := h.settings.(ApprovalSettings); ok && as != nil {
+		return as.ApprovalMode()
+	}
+	return permission.ModeAsk
+}
+
+// approver is the agent.Approver of one turn of session s.
+type approver struct {
+	h *Hub
+	s *session
+	r *run
+}
+
+var _ agent.Approver = approver{}
+
+// Approve decides the call by the precedence of app/permission and, for
+// "ask", waits for approveTool (docs/permissions.md).
+func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) error {
+	rec := a.s.record()
+	mode, _ := permission.ParseMode(rec.ApprovalMode)
+	if rec.ApprovalMode == "" {
+		mode = a.h.defaultApprovalMode()
+	}
+	call := permission.Call{Tool: c.ToolName, Command: bashCommand(c)}
+	d := permission.Decide(a.h.perms.Rules(rec.WorkspacePath), mode, call)
+	switch d.Action {
+	case permission.Allow:
+		return nil
+	case permission.Deny:
+		return &agent.Denied{Message: "This tool call was refused: " + d.Reason + "."}
+	}
+	return a.wait(ctx, rec, c, call, d.Reason)
+}
+
+// bashCommand is a bash call's command line ("" for other tools).
+func bashCommand(c agent.ApprovalCall) string {
+	if c.ToolName != "bash" {
+		return ""
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(c.Input, &in)
+	return in.Command
+}
+
+// risk grades a call for the prompt.
+func risk(tool string) string {
+	switch {
+	case tool == "bash":
+		return ipc.RiskHigh
+	case permission.Default(tool) == permission.Allow:
+		return ipc.RiskLow
+	}
+	return ipc.RiskMedium
+}
+
+// wait announces the request, pauses the turn timeouts and blocks until an
+// answer or the end of ctx.
+func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalCall, call permission.Call, reason string) error {
+	h := a.h
+	p := &pendingApproval{sessionID: rec.ID, call: call, workspace: rec.WorkspacePath, answer: make(chan ipc.ApproveToolRequest, 1)}
+	p.copies = h.ancestors(rec.ParentSessionID)
+	h.approvals.mu.Lock()
+	if h.approvals.pending == nil {
+		h.approvals.pending = map[string]*pendingApproval{}
+	}
+	h.approvals.pending[c.ToolUseID] = p
+	h.approvals.mu.Unlock()
+	req := ipc.ToolApprovalRequested{ToolUseID: c.ToolUseID, ToolName: c.ToolName, Input: c.Input,
+		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason}
+	h.announce(ctx, a.r.turn.ID, p, ipc.TypeToolApprovalRequested, func(worker string) any {
+		r := req
+		r.WorkerSessionID = worker
+		return r
+	}, +1)
+	resume := h.pauseTimeouts(p)
+	defer resume()
+
+	var ans ipc.ApproveToolRequest
+	select {
+	case ans = <-p.answer:
+	case <-ctx.Done():
+		h.approvals.mu.Lock()
+		delete(h.approvals.pending, c.ToolUseID)
+		h.approvals.mu.Unlock()
+		ans = ipc.ApproveToolRequest{Decision: ipc.DecisionCancelled, By: ipc.ResolvedByCancel}
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			ans.By = ipc.ResolvedByRestart // the app is stopping: turns do not resume
+		}
+	}
+	h.announce(context.WithoutCancel(ctx), a.r.turn.ID, p, ipc.TypeToolApprovalResolved, func(worker string) any {
+		return ipc.ToolApprovalResolved{ToolUseID: c.ToolUseID, Decision: ans.Decision, By: ans.By, Message: ans.Message, WorkerSessionID: worker}
+	}, -1)
+	switch ans.Decision {
+	case ipc.DecisionCancelled:
+		return ctx.Err()
+	case ipc.DecisionDeny:
+		msg := "The user denied this tool call."
+		if m := strings.TrimSpace(ans.Message); m != "" {
+			msg += " Their message: " + m
+		}
+		return &agent.Denied{Message: msg}
+	case ipc.DecisionAlways:
+		if rule, ok := permission.AlwaysRule(call); ok {
+			if err := h.perms.Add(p.workspace, rule); err != nil {
+				h.log.Error("hub: storing an always-allow rule", "workspace", p.workspace, "rule", rule.String(), "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// announce commits the event made by payload in the call's session and a
+// copy (with worker_session_id) in each ancestor, each with session.updated
+// carrying pending_approvals changed by delta.
+func (h *Hub) announce(ctx context.Context, turnID string, p *pendingApproval, typ string, payload func(worker string) any, delta int) {
+	targets := append([]string{p.sessionID}, p.copies...)
+	for i, sid := range targets {
+		s, err := h.lookup(sid)
+		if err != nil {
+			continue // an ancestor deleted meanwhile
+		}
+		worker, tid := "", turnID
+		if i > 0 {
+			// A copy belongs to the ancestor's running (delegating) turn,
+			// so its recovery after a crash finds it.
+			worker, tid = p.sessionID, ""
+			h.mu.Lock()
+			if s.running != nil {
+				tid = s.running.turn.ID
+			}
+			h.mu.Unlock()
+		}
+		s.mu.Lock()
+		s.rec.PendingApprovals = max(0, s.rec.PendingApprovals+delta)
+		d := ipc.Draft{Type: typ, SessionID: sid, TurnID: tid, Actor: ipc.ActorTool, Payload: payload(worker)}
+		_, err = h.bus.Commit(ctx, d, h.sessionDraft(s.rec, ipc.ActorTool))
+		s.mu.Unlock()
+		if err != nil {
+			h.log.Error("hub: announcing an approval", "type", typ, "session", sid, "err", err)
+		}
+	}
+}
+
+// ancestors returns the chain of sessions above parent (parent first).
+func (h *Hub) ancestors(parent string) []string {
+	var out []string
+	for depth := 0; parent != "" && depth < 64; depth++ {
+		s, err := h.lookup(parent)
+		if err != nil {
+			break
+		}
+		out = append(out, parent)
+		parent = s.record().ParentSessionID
+	}
+	return out
+}
+
+// pauseTimeouts stops the turn timeouts of the call's session and its
+// ancestors (a delegating parent waits too) while the user decides: the
+// wait does not count against --turn-timeout. It returns the resume.
+func (h *Hub) pauseTimeouts(p *pendingApproval) func() {
+	var runs []*run
+	h.mu.Lock()
+	for _, sid := range append([]string{p.sessionID}, p.copies...) {
+		if s := h.sessions[sid]; s != nil && s.running != nil {
+			r := s.running
+			if r.waiting == 0 && r.timer != nil && r.timer.Stop() {
+				r.remaining = time.Until(r.deadline)
+			}
+			r.waiting++
+			runs = append(runs, r)
+		}
+	}
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, r := range runs {
+			if r.waiting--; r.waiting == 0 && r.timer != nil && r.remaining > 0 {
+				r.deadline = time.Now().Add(r.remaining)
+				r.timer.Reset(r.remaining)
+				r.remaining = 0
+			}
+		}
+	}
+}
+
+// ApproveTool implements ipc.HubAPI: it hands the answer to the waiting
+// call. The session must be the call's or one that got its copy.
+func (h *Hub) ApproveTool(ctx context.Context, req ipc.ApproveToolRequest) error {
+	switch req.Decision {
+	case ipc.DecisionOnce, ipc.DecisionAlways, ipc.DecisionDeny:
+	default:
+		return fmt.Errorf("decision %q: want once, always or deny: %w", req.Decision, ipc.ErrInvalidInput)
+	}
+	h.approvals.mu.Lock()
+	p := h.approvals.pending[req.ToolUseID]
+	if p == nil || (p.sessionID != req.SessionID && !contains(p.copies, req.SessionID)) {
+		h.approvals.mu.Unlock()
+		return fmt.Errorf("no tool call %q of session %q is waiting for approval (unknown, already answered, or another session's): %w",
+			req.ToolUseID, req.SessionID, ipc.ErrInvalidInput)
+	}
+	delete(h.approvals.pending, req.ToolUseID)
+	h.approvals.mu.Unlock()
+	p.answer <- req
+	return nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SetApprovalMode implements ipc.HubAPI.
+func (h *Hub) SetApprovalMode(ctx context.Context, sessionID, mode string) (store.Session, error) {
+	m, err := permission.ParseMode(mode)
+	if err != nil || mode == "" {
+		return store.Session{}, fmt.Errorf("mode %q: want ask, auto-edits or auto-all: %w", mode, ipc.ErrInvalidInput)
+	}
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return store.Session{}, err
+	}
+	s.mu.Lock()
+	s.rec.ApprovalMode = string(m)
+	rec := s.rec
+	_, err = h.bus.Commit(context.WithoutCancel(ctx), h.sessionDraft(rec, ipc.ActorUser))
+	s.mu.Unlock()
+	if err != nil {
+		return store.Session{}, fmt.Errorf("setting the approval mode of %s: %w", sessionID, err)
+	}
+	return rec, nil
+}
+
+// PermissionRules implements ipc.HubAPI.
+func (h *Hub) PermissionRules(_ context.Context, workspace string) ([]ipc.PermissionRule, error) {
+	if strings.TrimSpace(workspace) == "" {
+		return nil, fmt.Errorf("workspace is required: %w", ipc.ErrInvalidInput)
+	}
+	var out []ipc.PermissionRule
+	for _, r := range h.perms.Rules(workspace) {
+		out = append(out, ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Action: string(r.Action)})
+	}
+	return out, nil
+}
+
+// SetPermissionRules implements ipc.HubAPI.
+func (h *Hub) SetPermissionRules(ctx context.Context, workspace string, rules []ipc.PermissionRule) ([]ipc.PermissionRule, error) {
+	if strings.TrimSpace(workspace) == "" {
+		return nil, fmt.Errorf("workspace is required: %w", ipc.ErrInvalidInput)
+	}
+	var rs []permission.Rule
+	for i, r := range rules {
+		pr := permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Action: permission.Action(r.Action)}
+		if err := pr.Check(); err != nil {
+			return nil, fmt.Errorf("rule %d: %v: %w", i, err, ipc.ErrInvalidInput)
+		}
+		rs = append(rs, pr)
+	}
+	if err := h.perms.Set(workspace, rs); err != nil {
+		if errors.Is(err, ipc.ErrInvalidInput) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("storing the rules of %s: %w", workspace, err)
+	}
+	return h.PermissionRules(ctx, workspace)
+}

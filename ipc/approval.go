@@ -1,0 +1,85 @@
+package ipc
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Approval decisions (tool.approval_resolved decision, approveTool decision).
+const (
+	DecisionOnce      = "once"
+	DecisionAlways    = "always"
+	DecisionDeny      = "deny"
+	DecisionCancelled = "cancelled" // only in tool.approval_resolved
+)
+
+// Who resolved an approval (tool.approval_resolved by) besides a client's
+// transport name ("window", "dashboard").
+const (
+	ResolvedByCancel  = "cancel"  // the turn was cancelled while it waited
+	ResolvedByRestart = "restart" // the app stopped while it waited
+)
+
+// Risk levels of an approval request.
+const (
+	RiskLow    = "low"
+	RiskMedium = "medium"
+	RiskHigh   = "high"
+)
+
+// ToolApprovalRequested is the payload of tool.approval_requested: a tool
+// call waits for the user's answer. WorkerSessionID is set on the copy
+// emitted in an ancestor session of the delegated worker that made the call.
+type ToolApprovalRequested struct {
+	ToolUseID       string          `json:"tool_use_id"`
+	ToolName        string          `json:"tool_name"`
+	Input           json.RawMessage `json:"input"`
+	StatusText      string          `json:"status_text"`
+	Risk            string          `json:"risk"`
+	Summary         string          `json:"summary"`
+	Reason          string          `json:"reason"`
+	WorkerSessionID string          `json:"worker_session_id,omitempty"`
+}
+
+// ToolApprovalResolved is the payload of tool.approval_resolved.
+type ToolApprovalResolved struct {
+	ToolUseID       string `json:"tool_use_id"`
+	Decision        string `json:"decision"`
+	By              string `json:"by"`
+	Message         string `json:"message,omitempty"`
+	WorkerSessionID string `json:"worker_session_id,omitempty"`
+}
+
+// ApproveToolRequest is what approveTool carries; By is the transport that
+// delivered it (see WithClient).
+type ApproveToolRequest struct {
+	SessionID string
+	ToolUseID string
+	Decision  string // once | always | deny
+	Message   string
+	By        string
+}
+
+// PermissionRule is one workspace rule as clients see it
+// (docs/permissions.md): Action is allow, ask or deny; Prefix only for bash.
+type PermissionRule struct {
+	Tool   string `json:"tool"`
+	Prefix string `json:"prefix,omitempty"`
+	Action string `json:"action"`
+}
+
+type clientKey struct{}
+
+// WithClient returns ctx naming the client kind a request came from
+// ("window", "dashboard"), for tool.approval_resolved's by.
+func WithClient(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, clientKey{}, name)
+}
+
+// ClientOf returns the client kind WithClient put in ctx, or "client".
+func ClientOf(ctx context.Context) string {
+	if s, ok := ctx.Value(clientKey{}).(string); ok && s != "" {
+		return s
+	}
+	return "client"
+}

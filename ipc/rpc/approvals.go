@@ -1,0 +1,82 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"agenthub/ipc"
+)
+
+type approveParams struct {
+	sessionParams
+	ToolUseID string `json:"tool_use_id"`
+	Decision  string `json:"decision"`
+	Message   string `json:"message"`
+}
+
+// approveTool answers a waiting tool call (docs/permissions.md); by is the
+// transport the request came in on (ipc.WithClient).
+func (h hubMethods) approveTool(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, err := decodeSession[approveParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.ToolUseID) == "" {
+		return nil, Errorf(CodeInvalidParams, "tool_use_id is required")
+	}
+	return ok(h.hub.ApproveTool(ctx, ipc.ApproveToolRequest{SessionID: id, ToolUseID: p.ToolUseID,
+		Decision: p.Decision, Message: p.Message, By: ipc.ClientOf(ctx)}))
+}
+
+type modeParams struct {
+	sessionParams
+	Mode string `json:"mode"`
+}
+
+func (h hubMethods) setApprovalMode(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, err := decodeSession[modeParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	return h.hub.SetApprovalMode(ctx, id, p.Mode)
+}
+
+type rulesParams struct {
+	Workspace string               `json:"workspace"`
+	Rules     []ipc.PermissionRule `json:"rules"`
+}
+
+// RulesResult is the payload of getPermissionRules and setPermissionRules.
+type RulesResult struct {
+	Workspace string               `json:"workspace"`
+	Rules     []ipc.PermissionRule `json:"rules"`
+}
+
+func (h hubMethods) getPermissionRules(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p rulesParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	rules, err := h.hub.PermissionRules(ctx, p.Workspace)
+	return rulesResult(p.Workspace, rules, err)
+}
+
+func (h hubMethods) setPermissionRules(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p rulesParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	rules, err := h.hub.SetPermissionRules(ctx, p.Workspace, p.Rules)
+	return rulesResult(p.Workspace, rules, err)
+}
+
+func rulesResult(ws string, rules []ipc.PermissionRule, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if rules == nil {
+		rules = []ipc.PermissionRule{}
+	}
+	return RulesResult{Workspace: ws, Rules: rules}, nil
+}
