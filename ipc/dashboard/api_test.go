@@ -278,3 +278,28 @@ func TestSecurityRefusals(t *testing.T) {
 		}
 	})
 }
+
+// approveTool over POST /rpc reaches the hub as answered by the dashboard;
+// a second answer, or an unknown call, is INVALID_PARAMS.
+func TestHTTPRPCApproveTool(t *testing.T) {
+	f := newFixture(t, ipc.Options{})
+	id := f.session()
+	f.hub.Await(id, "tu_1")
+	req := fmt.Sprintf(`{"type":"request","requestId":"a1","method":"approveTool","params":{"session_id":%q,"tool_use_id":"tu_1","decision":"deny","message":"not now"}}`, id)
+	if _, b := f.do("POST", "/rpc", req); !strings.Contains(string(b), `"ok":true`) {
+		t.Fatalf("approveTool: %s", b)
+	}
+	got := f.hub.Approvals()
+	if len(got) != 1 || got[0] != (ipc.ApproveToolRequest{SessionID: id, ToolUseID: "tu_1", Decision: "deny", Message: "not now", By: "dashboard"}) {
+		t.Fatalf("the hub got %+v", got)
+	}
+	for _, params := range []string{
+		fmt.Sprintf(`{"session_id":%q,"tool_use_id":"tu_1","decision":"once"}`, id), // already answered
+		fmt.Sprintf(`{"session_id":%q,"decision":"once"}`, id),                      // no tool_use_id
+	} {
+		_, b := f.do("POST", "/rpc", `{"type":"request","requestId":"a2","method":"approveTool","params":`+params+`}`)
+		if !strings.Contains(string(b), rpc.CodeInvalidParams) {
+			t.Errorf("%s: %s", params, b)
+		}
+	}
+}

@@ -619,3 +619,18 @@ func TestBridgeSlowPageClosedWithClientTooSlow(t *testing.T) {
 		}
 	}
 }
+
+// approveTool through the window's one RPC path reaches the hub as
+// answered by the window.
+func TestBridgeApproveTool(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	e.hub.Await(sid, "tu_1")
+	r, err := e.br.Request(`{"type":"request","requestId":"a1","method":"approveTool","params":{"session_id":"` + sid + `","tool_use_id":"tu_1","decision":"always"}}`)
+	if err != nil || !strings.Contains(string(r.(json.RawMessage)), `"ok":true`) {
+		t.Fatalf("approveTool: %s %v", r, err)
+	}
+	if got := e.hub.Approvals(); len(got) != 1 || got[0].By != "window" || got[0].Decision != "always" {
+		t.Fatalf("the hub got %+v", got)
+	}
+}
