@@ -101,6 +101,9 @@ type HubAPI interface {
 	ApproveTool(ctx context.Context, req ApproveToolRequest) error
 	// SetApprovalMode sets a session's approval mode and returns the record.
 	SetApprovalMode(ctx context.Context, sessionID, mode string) (store.Session, error)
+	// SetSandboxOptions sets a session's bash sandbox options (reads inside
+	// the workspace only, network off) and returns the record.
+	SetSandboxOptions(ctx context.Context, sessionID string, readWorkspaceOnly, noNetwork bool) (store.Session, error)
 	// PermissionRules returns a workspace's rules (docs/permissions.md).
 	PermissionRules(ctx context.Context, workspace string) ([]PermissionRule, error)
 	// SetPermissionRules replaces a workspace's rules; an invalid rule is ErrInvalidInput.

@@ -136,6 +136,11 @@ type Session struct {
 	// PendingApprovals counts the session's tool calls (its own and its
 	// workers') waiting for the user's approval.
 	PendingApprovals int `json:"pending_approvals,omitempty"`
+	// SandboxReadWorkspaceOnly confines the reads of the session's bash
+	// commands to the workspace (and the system directories a shell
+	// needs); SandboxNoNetwork switches their TCP off (app/sandbox).
+	SandboxReadWorkspaceOnly bool `json:"sandbox_read_workspace_only,omitempty"`
+	SandboxNoNetwork         bool `json:"sandbox_no_network,omitempty"`
 }
 
 // QueuedTurn is a submission waiting in a session's queue.

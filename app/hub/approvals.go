@@ -266,19 +266,7 @@ func (h *Hub) SetApprovalMode(ctx context.Context, sessionID, mode string) (stor
 	if err != nil || mode == "" {
 		return store.Session{}, fmt.Errorf("mode %q: want ask, auto-edits or auto-all: %w", mode, ipc.ErrInvalidInput)
 	}
-	s, err := h.lookup(sessionID)
-	if err != nil {
-		return store.Session{}, err
-	}
-	s.mu.Lock()
-	s.rec.ApprovalMode = string(m)
-	rec := s.rec
-	_, err = h.bus.Commit(context.WithoutCancel(ctx), h.sessionDraft(rec, ipc.ActorUser))
-	s.mu.Unlock()
-	if err != nil {
-		return store.Session{}, fmt.Errorf("setting the approval mode of %s: %w", sessionID, err)
-	}
-	return rec, nil
+	return h.updateRecord(ctx, sessionID, func(r *store.Session) { r.ApprovalMode = string(m) })
 }
 
 // PermissionRules implements ipc.HubAPI.
@@ -313,4 +301,29 @@ func (h *Hub) SetPermissionRules(ctx context.Context, workspace string, rules []
 		return nil, fmt.Errorf("storing the rules of %s: %w", workspace, err)
 	}
 	return h.PermissionRules(ctx, workspace)
+}
+
+// SetSandboxOptions implements ipc.HubAPI; the next bash call of the
+// session runs with them.
+func (h *Hub) SetSandboxOptions(ctx context.Context, sessionID string, readWorkspaceOnly, noNetwork bool) (store.Session, error) {
+	return h.updateRecord(ctx, sessionID, func(r *store.Session) {
+		r.SandboxReadWorkspaceOnly, r.SandboxNoNetwork = readWorkspaceOnly, noNetwork
+	})
+}
+
+// updateRecord changes a session's record and commits session.updated.
+func (h *Hub) updateRecord(ctx context.Context, sessionID string, change func(*store.Session)) (store.Session, error) {
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return store.Session{}, err
+	}
+	s.mu.Lock()
+	change(&s.rec)
+	rec := s.rec
+	_, err = h.bus.Commit(context.WithoutCancel(ctx), h.sessionDraft(rec, ipc.ActorUser))
+	s.mu.Unlock()
+	if err != nil {
+		return store.Session{}, fmt.Errorf("updating session %s: %w", sessionID, err)
+	}
+	return rec, nil
 }

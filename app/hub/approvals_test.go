@@ -345,3 +345,18 @@ func TestApprovalOfAWorkerSurfacesInTheParent(t *testing.T) {
 		t.Fatalf("resolutions in the parent %v, want %v", got, want)
 	}
 }
+
+func TestSetSandboxOptions(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	rec, err := h.hub.SetSandboxOptions(context.Background(), s.ID, true, true)
+	if err != nil || !rec.SandboxReadWorkspaceOnly || !rec.SandboxNoNetwork {
+		t.Fatalf("%+v %v", rec, err)
+	}
+	if got, _ := h.hub.GetSession(context.Background(), s.ID); !got.SandboxReadWorkspaceOnly || !got.SandboxNoNetwork {
+		t.Fatalf("stored %+v", got)
+	}
+	if _, err := h.hub.SetSandboxOptions(context.Background(), "nope", false, false); !errors.Is(err, ipc.ErrSessionNotFound) {
+		t.Fatalf("unknown session: %v", err)
+	}
+}

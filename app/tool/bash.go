@@ -100,7 +100,7 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 		capt.finish()
 		return fail(errorf(errclass.ToolExec, "bash: pipe: %v", err))
 	}
-	cmd, cleanup, err := t.command(dir, in.Command)
+	cmd, cleanup, err := t.command(dir, in.Command, env)
 	if err != nil {
 		pr.Close()
 		pw.Close()

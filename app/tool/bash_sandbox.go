@@ -11,8 +11,9 @@ import (
 // command builds the process for one bash call in dir: `Shell -c line`,
 // through the sandbox helper when Options.Sandbox is set — writes confined
 // to the workspace, a temp dir of its own (TMPDIR, removed by cleanup) and
-// the cache dirs. Env holds the inherited environment.
-func (t *bashTool) command(dir, line string) (cmd *exec.Cmd, cleanup func(), err error) {
+// the cache dirs; reads and TCP as e asks. cmd.Env holds the inherited
+// environment.
+func (t *bashTool) command(dir, line string, e Env) (cmd *exec.Cmd, cleanup func(), err error) {
 	argv := []string{t.opts.Shell, "-c", line}
 	env := inheritedEnv()
 	cleanup = func() {}
@@ -22,7 +23,10 @@ func (t *bashTool) command(dir, line string) (cmd *exec.Cmd, cleanup func(), err
 			return nil, nil, fmt.Errorf("sandbox temp dir: %w", err)
 		}
 		cleanup = func() { _ = os.RemoveAll(tmp) }
-		p := sbx.Policy{WriteDirs: append([]string{dir, tmp}, sb.CacheDirs...)}
+		p := sbx.Policy{WriteDirs: append([]string{dir, tmp}, sb.CacheDirs...), NoNetwork: e.NoNetwork}
+		if e.ReadWorkspaceOnly {
+			p.ReadDirs = append([]string{dir, tmp}, sb.CacheDirs...)
+		}
 		if argv, err = sbx.Command(sb.Helper, p, argv); err != nil {
 			cleanup()
 			return nil, nil, err

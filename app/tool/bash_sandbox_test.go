@@ -55,3 +55,30 @@ func TestBashSandboxConfinesWrites(t *testing.T) {
 		t.Fatalf("the file outside the workspace exists: %v", err)
 	}
 }
+
+// The session's options: reads only inside the workspace, no network.
+func TestBashSandboxSessionOptions(t *testing.T) {
+	bash := sandboxedBash(t)
+	ws, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Workspace: ws, OutputDir: t.TempDir(), ToolUseID: "sb2"}
+	if res, err := bash.Run(context.Background(), env, bashInputJSON("cat "+secret, 0)); err != nil || !strings.HasPrefix(res.Output, "s3cret") {
+		t.Fatalf("reads are open by default: %+v %v", res, err)
+	}
+	env.ReadWorkspaceOnly = true
+	res, err := bash.Run(context.Background(), env, bashInputJSON("cat "+secret+"; echo x > f; cat f", 0))
+	if err != nil || strings.Contains(res.Output, "s3cret") || !strings.Contains(res.Output, "Permission denied") || !strings.HasSuffix(res.Output, "x\n") {
+		t.Fatalf("reads inside the workspace only: %+v %v", res, err)
+	}
+	if !sbx.Probe().Network() {
+		return
+	}
+	env.ReadWorkspaceOnly, env.NoNetwork = false, true
+	res, err = bash.Run(context.Background(), env, bashInputJSON("exec 3<>/dev/tcp/127.0.0.1/9 && echo connected", 0))
+	if err != nil || strings.Contains(res.Output, "connected") || !res.IsError {
+		t.Fatalf("network off: %+v %v", res, err)
+	}
+}

@@ -36,6 +36,10 @@ type Env struct {
 	// order written) or "worker" (delegate: the sub-agent's text). It is
 	// called from one goroutine at a time and never after Run returns.
 	Output func(stream, text string)
+	// ReadWorkspaceOnly and NoNetwork tighten bash's sandbox (when
+	// Options.Sandbox is set): reads only inside the workspace, no TCP.
+	ReadWorkspaceOnly bool
+	NoNetwork         bool
 }
 
 // Result is what a completed tool call produced.

@@ -80,3 +80,20 @@ func rulesResult(ws string, rules []ipc.PermissionRule, err error) (any, error) 
 	}
 	return RulesResult{Workspace: ws, Rules: rules}, nil
 }
+
+type sandboxParams struct {
+	sessionParams
+	ReadWorkspaceOnly bool  `json:"read_workspace_only"`
+	Network           *bool `json:"network"`
+}
+
+// setSandboxOptions sets a session's bash sandbox options; network
+// defaults to on.
+func (h hubMethods) setSandboxOptions(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, err := decodeSession[sandboxParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	noNetwork := p.Network != nil && !*p.Network
+	return h.hub.SetSandboxOptions(ctx, id, p.ReadWorkspaceOnly, noNetwork)
+}

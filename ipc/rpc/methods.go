@@ -30,6 +30,7 @@ const (
 	MethodSetApprovalMode  = "setApprovalMode"
 	MethodGetPermissions   = "getPermissionRules"
 	MethodSetPermissions   = "setPermissionRules"
+	MethodSetSandbox       = "setSandboxOptions"
 )
 
 // Paging bounds of getAgentMessages (seed 003 default limit 50).
@@ -76,7 +77,7 @@ type OK struct {
 // listSessions, getSession, createSession, renameSession, deleteSession,
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
-// getPermissionRules, setPermissionRules. Session-addressed methods take the
+// getPermissionRules, setPermissionRules, setSandboxOptions. Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
 func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
@@ -98,6 +99,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodSetApprovalMode, h.setApprovalMode)
 	d.Register(MethodGetPermissions, h.getPermissionRules)
 	d.Register(MethodSetPermissions, h.setPermissionRules)
+	d.Register(MethodSetSandbox, h.setSandboxOptions)
 }
 
 type hubMethods struct {

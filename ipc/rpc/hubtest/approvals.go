@@ -77,3 +77,15 @@ func (h *Hub) SetPermissionRules(_ context.Context, workspace string, rules []ip
 	h.rules[workspace] = append([]ipc.PermissionRule(nil), rules...)
 	return rules, nil
 }
+
+// SetSandboxOptions implements ipc.HubAPI.
+func (h *Hub) SetSandboxOptions(ctx context.Context, id string, readWorkspaceOnly, noNetwork bool) (store.Session, error) {
+	s, err := h.GetSession(ctx, id)
+	if err != nil {
+		return s, err
+	}
+	s.SandboxReadWorkspaceOnly, s.SandboxNoNetwork = readWorkspaceOnly, noNetwork
+	_, err = h.Bus.Commit(ctx, ipc.Draft{Type: ipc.TypeSessionUpdated, SessionID: id, Actor: ipc.ActorUser,
+		Payload: ipc.SessionChanged{Session: s}, Ops: []store.Op{store.PutSession(s)}})
+	return s, err
+}
