@@ -52,7 +52,7 @@ var (
 		TurnCount: 3, CostSoFarUSD: 0.142, Usage: fxUsage, CurrentTurnID: fxTurn, StreamingMessageID: fxMessage,
 		ContextStartOffset: 4, ContextSummary: "Earlier: the user asked to fix a flaky test.", Depth: 1,
 		QueuedTurns:  []store.QueuedTurn{{TurnID: "01JZ3KB0C2E4G6J8M0P2R4T6W8", Content: "Then commit the fix"}},
-		ApprovalMode: "auto-edits", PendingApprovals: 1,
+		ApprovalMode: "auto-edits", PendingApprovals: 1, SandboxReadWorkspaceOnly: true, SandboxNoNetwork: true,
 	}
 	fxMsg = store.Message{
 		ID: fxMessage, SessionID: fxSession, Offset: 7, TurnID: fxTurn, Role: store.RoleToolResult,

@@ -13,6 +13,8 @@ export const BUS_TYPES = [
   "tool.called",
   "tool.completed",
   "tool.failed",
+  "tool.approval_requested",
+  "tool.approval_resolved",
   "turn.completed",
   "turn.cancelled",
   "delegate.started",
@@ -141,6 +143,35 @@ export interface ToolFailed {
   message: string;
   status_text: string;
   summary: string;
+}
+
+/** Risk of an asked tool call (docs/permissions.md). */
+export type ApprovalRisk = "low" | "medium" | "high";
+
+/** Payload of tool.approval_requested: a tool call waits for the user. */
+export interface ToolApprovalRequested {
+  tool_use_id: string;
+  tool_name: string;
+  input: unknown;
+  status_text: string;
+  risk: ApprovalRisk | string;
+  summary: string;
+  reason: string;
+  /** Set on the copy in an ancestor session of the worker that asked. */
+  worker_session_id?: string;
+}
+
+/** How an approval ended. */
+export type ApprovalDecision = "once" | "always" | "deny" | "cancelled";
+
+/** Payload of tool.approval_resolved. */
+export interface ToolApprovalResolved {
+  tool_use_id: string;
+  decision: ApprovalDecision | string;
+  /** window | dashboard | cancel | restart */
+  by: string;
+  message?: string;
+  worker_session_id?: string;
 }
 
 /** Payload of turn.completed. */
@@ -290,6 +321,8 @@ export interface PayloadMap {
   "tool.called": ToolCalled;
   "tool.completed": ToolCompleted;
   "tool.failed": ToolFailed;
+  "tool.approval_requested": ToolApprovalRequested;
+  "tool.approval_resolved": ToolApprovalResolved;
   "turn.completed": TurnCompleted;
   "turn.cancelled": TurnCancelled;
   "delegate.started": DelegateStarted;

@@ -97,6 +97,13 @@ export interface Session {
   depth: number;
   /** Submissions waiting behind the running turn, oldest first (their user messages are stored when each starts). */
   queued_turns?: QueuedTurnRecord[];
+  /** "ask" | "auto-edits" | "auto-all" (docs/permissions.md). */
+  approval_mode?: string;
+  /** Tool calls of the session (and its workers) waiting for approval. */
+  pending_approvals?: number;
+  /** The session's bash sandbox options. */
+  sandbox_read_workspace_only?: boolean;
+  sandbox_no_network?: boolean;
 }
 
 /** A submission waiting in a session's queue (store.QueuedTurn). */

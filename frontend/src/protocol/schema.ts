@@ -55,6 +55,10 @@ export const SESSION_SPEC: Spec<Session> = {
   context_summary: "string?",
   depth: "number",
   queued_turns: "queued-turns?",
+  approval_mode: "string?",
+  pending_approvals: "number?",
+  sandbox_read_workspace_only: "boolean?",
+  sandbox_no_network: "boolean?",
 };
 
 /** Spec of store.QueuedTurn. */
@@ -157,6 +161,23 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     message: "string",
     status_text: "string",
     summary: "string",
+  },
+  "tool.approval_requested": {
+    tool_use_id: "string",
+    tool_name: "string",
+    input: "json",
+    status_text: "string",
+    risk: "string",
+    summary: "string",
+    reason: "string",
+    worker_session_id: "string?",
+  },
+  "tool.approval_resolved": {
+    tool_use_id: "string",
+    decision: "string",
+    by: "string",
+    message: "string?",
+    worker_session_id: "string?",
   },
   "turn.completed": {
     status: "string",

@@ -54,6 +54,9 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
       return bus.onToolCompleted(s, e);
     case "tool.failed":
       return bus.onToolFailed(s, e);
+    case "tool.approval_requested":
+    case "tool.approval_resolved":
+      return s; // the approval prompt's state: not shown yet
     case "turn.completed":
       return bus.onTurnCompleted(s, e);
     case "turn.cancelled":
