@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/app/permission"
 	"agenthub/app/sandbox"
 	"agenthub/ipc/dashboard"
 )
@@ -64,6 +65,10 @@ type Config struct {
 	ReplayLimit int
 	// TurnTimeout cancels a turn server-side after this long.
 	TurnTimeout time.Duration
+	// ApprovalMode is --approval-mode: the approval mode of new sessions
+	// (ask, auto-edits, auto-all; docs/permissions.md). "" means the
+	// settings' approval_mode, else ask.
+	ApprovalMode string
 	// Sandbox is --sandbox: "auto" confines bash with Landlock where the
 	// kernel supports it (app/sandbox), "off" runs it unconfined.
 	Sandbox string
@@ -122,6 +127,7 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.Var(&cfg.ToolOutputMax, "tool-output-max", "`SIZE` cap of one tool call's output file on disk (head + tail)")
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
+	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking) or auto-all (default: approval_mode in settings, else ask)")
 	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash so it writes only in the workspace, its temp dir and the build caches (Linux Landlock, where the kernel has it); off runs it unconfined. Here: "+sandbox.Probe().String())
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
 	cfg.Harness.addFlags(fs)
@@ -202,6 +208,11 @@ func (c Config) Validate() error {
 	}
 	if c.ReplayLimit < 1 {
 		errs = append(errs, fmt.Errorf("--replay-limit %d: must be at least 1", c.ReplayLimit))
+	}
+	if c.ApprovalMode != "" {
+		if _, err := permission.ParseMode(c.ApprovalMode); err != nil {
+			errs = append(errs, fmt.Errorf("--approval-mode: %w", err))
+		}
 	}
 	if c.Sandbox != "auto" && c.Sandbox != "off" {
 		errs = append(errs, fmt.Errorf("--sandbox %q: want auto or off", c.Sandbox))

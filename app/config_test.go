@@ -38,7 +38,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		"--model", "openai:llama3.1", "--event-retention", "2h", "--delta-retention", "5m",
 		"--heartbeat", "10s", "--client-queue", "7", "--replay-limit", "9", "--turn-timeout", "1m",
 		"--client-stall", "2s", "--max-connections", "3", "--tool-output-log", "64KiB", "--tool-output-max", "1m",
-		"--sandbox", "off",
+		"--sandbox", "off", "--approval-mode", "auto-edits",
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		Model: "openai:llama3.1", EventRetention: 2 * time.Hour, DeltaRetention: 5 * time.Minute,
 		Heartbeat: 10 * time.Second, ClientQueue: 7, ReplayLimit: 9, TurnTimeout: time.Minute,
 		ClientStall: 2 * time.Second, MaxConnections: 3, ToolOutputLog: 64 << 10, ToolOutputMax: 1 << 20,
-		Sandbox: "off",
+		Sandbox: "off", ApprovalMode: "auto-edits",
 	}
 	if cfg != want {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
@@ -97,6 +97,7 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		{[]string{"--tool-output-max", "-5MiB"}, "tool-output-max"},
 		{[]string{"--turn-timeout", "banana"}, "turn-timeout"},
 		{[]string{"--sandbox", "maybe"}, "want auto or off"},
+		{[]string{"--approval-mode", "yolo"}, "--approval-mode"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"stray"}, "unexpected argument"},
 	} {

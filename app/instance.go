@@ -14,6 +14,7 @@ import (
 
 	"agenthub/app/hub"
 	"agenthub/app/llm"
+	"agenthub/app/permission"
 	"agenthub/app/sandbox"
 	"agenthub/app/tool"
 	"agenthub/ipc"
@@ -153,6 +154,7 @@ func (in *Instance) startServices() error {
 		DefaultWorkspace: cfg.Workspace,
 		DefaultModel:     cfg.Model,
 		TurnTimeout:      cfg.TurnTimeout,
+		ApprovalMode:     permission.Mode(cfg.ApprovalMode),
 		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
 		OutputRetention:  cfg.EventRetention,
 		Logger:           in.log,

@@ -199,8 +199,10 @@ func TestChatInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The chat scenario's tool calls run without asking (approvals have
+	// their own browser scenario).
 	app := exec.CommandContext(ctx, bin, "--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
-		"--workspace", workspace, "--model", "anthropic:"+model)
+		"--workspace", workspace, "--model", "anthropic:"+model, "--approval-mode", "auto-all")
 	app.Env = append(apptest.Env(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
 	var appLog apptest.Buffer
 	app.Stderr = &appLog

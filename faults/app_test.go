@@ -124,8 +124,10 @@ type instance struct {
 // extra flags; it returns once the dashboard line is printed.
 func start(t *testing.T, d dirs, llmURL string, flags ...string) *instance {
 	t.Helper()
+	// Tool calls run without asking unless a test asks for approvals
+	// (approval_test.go passes --approval-mode ask; the last flag wins).
 	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", d.data, "--workspace", d.workspace,
-		"--model", "anthropic:" + model}, flags...)
+		"--model", "anthropic:" + model, "--approval-mode", "auto-all"}, flags...)
 	in := &instance{t: t, stderr: &apptest.Buffer{}, exited: make(chan struct{})}
 	in.cmd = exec.Command(binary(t), args...)
 	in.cmd.Env = append(apptest.Env(), "ANTHROPIC_BASE_URL="+llmURL, "ANTHROPIC_API_KEY=fault-key")
