@@ -2,14 +2,15 @@
 // cannot type becomes an UnknownFrame (or, for a well-formed envelope with an
 // unknown type or a malformed payload, an UnknownEvent the reducer skips).
 
-import { isEventType, type AgentEvent, type KnownEvent, type UnknownEvent } from "./events";
+import { isEventType, type AgentEvent, type KnownEvent, type ToolApprovalRequested, type UnknownEvent } from "./events";
 import type { ServerFrame, UnknownFrame, HistoryMessage } from "./frames";
-import type { ContentBlock, Message } from "./records";
+import type { ContentBlock, Message, PermissionRule } from "./records";
 import {
   ENVELOPE_SPEC,
   IMAGE_SOURCE_SPEC,
   MESSAGE_SPEC,
   PAYLOAD_SPECS,
+  PERMISSION_RULE_SPEC,
   QUEUED_TURN_SPEC,
   SESSION_SPEC,
   USAGE_SPEC,
@@ -247,4 +248,22 @@ export function decodeHistoryMessage(raw: unknown): HistoryMessage | null {
   if (!isObject(raw) || typeof raw.id !== "string") return null;
   if (raw.role !== "user" && raw.role !== "assistant" && raw.role !== "toolResult") return null;
   return { ...(raw as unknown as HistoryMessage), content: normaliseBlocks(raw.content) };
+}
+
+/** The elements of list that conform to spec (an RPC answer's list; the others are dropped). */
+function conforming<T>(spec: Record<string, FieldSpec>, list: unknown): T[] {
+  return Array.isArray(list) ? list.filter((x): x is T => checkObject(spec, x) === null) : [];
+}
+
+/**
+ * Decodes the answer of listPendingApprovals ({approvals: [...]}, each a
+ * tool.approval_requested payload): the requests still waiting, as of the answer.
+ */
+export function decodePendingApprovals(raw: unknown): ToolApprovalRequested[] {
+  return conforming<ToolApprovalRequested>(PAYLOAD_SPECS["tool.approval_requested"], isObject(raw) ? raw.approvals : undefined);
+}
+
+/** Decodes the rules of a getPermissionRules / setPermissionRules answer. */
+export function decodePermissionRules(raw: unknown): PermissionRule[] {
+  return conforming<PermissionRule>(PERMISSION_RULE_SPEC, isObject(raw) ? raw.rules : undefined);
 }

@@ -164,11 +164,14 @@ export interface ToolApprovalRequested {
 /** How an approval ended. */
 export type ApprovalDecision = "once" | "always" | "deny" | "cancelled";
 
+/** The user's answer (approveTool decision): every decision but "cancelled". */
+export type ApprovalAnswer = Exclude<ApprovalDecision, "cancelled">;
+
 /** Payload of tool.approval_resolved. */
 export interface ToolApprovalResolved {
   tool_use_id: string;
   decision: ApprovalDecision | string;
-  /** window | dashboard | cancel | restart */
+  /** Who answered: window | dashboard | cancel (the turn was cancelled) | restart (the app stopped). */
   by: string;
   message?: string;
   worker_session_id?: string;

@@ -97,8 +97,8 @@ export interface Session {
   depth: number;
   /** Submissions waiting behind the running turn, oldest first (their user messages are stored when each starts). */
   queued_turns?: QueuedTurnRecord[];
-  /** "ask" | "auto-edits" | "auto-all" (docs/permissions.md). */
-  approval_mode?: string;
+  /** The session's approval mode (docs/permissions.md); absent on sessions older than approvals (the default applies). */
+  approval_mode?: ApprovalMode | string;
   /** Tool calls of the session (and its workers) waiting for approval. */
   pending_approvals?: number;
   /** The session's bash sandbox options. */
@@ -111,6 +111,28 @@ export interface QueuedTurnRecord {
   turn_id: string;
   /** The user's text. */
   content: string;
+}
+
+/** A session's approval mode: ask, auto-approve edits, auto-approve all (docs/permissions.md). */
+export type ApprovalMode = "ask" | "auto-edits" | "auto-all";
+
+/** Every approval mode, in the order the UI offers them. */
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edits", "auto-all"];
+
+/** What a workspace rule does with a matching call. */
+export type PermissionAction = "allow" | "ask" | "deny";
+
+/** One workspace rule (ipc.PermissionRule): a tool (or "*"), for bash an optional command prefix, and the action. */
+export interface PermissionRule {
+  tool: string;
+  prefix?: string;
+  action: PermissionAction | string;
+}
+
+/** The answer of getPermissionRules / setPermissionRules (rpc.RulesResult). */
+export interface PermissionRules {
+  workspace: string;
+  rules: PermissionRule[];
 }
 
 /** Turn statuses (store.Turn*). */

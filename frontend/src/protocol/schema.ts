@@ -4,7 +4,7 @@
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
 import type { EventType, PayloadMap } from "./events";
-import type { ImageSource, Message, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, Usage } from "./records";
+import type { ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -63,6 +63,9 @@ export const SESSION_SPEC: Spec<Session> = {
 
 /** Spec of store.QueuedTurn. */
 export const QUEUED_TURN_SPEC: Spec<QueuedTurnRecord> = { turn_id: "string", content: "string" };
+
+/** Spec of ipc.PermissionRule (getPermissionRules / setPermissionRules). */
+export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", action: "string" };
 
 /** Spec of store.Message. */
 export const MESSAGE_SPEC: Spec<Message> = {

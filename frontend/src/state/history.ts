@@ -59,6 +59,8 @@ export function newToolCard(toolUseId: string, toolName: string, messageId: stri
     durationMs: null,
     errorClass: null,
     errorMessage: null,
+    approval: null,
+    workerSessionId: null,
   };
 }
 

@@ -4,6 +4,7 @@
 // besides debug logs.
 
 import { isKnownEvent, type AgentEvent, type KnownEvent } from "../protocol";
+import { onApprovalRequested, onApprovalResolved, onApprovalsListed } from "./approvals";
 import * as bus from "./bus";
 import { applySnapshot, emptySession, mergeHistory } from "./history";
 import { applyListAnswer, applyStreamFrame, emptySessionList } from "./sessions";
@@ -55,8 +56,9 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
     case "tool.failed":
       return bus.onToolFailed(s, e);
     case "tool.approval_requested":
+      return onApprovalRequested(s, e);
     case "tool.approval_resolved":
-      return s; // the approval prompt's state: not shown yet
+      return onApprovalResolved(s, e);
     case "turn.completed":
       return bus.onTurnCompleted(s, e);
     case "turn.cancelled":
@@ -101,6 +103,8 @@ function reduceSession(s: SessionState, a: ChatAction): SessionState {
       return mergeHistory(s, a.messages, a.hasMore);
     case "clearError":
       return s.lastError === null ? s : { ...s, lastError: null };
+    case "approvalsListed":
+      return onApprovalsListed(s, a.approvals);
     case "turnSubmitted":
       if (s.turn.currentTurnId === a.turnId || s.turn.queued.some((q) => q.turnId === a.turnId)) return s;
       // Already started (its user message arrived before the submit answer).
@@ -152,6 +156,7 @@ export function reduce(state: AppState, a: Action): AppState {
     case "connection":
     case "turnSubmitted":
     case "clearError":
+    case "approvalsListed":
       return reduceChat(state, a);
     case "sessionsListed":
       return { ...state, sessions: applyListAnswer(state.sessions, a.sessions, a.request, a.askedAt) };

@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { ContentBlock, HistoryMessage, MessageStatus, ModelInfo, Role, ServerFrame, Session, Usage } from "../protocol";
+import type { ContentBlock, HistoryMessage, MessageStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -60,6 +60,37 @@ export interface ChatMessage {
   summary?: string;
 }
 
+/** What a tool.approval_requested asked (or a listPendingApprovals answer said). */
+export interface ApprovalRequest {
+  /** low | medium | high */
+  risk: string;
+  /** Why the call asks ("bash asks by default"). */
+  reason: string;
+  /** The request's Markdown detail (the full command, the edit). */
+  summary: string;
+  /** The id of the request event, "" when it came from a listing; orders the prompts. */
+  eventId: string;
+}
+
+/** How an approval ended (tool.approval_resolved). */
+export interface ApprovalResolution {
+  /** once | always | deny | cancelled */
+  decision: string;
+  /** window | dashboard | cancel | restart */
+  by: string;
+  message: string | null;
+}
+
+/**
+ * The approval of a call the hub asked about: pending while request is set
+ * and resolution is not. request is null when only the resolution is known
+ * (the request came before the snapshot this state started from).
+ */
+export interface ApprovalState {
+  request: ApprovalRequest | null;
+  resolution: ApprovalResolution | null;
+}
+
 /** One tool call (keyed by tool_use_id). */
 export interface ToolCardState {
   toolUseId: string;
@@ -86,6 +117,14 @@ export interface ToolCardState {
   durationMs: number | null;
   errorClass: string | null;
   errorMessage: string | null;
+  /** The call's approval; null when it ran without asking (or nothing about it is known). */
+  approval: ApprovalState | null;
+  /**
+   * Set on a delegated worker's call shown in an ancestor session (its copy of
+   * the approval request): the worker's session id. Such a card belongs to no
+   * message of this session.
+   */
+  workerSessionId: string | null;
 }
 
 /** Lifecycle of a delegation card. */
@@ -228,7 +267,9 @@ export type ChatAction =
   | { type: "history"; sessionId: string; messages: HistoryMessage[]; hasMore: boolean }
   | { type: "connection"; sessionId: string; state: ConnectionState }
   | { type: "turnSubmitted"; sessionId: string; turnId: string; content: string; queued?: boolean }
-  | { type: "clearError"; sessionId: string };
+  | { type: "clearError"; sessionId: string }
+  /** The approvals waiting as of the answer (listPendingApprovals, asked after a snapshot whose record counts some). */
+  | { type: "approvalsListed"; sessionId: string; approvals: ToolApprovalRequested[] };
 
 /** Inputs of the session list and the ui slice. */
 export type AppAction =
