@@ -99,6 +99,10 @@ type HubAPI interface {
 	// is the call's session or an ancestor's. An unknown or already
 	// answered id, or another session, is ErrInvalidInput.
 	ApproveTool(ctx context.Context, req ApproveToolRequest) error
+	// PendingApprovals lists the requests waiting in a session (its own and,
+	// with worker_session_id, its workers'), oldest first: what a client
+	// that attached with a snapshot (messages, not events) must still show.
+	PendingApprovals(ctx context.Context, sessionID string) ([]ToolApprovalRequested, error)
 	// SetApprovalMode sets a session's approval mode and returns the record.
 	SetApprovalMode(ctx context.Context, sessionID, mode string) (store.Session, error)
 	// SetSandboxOptions sets a session's bash sandbox options (reads inside

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,9 +27,12 @@ type ApprovalSettings interface {
 type approvals struct {
 	mu      sync.Mutex
 	pending map[string]*pendingApproval
+	seq     int
 }
 
 type pendingApproval struct {
+	request   ipc.ToolApprovalRequested
+	seq       int      // order of the requests
 	sessionID string   // the call's session
 	copies    []string // ancestor sessions that got a copy of the request
 	call      permission.Call
@@ -102,16 +106,18 @@ func risk(tool string) string {
 // answer or the end of ctx.
 func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalCall, call permission.Call, reason string) error {
 	h := a.h
-	p := &pendingApproval{sessionID: rec.ID, call: call, workspace: rec.WorkspacePath, answer: make(chan ipc.ApproveToolRequest, 1)}
+	req := ipc.ToolApprovalRequested{ToolUseID: c.ToolUseID, ToolName: c.ToolName, Input: c.Input,
+		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason}
+	p := &pendingApproval{request: req, sessionID: rec.ID, call: call, workspace: rec.WorkspacePath, answer: make(chan ipc.ApproveToolRequest, 1)}
 	p.copies = h.ancestors(rec.ParentSessionID)
 	h.approvals.mu.Lock()
 	if h.approvals.pending == nil {
 		h.approvals.pending = map[string]*pendingApproval{}
 	}
+	h.approvals.seq++
+	p.seq = h.approvals.seq
 	h.approvals.pending[c.ToolUseID] = p
 	h.approvals.mu.Unlock()
-	req := ipc.ToolApprovalRequested{ToolUseID: c.ToolUseID, ToolName: c.ToolName, Input: c.Input,
-		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason}
 	h.announce(ctx, a.r.turn.ID, p, ipc.TypeToolApprovalRequested, func(worker string) any {
 		r := req
 		r.WorkerSessionID = worker
@@ -326,4 +332,29 @@ func (h *Hub) updateRecord(ctx context.Context, sessionID string, change func(*s
 		return store.Session{}, fmt.Errorf("updating session %s: %w", sessionID, err)
 	}
 	return rec, nil
+}
+
+// PendingApprovals implements ipc.HubAPI.
+func (h *Hub) PendingApprovals(_ context.Context, sessionID string) ([]ipc.ToolApprovalRequested, error) {
+	if _, err := h.lookup(sessionID); err != nil {
+		return nil, err
+	}
+	h.approvals.mu.Lock()
+	var ps []*pendingApproval
+	for _, p := range h.approvals.pending {
+		if p.sessionID == sessionID || contains(p.copies, sessionID) {
+			ps = append(ps, p)
+		}
+	}
+	h.approvals.mu.Unlock()
+	slices.SortFunc(ps, func(a, b *pendingApproval) int { return a.seq - b.seq })
+	out := []ipc.ToolApprovalRequested{}
+	for _, p := range ps {
+		r := p.request
+		if p.sessionID != sessionID {
+			r.WorkerSessionID = p.sessionID
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

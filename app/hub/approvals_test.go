@@ -66,6 +66,9 @@ func TestApprovalOnceRunsTheCall(t *testing.T) {
 	if fileExists(h.ws, "out.txt") {
 		t.Fatal("the call ran before it was approved")
 	}
+	if ps, err := h.hub.PendingApprovals(context.Background(), s.ID); err != nil || len(ps) != 1 || ps[0].ToolUseID != "tu_1" || ps[0].Summary != req.Summary {
+		t.Fatalf("listing while waiting: %+v %v", ps, err)
+	}
 	h.approve(s.ID, "tu_1", ipc.DecisionOnce, "")
 	if res := w.approvalResolution(); res.Decision != ipc.DecisionOnce || res.By != "dashboard" {
 		t.Fatalf("resolution %+v", res)
@@ -81,6 +84,9 @@ func TestApprovalOnceRunsTheCall(t *testing.T) {
 	}
 	if rec, _ := h.hub.GetSession(context.Background(), s.ID); rec.PendingApprovals != 0 {
 		t.Fatalf("pending approvals %d after the answer", rec.PendingApprovals)
+	}
+	if ps, err := h.hub.PendingApprovals(context.Background(), s.ID); err != nil || len(ps) != 0 {
+		t.Fatalf("listing after the answer: %+v %v", ps, err)
 	}
 }
 
@@ -328,6 +334,9 @@ func TestApprovalOfAWorkerSurfacesInTheParent(t *testing.T) {
 	req := w.approvalRequest()
 	if req.ToolUseID != "tu_w" || req.WorkerSessionID == "" || req.WorkerSessionID == s.ID {
 		t.Fatalf("the worker's request as the parent sees it: %+v", req)
+	}
+	if ps, _ := h.hub.PendingApprovals(context.Background(), s.ID); len(ps) != 1 || ps[0].WorkerSessionID != req.WorkerSessionID {
+		t.Fatalf("the parent's listing: %+v", ps)
 	}
 	h.approve(s.ID, "tu_w", ipc.DecisionOnce, "") // answered from the parent's view
 	if end := w.turnEnd(s.ID); end.Type != ipc.TypeTurnCompleted || !fileExists(h.ws, "from-worker.txt") {

@@ -97,3 +97,17 @@ func (h hubMethods) setSandboxOptions(ctx context.Context, raw json.RawMessage) 
 	noNetwork := p.Network != nil && !*p.Network
 	return h.hub.SetSandboxOptions(ctx, id, p.ReadWorkspaceOnly, noNetwork)
 }
+
+// listPendingApprovals answers {approvals: [...]}: the session's waiting
+// requests (tool.approval_requested payloads), oldest first.
+func (h hubMethods) listPendingApprovals(ctx context.Context, raw json.RawMessage) (any, error) {
+	_, id, err := decodeSession[sessionParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := h.hub.PendingApprovals(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"approvals": ps}, nil
+}

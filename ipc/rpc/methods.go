@@ -31,6 +31,7 @@ const (
 	MethodGetPermissions   = "getPermissionRules"
 	MethodSetPermissions   = "setPermissionRules"
 	MethodSetSandbox       = "setSandboxOptions"
+	MethodListApprovals    = "listPendingApprovals"
 )
 
 // Paging bounds of getAgentMessages (seed 003 default limit 50).
@@ -77,7 +78,8 @@ type OK struct {
 // listSessions, getSession, createSession, renameSession, deleteSession,
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
-// getPermissionRules, setPermissionRules, setSandboxOptions. Session-addressed methods take the
+// getPermissionRules, setPermissionRules, setSandboxOptions,
+// listPendingApprovals. Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
 func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
@@ -100,6 +102,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetPermissions, h.getPermissionRules)
 	d.Register(MethodSetPermissions, h.setPermissionRules)
 	d.Register(MethodSetSandbox, h.setSandboxOptions)
+	d.Register(MethodListApprovals, h.listPendingApprovals)
 }
 
 type hubMethods struct {

@@ -89,3 +89,16 @@ func (h *Hub) SetSandboxOptions(ctx context.Context, id string, readWorkspaceOnl
 		Payload: ipc.SessionChanged{Session: s}, Ops: []store.Op{store.PutSession(s)}})
 	return s, err
 }
+
+// PendingApprovals implements ipc.HubAPI: the awaited calls of the session.
+func (h *Hub) PendingApprovals(_ context.Context, sessionID string) ([]ipc.ToolApprovalRequested, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := []ipc.ToolApprovalRequested{}
+	for id, sid := range h.waiting {
+		if sid == sessionID {
+			out = append(out, ipc.ToolApprovalRequested{ToolUseID: id})
+		}
+	}
+	return out, nil
+}
