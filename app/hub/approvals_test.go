@@ -14,6 +14,7 @@ import (
 	"agenthub/app/hub"
 	"agenthub/app/permission"
 	"agenthub/ipc"
+	"agenthub/ipc/wailsipc"
 	"agenthub/store"
 
 	"github.com/oklog/ulid/v2"
@@ -367,5 +368,36 @@ func TestSetSandboxOptions(t *testing.T) {
 	}
 	if _, err := h.hub.SetSandboxOptions(context.Background(), "nope", false, false); !errors.Is(err, ipc.ErrSessionNotFound) {
 		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// nopEmitter drops the window's frames (this test drives RPC only).
+type nopEmitter struct{}
+
+func (nopEmitter) Emit(string, ...any) {}
+
+// The window's path with the real hub: the page answers over the bound
+// Bridge's one RPC method, and the resolution says the window answered.
+func TestApprovalOverTheWailsBridge(t *testing.T) {
+	h := newHarness(t, asking)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	svc, err := wailsipc.NewService(wailsipc.Options{Bus: h.bus, Hub: h.hub, Emitter: nopEmitter{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	h.srv.Enqueue(toolReply(bashCall("tu_1", "true")), textReply("done"))
+	h.submit(s.ID, "go")
+	w.approvalRequest()
+	resp, err := svc.Bridge().Request(`{"type":"request","requestId":"a1","method":"approveTool","params":{"session_id":"` + s.ID + `","tool_use_id":"tu_1","decision":"once"}}`)
+	if err != nil || !strings.Contains(string(resp.(json.RawMessage)), `"ok":true`) {
+		t.Fatalf("approveTool over the bridge: %s %v", resp, err)
+	}
+	if res := w.approvalResolution(); res.Decision != ipc.DecisionOnce || res.By != "window" {
+		t.Fatalf("resolution %+v", res)
+	}
+	if end := w.turnEnd(s.ID); end.Type != ipc.TypeTurnCompleted {
+		t.Fatalf("turn %s", end.Type)
 	}
 }
