@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { Backend } from './app/backend';
 import { ChatPane } from './app/ChatPane';
+import { useApprovalAttention } from './app/attention';
 import { AppController } from './app/controller';
 import type { AppInfo } from './app/info';
 import { installLinkHandler } from './app/links';
@@ -39,6 +40,8 @@ function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; 
   const [settings, setSettings] = useState(false);
   const [theme, setTheme] = useState<Theme>(loadTheme);
   const closeSettings = useCallback(() => setSettings(false), []);
+  const setWindowTitle = useMemo(() => backend.setWindowTitle?.bind(backend), [backend]);
+  useApprovalAttention(ctl, setWindowTitle);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
     const open = backend.openLink?.bind(backend);

@@ -5,8 +5,22 @@
 
 import { useMemo } from "react";
 import { useStore } from "zustand";
-import { ChatSessionContext, Composer, CompactionNotice, ConnectionBanner, ContextMeter, MessageList, formatCost, formatUsage, useSessionSelector, type ChatSession } from "../chat";
-import { contextUsed, sessionRecord } from "../state";
+import {
+  ApprovalModeSwitch,
+  ChatSessionContext,
+  Composer,
+  CompactionNotice,
+  ConnectionBanner,
+  ContextMeter,
+  MessageList,
+  WorkerApprovals,
+  approvalModeOf,
+  formatCost,
+  formatUsage,
+  useSessionSelector,
+  type ChatSession,
+} from "../chat";
+import { contextUsed, pendingApprovalIds, sessionRecord } from "../state";
 import type { AppController } from "./controller";
 import { ExportMenu } from "./ExportMenu";
 
@@ -37,6 +51,7 @@ function ChatHeader({ ctl, sessionId, defaultModel }: ChatPaneProps) {
   const used = useSessionSelector(contextUsed);
   const window = useSessionSelector((s) => s?.contextWindow) ?? ctl.contextWindow(model);
   const empty = useSessionSelector((s) => (s?.order.length ?? 0) === 0);
+  const mode = useStore(ctl.store, (st) => approvalModeOf(sessionRecord(st, sessionId)?.approval_mode));
   return (
     <header className="chat-head">
       <div className="chat-title">
@@ -56,6 +71,7 @@ function ChatHeader({ ctl, sessionId, defaultModel }: ChatPaneProps) {
           </span>
         )}
         <ContextMeter used={used} window={window} />
+        <ApprovalModeSwitch mode={mode} onChange={(m) => void ctl.setApprovalMode(m)} disabled={!known} />
         <button type="button" className="btn btn-xs" onClick={() => void ctl.compact()} disabled={!known || busy || empty} title="Summarise older messages to free context">
           Compact
         </button>
@@ -92,6 +108,19 @@ function ChatBody({ ctl, sessionId }: { ctl: AppController; sessionId: string })
   );
 }
 
+/** The calls the session's record counts as waiting whose prompts this page has not got (a hub that cannot list them). */
+function UnlistedApprovals({ ctl, sessionId }: { ctl: AppController; sessionId: string }) {
+  const waiting = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.pending_approvals ?? 0);
+  const shown = useSessionSelector((s) => pendingApprovalIds(s).length);
+  const n = waiting - shown;
+  if (n <= 0) return null;
+  return (
+    <div className="approval-unlisted" role="status" data-testid="unlisted-approvals">
+      {n === 1 ? "1 tool call waits" : `${n} tool calls wait`} for approval; {n === 1 ? "its prompt was" : "their prompts were"} sent before this page loaded.
+    </div>
+  );
+}
+
 function ChatError({ ctl }: { ctl: AppController }) {
   const err = useSessionSelector((s) => s?.lastError ?? null);
   if (!err) return null;
@@ -118,13 +147,18 @@ function ChatComposer({ ctl }: { ctl: AppController }) {
 
 /** The chat view of one session. */
 export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
-  const session = useMemo<ChatSession>(() => ({ store: ctl.store, sessionId, onOpenSession: (id) => ctl.open(id) }), [ctl, sessionId]);
+  const session = useMemo<ChatSession>(
+    () => ({ store: ctl.store, sessionId, onOpenSession: (id) => ctl.open(id), onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text) }),
+    [ctl, sessionId],
+  );
   const title = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.title) || "Untitled";
   return (
     <ChatSessionContext.Provider value={session}>
       <section className="chat" aria-label={`Session ${title}`}>
         <ChatHeader ctl={ctl} sessionId={sessionId} defaultModel={defaultModel} />
         <ChatBody ctl={ctl} sessionId={sessionId} />
+        <UnlistedApprovals ctl={ctl} sessionId={sessionId} />
+        <WorkerApprovals />
         <ChatError ctl={ctl} />
         <ChatComposer ctl={ctl} />
       </section>

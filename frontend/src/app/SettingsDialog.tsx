@@ -1,16 +1,27 @@
 // Settings: provider, API keys (masked; never shown back in full, sent only
-// when typed), base URLs, default model, the dashboard port, and About.
+// when typed; where they are stored), base URLs, default model, the default
+// approval mode, the permission rules of the open session's workspace, what
+// the bash sandbox enforces, the dashboard port, and About.
 
 import { useEffect, useState, type FormEvent } from "react";
+import { APPROVAL_MODES } from "../protocol";
+import { sessionRecord } from "../state";
 import type { AppController } from "./controller";
 import type { HubClient, SettingsView } from "./hub";
 import type { AppInfo } from "./info";
 import { InfoPanel } from "./InfoPanel";
+import { PermissionRules } from "./PermissionRules";
+
+const MODE_NAMES: Record<(typeof APPROVAL_MODES)[number], string> = {
+  ask: "Ask before commands, edits and workers",
+  "auto-edits": "Auto-approve file edits",
+  "auto-all": "Auto-approve all (no prompts)",
+};
 
 /** The patch to send: text fields as edited, secrets only when the user typed a new value. */
 export function settingsPatch(before: SettingsView, form: SettingsView, secrets: { anthropic: string; openai: string }): SettingsView {
   const patch: SettingsView = {};
-  const keys = ["provider", "model", "anthropic_base_url", "openai_base_url"] as const;
+  const keys = ["provider", "model", "anthropic_base_url", "openai_base_url", "approval_mode"] as const;
   for (const k of keys) if ((form[k] ?? "") !== (before[k] ?? "")) patch[k] = (form[k] ?? "").trim();
   if ((form.dashboard_enabled ?? false) !== (before.dashboard_enabled ?? false)) patch.dashboard_enabled = form.dashboard_enabled ?? false;
   if (secrets.anthropic.trim()) patch.anthropic_api_key = secrets.anthropic.trim();
@@ -34,6 +45,8 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
   const [status, setStatus] = useState<string>("");
   const [copied, setCopied] = useState(false);
   const models = ctl.store.getState().ui.models;
+  const selected = ctl.store.getState().ui.selectedId;
+  const workspace = selected ? sessionRecord(ctl.store.getState(), selected)?.workspace_path : undefined;
 
   useEffect(() => {
     let live = true;
@@ -146,6 +159,37 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 Base URL
                 <input {...field("openai_base_url")} placeholder="http://127.0.0.1:11434/v1" />
               </label>
+            </fieldset>
+            <fieldset>
+              <legend>Approvals</legend>
+              <label>
+                New sessions
+                <select {...field("approval_mode")} className={form.approval_mode === "auto-all" ? "is-warning" : undefined}>
+                  {!form.approval_mode && <option value="">(not set: ask)</option>}
+                  {APPROVAL_MODES.map((m) => (
+                    <option key={m} value={m}>
+                      {MODE_NAMES[m]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <div className="settings-block">
+                <span className="settings-block-title">
+                  Rules of {workspace ? <code data-testid="rules-workspace">{workspace}</code> : "the open session's workspace"}
+                </span>
+                {workspace ? <PermissionRules hub={hub} workspace={workspace} /> : <p className="muted">Open a session to edit its workspace's rules.</p>}
+              </div>
+            </fieldset>
+            <fieldset>
+              <legend>Security</legend>
+              <p className="settings-line" data-testid="sandbox-line">
+                <span>Bash sandbox</span>
+                <span>{before.sandbox || "not reported by this hub"}</span>
+              </p>
+              <p className="settings-line" data-testid="keys-line">
+                <span>API keys stored in</span>
+                <span>{before.keys_stored_in || "not reported by this hub"}</span>
+              </p>
             </fieldset>
             <fieldset>
               <legend>Dashboard</legend>

@@ -1,5 +1,6 @@
 // The sessions sidebar: new, filter by title, rename, delete (with an inline
-// confirm), a running indicator per session, workers nested under parents.
+// confirm), a running indicator per session, a badge counting the calls
+// waiting for approval, workers nested under parents.
 
 import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useStore } from "zustand";
@@ -69,6 +70,11 @@ function SessionRow({ session: s, depth, selected, running, ctl }: RowProps) {
         <button type="button" className="side-open" aria-current={selected ? "true" : undefined} onClick={() => ctl.open(s.session_id)} title={label}>
           <span className={running ? "side-dot is-running" : "side-dot"} aria-label={running ? "running" : undefined} />
           <span className="side-title">{depth > 0 ? `↳ ${label}` : label}</span>
+          {(s.pending_approvals ?? 0) > 0 && (
+            <span className="side-badge" data-testid="approval-badge" title="Tool calls waiting for approval" aria-label={`${s.pending_approvals} waiting for approval`}>
+              {s.pending_approvals}
+            </span>
+          )}
           {s.cost_so_far_usd > 0 && <span className="side-cost">{formatCost(s.cost_so_far_usd)}</span>}
         </button>
       )}

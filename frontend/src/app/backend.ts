@@ -3,6 +3,7 @@
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
 // by the cookie set on first load.
 import { FrontendReady, Info, OpenLink } from '../../wailsjs/go/app/App';
+import { WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
 import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from '../transport/rpc';
 import type { Transport, TransportHandlers } from '../transport/types';
@@ -25,6 +26,8 @@ export interface Backend {
    * dashboard, where links open in new tabs.
    */
   openLink?(url: string): Promise<void>;
+  /** Sets the native window's title (the window; the browser's tab shows document.title). */
+  setWindowTitle?(title: string): void;
 }
 
 interface WailsWindow {
@@ -84,6 +87,13 @@ export function wailsBackend(win: unknown): Backend {
     },
     async openLink(url) {
       await OpenLink(url);
+    },
+    setWindowTitle(title) {
+      try {
+        WindowSetTitle(title);
+      } catch (err) {
+        console.debug('[app] WindowSetTitle failed', err);
+      }
     },
   };
 }

@@ -5,9 +5,9 @@
 // animation frame. Components read the store and call these methods.
 
 import type { StoreApi } from "zustand/vanilla";
-import { isKnownEvent, type ServerFrame, type Session } from "../protocol";
+import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type ServerFrame, type Session } from "../protocol";
 import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
-import type { Transport } from "../transport/types";
+import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
 import type { ExportFormat, ExportResult, HubClient } from "./hub";
 
@@ -47,6 +47,8 @@ export class AppController {
   private pollTimer: ReturnType<typeof setInterval> | null = null;
   /** Numbers list requests in the order they were sent (a late answer to an older one is dropped). */
   private listRequests = 0;
+  /** False once the hub said it has no listPendingApprovals (not asked again). */
+  private canListApprovals = true;
   private disposed = false;
 
   constructor(opts: ControllerOptions) {
@@ -128,7 +130,7 @@ export class AppController {
         return this.state.chat[id]?.lastEventId ?? null;
       },
       frame: (frame) => {
-        this.followUp(frame);
+        this.followUp(id, frame);
         this.batcher.push({ type: "frame", sessionId: id, frame });
       },
       state: (state) => this.batcher.push({ type: "connection", sessionId: id, state }),
@@ -136,12 +138,14 @@ export class AppController {
   }
 
   /**
-   * Re-reads the list after events that change it beyond what they carry: a
-   * delegate.started of a worker the list does not show yet (the reducer
-   * lists a placeholder meanwhile), a compaction.completed (the session's
-   * cost changed without a session.updated).
+   * Reads what a frame implies but does not carry: the approvals waiting in
+   * a snapshot's session (a snapshot has messages, not the request events);
+   * the list after a delegate.started of a worker the list does not show yet
+   * (the reducer lists a placeholder meanwhile) or a compaction.completed (the
+   * session's cost changed without a session.updated).
    */
-  private followUp(frame: ServerFrame): void {
+  private followUp(sessionId: string, frame: ServerFrame): void {
+    if (frame.type === "snapshot" && (frame.session.pending_approvals ?? 0) > 0) void this.loadApprovals(sessionId);
     if (frame.type !== "event" || !isKnownEvent(frame.event)) return;
     const ev = frame.event;
     if (ev.type === "compaction.completed") void this.refreshSessions();
@@ -259,6 +263,44 @@ export class AppController {
       await this.hub.compactSession(id);
     } catch (err) {
       this.notify(`Could not compact: ${message(err)}`);
+    }
+  }
+
+  /** Asks the hub which approvals wait in a session and shows their prompts. */
+  async loadApprovals(id: string): Promise<void> {
+    if (!this.canListApprovals) return;
+    try {
+      const approvals = await this.hub.listPendingApprovals(id);
+      this.batcher.flush(); // the snapshot that asked for it applies first
+      this.dispatch({ type: "approvalsListed", sessionId: id, approvals });
+    } catch (err) {
+      if (err instanceof RpcError && err.code === "METHOD_NOT_FOUND") this.canListApprovals = false;
+      console.debug("[app] could not list the pending approvals", message(err));
+    }
+  }
+
+  /** Answers a waiting call of the open session; resolves false (and shows a notice) when the hub refused. */
+  async approve(toolUseId: string, answer: ApprovalAnswer, text = ""): Promise<boolean> {
+    const id = this.state.ui.selectedId;
+    if (!id) return false;
+    try {
+      await this.hub.approveTool(id, toolUseId, answer, text || undefined);
+      return true;
+    } catch (err) {
+      this.notify(`Could not answer the approval: ${message(err)}`);
+      return false;
+    }
+  }
+
+  /** Sets the open session's approval mode. */
+  async setApprovalMode(mode: ApprovalMode): Promise<void> {
+    const id = this.state.ui.selectedId;
+    if (!id) return;
+    try {
+      await this.hub.setApprovalMode(id, mode);
+      await this.refreshSessions();
+    } catch (err) {
+      this.notify(`Could not change the approval mode: ${message(err)}`);
     }
   }
 

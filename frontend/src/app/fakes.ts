@@ -2,7 +2,8 @@
 // that plays recorded server frames (the real wire traces). Used by the
 // Vitest suites only.
 
-import type { HistoryMessage, ServerFrame, Session } from "../protocol";
+import type { ApprovalAnswer, ApprovalMode, HistoryMessage, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
+import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
 import type { ExportFormat, ExportResult, HistoryPage, HubClient, ModelInfo, SettingsView, SubmitResult } from "./hub";
 
@@ -31,6 +32,10 @@ export class FakeHub implements HubClient {
   history: HistoryMessage[] = [];
   submitQueued = false;
   settings: SettingsView = {};
+  /** Answers of listPendingApprovals by session id; null: the hub has no such method. */
+  pending: Record<string, ToolApprovalRequested[]> | null = {};
+  /** Permission rules by workspace. */
+  rules: Record<string, PermissionRule[]> = {};
   models: ModelInfo[] = [{ id: "anthropic:claude-sonnet-4-6", provider: "anthropic", context_window: 200_000, configured: true }];
   private next = 0;
 
@@ -91,6 +96,31 @@ export class FakeHub implements HubClient {
   }
   listModels(): Promise<ModelInfo[]> {
     return Promise.resolve(this.models);
+  }
+  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string): Promise<void> {
+    this.calls.push(["approveTool", id, toolUseId, answer, message ?? null]);
+    return Promise.resolve();
+  }
+  setApprovalMode(id: string, mode: ApprovalMode): Promise<Session> {
+    this.calls.push(["setApprovalMode", id, mode]);
+    const s = this.sessions.find((x) => x.session_id === id);
+    if (!s) return Promise.reject(new RpcError("AGENT_NOT_FOUND", id));
+    s.approval_mode = mode;
+    return Promise.resolve({ ...s });
+  }
+  listPendingApprovals(id: string): Promise<ToolApprovalRequested[]> {
+    this.calls.push(["listPendingApprovals", id]);
+    if (this.pending === null) return Promise.reject(new RpcError("METHOD_NOT_FOUND", "listPendingApprovals"));
+    return Promise.resolve(this.pending[id] ?? []);
+  }
+  getPermissionRules(workspace: string): Promise<PermissionRule[]> {
+    this.calls.push(["getPermissionRules", workspace]);
+    return Promise.resolve([...(this.rules[workspace] ?? [])]);
+  }
+  setPermissionRules(workspace: string, rules: PermissionRule[]): Promise<PermissionRule[]> {
+    this.calls.push(["setPermissionRules", workspace, rules]);
+    this.rules[workspace] = [...rules];
+    return Promise.resolve([...rules]);
   }
 }
 

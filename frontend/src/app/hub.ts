@@ -1,6 +1,17 @@
 // Typed wrappers over the hub RPC methods (ipc/rpc/methods.go).
 
-import { decodeHistoryMessage, type HistoryMessage, type ModelInfo, type Session } from "../protocol";
+import {
+  decodeHistoryMessage,
+  decodePendingApprovals,
+  decodePermissionRules,
+  type ApprovalAnswer,
+  type ApprovalMode,
+  type HistoryMessage,
+  type ModelInfo,
+  type PermissionRule,
+  type Session,
+  type ToolApprovalRequested,
+} from "../protocol";
 
 export type { ModelInfo };
 import type { RpcClient } from "../transport/rpc";
@@ -21,6 +32,12 @@ export interface SettingsView {
   openai_base_url?: string;
   dashboard_enabled?: boolean;
   dashboard_listen?: string;
+  /** The approval mode of new sessions (ask | auto-edits | auto-all). */
+  approval_mode?: string;
+  /** Read-only: one line on what the bash sandbox enforces on this kernel. */
+  sandbox?: string;
+  /** Read-only: where API keys are stored (the system keyring or a file). */
+  keys_stored_in?: string;
 }
 
 /** An export format of exportSession. */
@@ -55,6 +72,21 @@ export interface HubClient {
   getSettings(): Promise<SettingsView>;
   updateSettings(patch: SettingsView): Promise<SettingsView>;
   listModels(): Promise<ModelInfo[]>;
+  /** Answers a waiting tool call (the session is the call's or an ancestor's). */
+  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string): Promise<void>;
+  /** Sets a session's approval mode; resolves with the record. */
+  setApprovalMode(id: string, mode: ApprovalMode): Promise<Session>;
+  /**
+   * The approvals waiting in a session, its own calls' and (worker_session_id
+   * set) its workers'. listPendingApprovals is asked of the hub after a
+   * snapshot whose record counts pending_approvals: the snapshot carries
+   * messages, not the request events.
+   */
+  listPendingApprovals(id: string): Promise<ToolApprovalRequested[]>;
+  /** A workspace's permission rules. */
+  getPermissionRules(workspace: string): Promise<PermissionRule[]>;
+  /** Replaces a workspace's permission rules; resolves with them as stored. */
+  setPermissionRules(workspace: string, rules: PermissionRule[]): Promise<PermissionRule[]>;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -110,6 +142,21 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async listModels() {
       return list<ModelInfo>(await rpc.call("listModels"), "models");
+    },
+    async approveTool(id, toolUseId, answer, message) {
+      await rpc.call("approveTool", { session_id: id, tool_use_id: toolUseId, decision: answer, ...(message ? { message } : {}) });
+    },
+    setApprovalMode(id, mode) {
+      return rpc.call<Session>("setApprovalMode", { session_id: id, mode });
+    },
+    async listPendingApprovals(id) {
+      return decodePendingApprovals(await rpc.call("listPendingApprovals", { session_id: id }));
+    },
+    async getPermissionRules(workspace) {
+      return decodePermissionRules(await rpc.call("getPermissionRules", { workspace }));
+    },
+    async setPermissionRules(workspace, rules) {
+      return decodePermissionRules(await rpc.call("setPermissionRules", { workspace, rules }));
     },
   };
 }

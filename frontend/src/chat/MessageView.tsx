@@ -2,7 +2,7 @@
 // collapsible, tool calls as cards), annotations and a usage + cost line.
 
 import type { Usage } from "../protocol";
-import type { ChatMessage } from "../state";
+import { firstPendingId, isPending, type ChatMessage } from "../state";
 import { DelegationCard } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
@@ -24,11 +24,14 @@ export function formatUsage(u: Usage): string {
 
 /** A tool call of a message: its delegation card or tool card, selected by id (output deltas re-render the card alone). */
 export function ToolCallView({ toolUseId }: { toolUseId: string }) {
-  const { onOpenSession } = useChatSession();
+  const { onOpenSession, onAnswer } = useChatSession();
   const delegation = useSessionSelector((s) => s?.delegations[toolUseId]);
   const tool = useSessionSelector((s) => s?.tools[toolUseId]);
-  if (delegation) return <DelegationCard card={delegation} {...(onOpenSession ? { onOpenSession } : {})} />;
-  return tool ? <ToolCard card={tool} /> : null;
+  // Only a waiting card looks for the oldest prompt: the others select a constant.
+  const active = useSessionSelector((s) => isPending(s?.tools[toolUseId]) && firstPendingId(s) === toolUseId);
+  if (delegation && !isPending(tool)) return <DelegationCard card={delegation} {...(onOpenSession ? { onOpenSession } : {})} />;
+  if (!tool) return null;
+  return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m) => onAnswer(toolUseId, a, m) } : {})} />;
 }
 
 /** Props of MessageView. */

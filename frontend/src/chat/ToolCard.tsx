@@ -1,8 +1,10 @@
 // One tool call: status, input (raw while streaming, parsed after), live
-// output (tail window only), markdown summary, error and cancelled states.
+// output (tail window only), markdown summary, error and cancelled states,
+// and its approval: the prompt while it waits, who answered after.
 
 import { useMemo, useState } from "react";
-import type { ToolCardState } from "../state";
+import { isPending, type ToolCardState } from "../state";
+import { ApprovalPrompt, approvalOutcome, type AnswerApproval } from "./ApprovalPrompt";
 import { MarkdownView } from "./Markdown";
 
 /** Lines shown while the output is collapsed. */
@@ -55,33 +57,41 @@ export function inputPreview(input: unknown): string {
 /** Props of ToolCard. */
 export interface ToolCardProps {
   card: ToolCardState;
+  /** Answers the card's approval prompt (absent: the prompt shows without working buttons). */
+  onAnswer?: AnswerApproval;
+  /** The card holds the session's oldest prompt: the keyboard shortcuts answer it. */
+  active?: boolean;
 }
 
 /** A tool call card. */
-export function ToolCard({ card }: ToolCardProps) {
+export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const [expanded, setExpanded] = useState(false);
   const output = card.output ?? card.liveOutput;
   const limit = expanded ? MAX_RENDERED_LINES : COLLAPSED_TAIL_LINES;
   const view = useMemo(() => tailLines(output, limit), [output, limit]);
   const long = view.total > COLLAPSED_TAIL_LINES;
-  const busy = card.status === "running" || card.status === "streaming-input";
+  const pending = isPending(card);
+  const resolution = card.approval?.resolution ?? null;
+  const busy = !pending && (card.status === "running" || card.status === "streaming-input");
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
   const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
   return (
-    <section className={`tool-card tool-${card.status}`} aria-label={`Tool ${card.toolName}`} data-status={card.status}>
+    <section className={`tool-card tool-${card.status}`} aria-label={`Tool ${card.toolName}`} data-status={card.status} data-approval={pending ? "pending" : resolution?.decision}>
       <header className="tool-head">
-        <span className={busy ? "tool-spinner" : "tool-dot"} aria-hidden="true" />
+        <span className={busy ? "tool-spinner" : pending ? "tool-dot tool-wait" : "tool-dot"} aria-hidden="true" />
         <span className="tool-name">{card.toolName || "tool"}</span>
         <span className="tool-status-text" title={statusText}>
           {statusText}
         </span>
-        <span className="tool-badge">{STATUS_LABEL[card.status]}</span>
+        <span className="tool-badge">{pending ? "waiting for approval" : STATUS_LABEL[card.status]}</span>
       </header>
+      {pending && <ApprovalPrompt card={card} active={active} {...(onAnswer ? { onAnswer } : {})} />}
+      {resolution && <p className={`approval-outcome outcome-${resolution.decision}`}>{approvalOutcome(resolution)}</p>}
       <details className="tool-input">
         <summary>Input</summary>
         <pre className={card.status === "streaming-input" ? "tool-raw" : "tool-json"}>{inputText}</pre>
       </details>
-      {card.summary && <MarkdownView className="tool-summary" text={card.summary} />}
+      {card.summary && !pending && <MarkdownView className="tool-summary" text={card.summary} />}
       {card.errorMessage && card.status === "error" && (
         <p className="tool-error" role="alert">
           {card.errorClass ? `${card.errorClass}: ` : ""}

@@ -7,3 +7,7 @@ export * from "./MessageList";
 export * from "./Status";
 export * from "./Composer";
 export * from "./session";
+export * from "./ApprovalPrompt";
+export * from "./ApprovalModeSwitch";
+export * from "./DiffView";
+export * from "./WorkerApprovals";

@@ -5,6 +5,7 @@
 import { createContext, useContext } from "react";
 import type { StoreApi } from "zustand/vanilla";
 import { useStore } from "zustand";
+import type { ApprovalAnswer } from "../protocol";
 import type { AppStore, SessionState } from "../state";
 
 /** What the chat components of one session read. */
@@ -13,6 +14,8 @@ export interface ChatSession {
   sessionId: string;
   /** Opens a session by id (a worker's, from its delegation card). */
   onOpenSession?: (sessionId: string) => void;
+  /** Answers a call's approval prompt; resolves true once the hub took the answer. */
+  onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string) => Promise<boolean>;
 }
 
 /** Provided by ChatPane (or a test) around the chat components. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { session } from "../app/fakes";
-import { decodeServerFrame, type Message, type ServerFrame, type Session, type ToolApprovalRequested } from "../protocol";
+import type { ServerFrame, ToolApprovalRequested } from "../protocol";
+import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames";
 import { isPending, pendingApprovalIds, waitingTotal, workerApprovalIds } from "./approvals";
 import { initialState, reduce } from "./reducer";
 import { sessionRecord } from "./selectors";
@@ -14,34 +15,9 @@ const WORKER = "01JZ6A000000000000000WORKR";
 const TURN = "01JZ6A0000000000000000TRN1";
 const MSG = "01JZ6A0000000000000000MSG1";
 
-let seq = 0;
-function nextId(): string {
-  seq++;
-  return `01KT${String(seq).padStart(22, "0")}`;
-}
+const ev = (type: string, payload: unknown, actor = "tool") => eventFrame(SID, TURN, type, payload, actor);
 
-function wire(raw: unknown): ServerFrame {
-  const f = decodeServerFrame(raw);
-  if (f.type === "unknown") throw new Error(f.reason);
-  return f;
-}
-
-function ev(type: string, payload: unknown, actor = "tool"): ServerFrame {
-  return wire({ type: "event", event: { id: nextId(), type, session_id: SID, turn_id: TURN, ts: "2026-05-08T14:31:40Z", actor, payload } });
-}
-
-function request(id: string, over: Partial<ToolApprovalRequested> = {}): ToolApprovalRequested {
-  return {
-    tool_use_id: id,
-    tool_name: "bash",
-    input: { command: "rm -rf build" },
-    status_text: "Running: rm -rf build",
-    risk: "high",
-    summary: "```bash\nrm -rf build\n```",
-    reason: "bash asks by default",
-    ...over,
-  };
-}
+const request = (id: string, over: Partial<ToolApprovalRequested> = {}) => approvalRequest(id, { input: { command: "rm -rf build" }, status_text: "Running: rm -rf build", ...over });
 
 const called = (id: string) =>
   ev("tool.called", { tool_use_id: id, tool_name: "bash", input: { command: "rm -rf build" }, message_id: MSG, status_text: "Running: rm -rf build", summary: "" });
@@ -59,19 +35,7 @@ function sess(st: AppState): SessionState {
 }
 
 /** A snapshot mid-wait: the assistant message with the call is stored, its result is not; the record counts one waiting. */
-function snapshotMidWait(over: Partial<Session> = {}): ServerFrame {
-  const assistant: Message = {
-    id: MSG,
-    session_id: SID,
-    offset: 1,
-    turn_id: TURN,
-    role: "assistant",
-    content: [{ type: "toolCall", id: "toolu_1", name: "bash", arguments: { command: "rm -rf build" } }],
-    status: "complete",
-    created_at: "2026-05-08T14:31:39Z",
-  };
-  return wire({ type: "snapshot", session: session(SID, { current_turn_id: TURN, pending_approvals: 1, ...over }), messages: [assistant], snapshot_at_event_id: nextId() });
-}
+const snapshotMidWait = () => snapshotMidCall(session(SID, { pending_approvals: 1 }), MSG, TURN, { command: "rm -rf build" });
 
 describe("approvals in the reducer", () => {
   it("tracks a call from requested to resolved on its tool card", () => {

@@ -74,6 +74,11 @@ export function pendingApprovalIds(s: SessionState | undefined): string[] {
   return pending.map((c) => c.toolUseId);
 }
 
+/** The session's oldest waiting call (the one the keyboard shortcuts answer), or null. */
+export function firstPendingId(s: SessionState | undefined): string | null {
+  return pendingApprovalIds(s)[0] ?? null;
+}
+
 /** Ids of the delegated workers' calls waiting in this (ancestor) session, oldest first. */
 export function workerApprovalIds(s: SessionState | undefined): string[] {
   return pendingApprovalIds(s).filter((id) => s!.tools[id]!.workerSessionId !== null);

@@ -7,4 +7,4 @@ export * from "./chunks";
 export { emptySession, toChatMessage, mergeHistory, applySnapshot } from "./history";
 export { newestTopLevel, workerPlaceholder } from "./sessions";
 export { LIVE_OUTPUT_CAP, setReducerLogger, settleBlocks } from "./stream";
-export { isPending, pendingApprovalIds, waitingTotal, workerApprovalIds } from "./approvals";
+export { firstPendingId, isPending, pendingApprovalIds, waitingTotal, workerApprovalIds } from "./approvals";

@@ -1,0 +1,45 @@
+// The session's approval mode in the chat header: ask, auto-approve edits,
+// auto-approve all (shown as a warning while on).
+
+import { APPROVAL_MODES, type ApprovalMode } from "../protocol";
+
+const MODES: Record<ApprovalMode, { label: string; title: string }> = {
+  ask: { label: "Ask", title: "Ask before commands, file edits and workers run" },
+  "auto-edits": { label: "Auto edits", title: "Auto-approve edits: file edits run without asking; commands still ask" },
+  "auto-all": { label: "Auto all", title: "Auto-approve all: every call runs without asking (deny rules still apply)" },
+};
+
+/** The mode a record's approval_mode names (ask when absent or unknown). */
+export function approvalModeOf(mode: string | undefined): ApprovalMode {
+  return APPROVAL_MODES.find((m) => m === mode) ?? "ask";
+}
+
+/** Props of ApprovalModeSwitch. */
+export interface ApprovalModeSwitchProps {
+  mode: ApprovalMode;
+  onChange: (mode: ApprovalMode) => void;
+  disabled?: boolean;
+}
+
+/** A three-way switch; choosing the current mode does nothing. */
+export function ApprovalModeSwitch({ mode, onChange, disabled = false }: ApprovalModeSwitchProps) {
+  return (
+    <div className={`mode-switch${mode === "auto-all" ? " is-warning" : ""}`} role="radiogroup" aria-label="Approval mode" data-mode={mode}>
+      {APPROVAL_MODES.map((m) => (
+        <button
+          key={m}
+          type="button"
+          role="radio"
+          aria-checked={m === mode}
+          className={`mode-opt${m === mode ? " is-on" : ""}${m === "auto-all" ? " mode-warn" : ""}`}
+          title={MODES[m].title}
+          disabled={disabled}
+          onClick={() => m !== mode && onChange(m)}
+        >
+          {m === "auto-all" && m === mode ? "⚠ " : ""}
+          {MODES[m].label}
+        </button>
+      ))}
+    </div>
+  );
+}
