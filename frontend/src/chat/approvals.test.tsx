@@ -18,7 +18,7 @@ function waiting(over: Partial<ToolCardState> = {}): ToolCardState {
     status: "running",
     input: { command: "rm -rf build && make" },
     summary: "```bash\nrm -rf build && make\n```",
-    approval: { request: { risk: "high", reason: "bash asks by default", summary: "", eventId: "01" }, resolution: null },
+    approval: { request: { risk: "high", reason: "bash asks by default", summary: "", order: "01" }, resolution: null },
     ...over,
   };
 }
@@ -108,7 +108,7 @@ describe("the prompt on a tool card", () => {
   });
 
   it("falls back to the request's Markdown for other tools", () => {
-    const card = waiting({ toolName: "delegate", input: { task: "x" }, approval: { request: { risk: "medium", reason: "delegate asks by default", summary: "**Delegate**: x", eventId: "" }, resolution: null } });
+    const card = waiting({ toolName: "delegate", input: { task: "x" }, approval: { request: { risk: "medium", reason: "delegate asks by default", summary: "**Delegate**: x", order: "" }, resolution: null } });
     act(() => dom.root.render(<ToolCard card={card} />));
     expect(q(".approval-summary strong")?.textContent).toBe("Delegate");
     expect(q(".approval-risk")?.className).toContain("risk-medium");

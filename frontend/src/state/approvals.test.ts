@@ -96,12 +96,14 @@ describe("a reload mid-wait", () => {
     expect(card.approval).toBeNull();
     expect(sessionRecord(st, SID)?.pending_approvals).toBe(1);
 
-    st = apply(st, { type: "approvalsListed", sessionId: SID, approvals: [request("toolu_1"), request("toolu_w", { worker_session_id: WORKER })] });
-    expect(pendingApprovalIds(sess(st))).toEqual(["toolu_1", "toolu_w"]);
+    st = apply(st, { type: "approvalsListed", sessionId: SID, approvals: [request("toolu_w", { worker_session_id: WORKER }), request("toolu_1")] });
+    expect(pendingApprovalIds(sess(st))).toEqual(["toolu_w", "toolu_1"]); // the listing's order: oldest first
+    st = apply(st, requested("toolu_2"));
+    expect(pendingApprovalIds(sess(st))).toEqual(["toolu_w", "toolu_1", "toolu_2"]); // listed ones were asked before the snapshot
     expect(workerApprovalIds(sess(st))).toEqual(["toolu_w"]);
 
-    st = apply(st, resolved("toolu_1", "once", "dashboard"), ev("session.updated", { session: session(SID, { current_turn_id: TURN, pending_approvals: 1 }) }, "system"));
-    expect(pendingApprovalIds(sess(st))).toEqual(["toolu_w"]);
+    st = apply(st, resolved("toolu_1", "once", "dashboard"), ev("session.updated", { session: session(SID, { current_turn_id: TURN, pending_approvals: 2 }) }, "system"));
+    expect(pendingApprovalIds(sess(st))).toEqual(["toolu_w", "toolu_2"]);
   });
 
   it("a listing older than the events that answered a call does not bring its prompt back", () => {

@@ -17,8 +17,8 @@ function settled(card: ToolCardState): boolean {
   return card.status === "done" || card.status === "error" || card.status === "cancelled";
 }
 
-/** card waiting for approval as p asks; eventId is the request event's id ("" from a listing). */
-function withRequest(card: ToolCardState, p: ToolApprovalRequested, eventId: string): ToolCardState {
+/** card waiting for approval as p asks; order sorts it among the prompts (ApprovalRequest.order). */
+function withRequest(card: ToolCardState, p: ToolApprovalRequested, order: string): ToolCardState {
   return {
     ...card,
     toolName: card.toolName || p.tool_name,
@@ -26,7 +26,7 @@ function withRequest(card: ToolCardState, p: ToolApprovalRequested, eventId: str
     statusText: card.statusText || p.status_text,
     status: card.status === "streaming-input" ? "running" : card.status,
     workerSessionId: p.worker_session_id ?? card.workerSessionId,
-    approval: { request: { risk: p.risk, reason: p.reason, summary: p.summary, eventId }, resolution: card.approval?.resolution ?? null },
+    approval: { request: { risk: p.risk, reason: p.reason, summary: p.summary, order }, resolution: card.approval?.resolution ?? null },
   };
 }
 
@@ -53,10 +53,10 @@ export function onApprovalResolved(s: SessionState, e: Ev<"tool.approval_resolve
  */
 export function onApprovalsListed(s: SessionState, list: readonly ToolApprovalRequested[]): SessionState {
   let next = s;
-  for (const p of list) {
+  for (const [i, p] of list.entries()) {
     const card = next.tools[p.tool_use_id];
     if (card && (card.approval !== null || settled(card))) continue;
-    next = putTool(next, withRequest(card ?? newToolCard(p.tool_use_id, p.tool_name, null, null), p, ""));
+    next = putTool(next, withRequest(card ?? newToolCard(p.tool_use_id, p.tool_name, null, null), p, `!${String(i).padStart(6, "0")}`));
   }
   return next;
 }
@@ -70,7 +70,7 @@ export function isPending(card: ToolCardState | undefined): boolean {
 export function pendingApprovalIds(s: SessionState | undefined): string[] {
   if (!s) return [];
   const pending = Object.values(s.tools).filter(isPending);
-  pending.sort((a, b) => a.approval!.request!.eventId.localeCompare(b.approval!.request!.eventId) || a.toolUseId.localeCompare(b.toolUseId));
+  pending.sort((a, b) => a.approval!.request!.order.localeCompare(b.approval!.request!.order) || a.toolUseId.localeCompare(b.toolUseId));
   return pending.map((c) => c.toolUseId);
 }
 

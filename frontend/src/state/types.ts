@@ -68,8 +68,12 @@ export interface ApprovalRequest {
   reason: string;
   /** The request's Markdown detail (the full command, the edit). */
   summary: string;
-  /** The id of the request event, "" when it came from a listing; orders the prompts. */
-  eventId: string;
+  /**
+   * Orders the prompts oldest first: the request event's id, or for a request
+   * known from a listing "!" and its place there (before every event id: it
+   * was asked before the snapshot).
+   */
+  order: string;
 }
 
 /** How an approval ended (tool.approval_resolved). */
