@@ -31,7 +31,7 @@ HEADLESS_BIN := build/bin/agenthub-headless
 TEST_CONTROL_SYMBOLS := smoke|testcontrol|TestReport|FrameStats|BenchEmit
 ARTIFACTS    := artifacts
 ARGS         ?=
-APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git chromium
+APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git chromium dbus-daemon gnome-keyring
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
@@ -115,6 +115,10 @@ test-go: deps frontend headless
 	AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" AGENTHUB_HEADLESS_VERSION="$(VERSION)" \
 	  go test -race -count=1 -timeout 15m ./...
 	go test -race -count=1 -tags smoketest ./app/
+	@echo "== API keys in a real Secret Service (gnome-keyring in a private D-Bus session)"
+	keyrings="$$(mktemp -d)"; trap 'rm -rf "$$keyrings"' EXIT; \
+	XDG_DATA_HOME="$$keyrings" dbus-run-session -- bash -c 'echo -n agenthub | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+	  AGENTHUB_KEYRING_TEST=1 go test -count=1 -run SystemKeyring ./app/secrets/' 2>&1 | grep -v "fd limit"
 
 test-frontend: $(NPM_STAMP)
 	@echo "== frontend typecheck"

@@ -16,6 +16,7 @@ import (
 	"agenthub/app/llm"
 	"agenthub/app/permission"
 	"agenthub/app/sandbox"
+	"agenthub/app/secrets"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
@@ -79,6 +80,9 @@ type OpenOptions struct {
 	Getenv func(string) string
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Vault keeps the API keys; nil means secrets.Open(data dir): the
+	// system keyring when it answers, else DATA_DIR/secrets.json.
+	Vault secrets.Vault
 }
 
 // Open resolves and creates the data dir, loads the settings, opens (and
@@ -103,11 +107,25 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	vault := opts.Vault
+	if vault == nil {
+		vault = secrets.Open(dir)
+	}
+	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg)}
+	moved, err := loadKeys(dir, vault, &st)
+	if moved {
+		log.Info("API keys moved out of settings.json", "to", vault.Where())
+	}
+	if err != nil {
+		log.Error("reading API keys", "err", err)
+		status.KeysError = err.Error()
+	}
 	db, unlock, err := openStore(dir, log)
 	if err != nil {
 		return nil, err
 	}
-	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless, settings: newSettingsService(dir, st), getenv: opts.Getenv, log: log}
+	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
+		settings: newSettingsService(dir, st, vault, status), getenv: opts.Getenv, log: log}
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}
@@ -322,4 +340,12 @@ func (in *Instance) toolSandbox(cfg Config) *tool.Sandbox {
 	home, _ := os.UserHomeDir()
 	in.log.Debug("bash sandbox", "kernel", support.String())
 	return &tool.Sandbox{Helper: self, CacheDirs: sandbox.DefaultCacheDirs(os.Getenv, home)}
+}
+
+// sandboxLine says in one line what confines bash (getSettings' sandbox).
+func sandboxLine(cfg Config) string {
+	if cfg.Sandbox == "off" {
+		return "bash sandbox: off (--sandbox off) — tool approvals are the only guard"
+	}
+	return sandbox.Probe().String()
 }

@@ -39,6 +39,9 @@ type Settings struct {
 	// ThinkingBudget is the extended-thinking budget in tokens for models
 	// that support it; 0 leaves thinking off.
 	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// ApprovalMode is the approval mode of new sessions (ask, auto-edits,
+	// auto-all; --approval-mode wins over it); "" means ask.
+	ApprovalMode string `json:"approval_mode,omitempty"`
 }
 
 // LoadSettings reads DIR/settings.json. A missing file yields zero Settings

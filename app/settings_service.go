@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"agenthub/app/llm"
+	"agenthub/app/permission"
+	"agenthub/app/secrets"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
 )
@@ -19,15 +21,39 @@ import (
 // concurrent use.
 type settingsService struct {
 	dir string
+	// vault keeps the API keys; cur holds them resolved, settings.json
+	// references (settings_keys.go).
+	vault secrets.Vault
+	// status is what getSettings reports besides the settings:
+	// keys_stored_in, sandbox and a key that could not be read.
+	status settingsStatus
 
 	mu       sync.Mutex
 	cur      Settings
 	onChange func(Settings) // called with the new settings after a save; may be nil
 }
 
-// newSettingsService serves s, loaded from dir.
-func newSettingsService(dir string, s Settings) *settingsService {
-	return &settingsService{dir: dir, cur: s}
+// settingsStatus is the read-only part of the getSettings answer.
+type settingsStatus struct {
+	KeysStoredIn string `json:"keys_stored_in"`
+	Sandbox      string `json:"sandbox"`
+	KeysError    string `json:"keys_error,omitempty"`
+}
+
+// newSettingsService serves s, loaded from dir, with its keys already
+// resolved from vault (nil: kept in settings.json, tests only).
+func newSettingsService(dir string, s Settings, vault secrets.Vault, status settingsStatus) *settingsService {
+	return &settingsService{dir: dir, cur: s, vault: vault, status: status}
+}
+
+// ApprovalMode implements hub.ApprovalSettings: the settings' mode for new
+// sessions (ask when unset or invalid).
+func (ss *settingsService) ApprovalMode() permission.Mode {
+	m, err := permission.ParseMode(ss.Current().ApprovalMode)
+	if err != nil {
+		return permission.ModeAsk
+	}
+	return m
 }
 
 // Current returns a copy of the current settings.
@@ -58,9 +84,27 @@ func (ss *settingsService) ThinkingBudget() int {
 	return ss.Current().ThinkingBudget
 }
 
-// Masked implements hub.Settings: the settings as JSON with API keys masked.
+// Masked implements hub.Settings: the settings as JSON with API keys
+// masked, plus where keys are kept and what the sandbox enforces.
 func (ss *settingsService) Masked() (json.RawMessage, error) {
-	return maskedJSON(ss.Current())
+	return ss.view(ss.Current())
+}
+
+// view is s masked, with the status fields.
+func (ss *settingsService) view(s Settings) (json.RawMessage, error) {
+	if s.ApprovalMode == "" {
+		s.ApprovalMode = string(permission.ModeAsk)
+	}
+	b, err := maskedJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	st, err := json.Marshal(ss.status)
+	if err != nil {
+		return nil, err
+	}
+	// Both are objects: join them.
+	return append(append(b[:len(b)-1:len(b)-1], ','), st[1:]...), nil
 }
 
 // settingsPatch is the subset of Settings a client may change. A nil field
@@ -77,6 +121,12 @@ type settingsPatch struct {
 	DashboardListen  *string              `json:"dashboard_listen"`
 	Prices           map[string]llm.Price `json:"prices"`
 	ThinkingBudget   *int                 `json:"thinking_budget"`
+	ApprovalMode     *string              `json:"approval_mode"`
+	// The read-only status fields getSettings adds are accepted and ignored,
+	// so a client may send back what it got.
+	KeysStoredIn *string `json:"keys_stored_in"`
+	Sandbox      *string `json:"sandbox"`
+	KeysError    *string `json:"keys_error"`
 }
 
 // Update implements hub.Settings: it validates and merges a partial settings
@@ -95,7 +145,7 @@ func (ss *settingsService) Update(patch json.RawMessage) (json.RawMessage, error
 		ss.mu.Unlock()
 		return nil, fmt.Errorf("%w: settings: %v", ipc.ErrInvalidInput, err)
 	}
-	if err := SaveSettings(ss.dir, next); err != nil {
+	if err := ss.save(next); err != nil {
 		ss.mu.Unlock()
 		return nil, err
 	}
@@ -105,7 +155,19 @@ func (ss *settingsService) Update(patch json.RawMessage) (json.RawMessage, error
 	if listener != nil {
 		listener(next.clone())
 	}
-	return maskedJSON(next)
+	return ss.view(next)
+}
+
+// save writes next to settings.json, its keys into the vault first.
+func (ss *settingsService) save(next Settings) error {
+	disk := next
+	if ss.vault != nil {
+		var err error
+		if disk, err = diskForm(ss.vault, next); err != nil {
+			return err
+		}
+	}
+	return SaveSettings(ss.dir, disk)
 }
 
 // applyTo merges p into s after validating every field.
@@ -166,6 +228,13 @@ func (p settingsPatch) applyTo(s *Settings) error {
 			}
 		}
 		s.DashboardListen = v
+	}
+	if p.ApprovalMode != nil {
+		v := strings.TrimSpace(*p.ApprovalMode)
+		if _, err := permission.ParseMode(v); err != nil {
+			return err
+		}
+		s.ApprovalMode = v
 	}
 	if p.ThinkingBudget != nil {
 		if *p.ThinkingBudget < 0 || *p.ThinkingBudget > maxThinkingBudget {

@@ -13,7 +13,7 @@ import (
 
 func TestSettingsServiceMasksAndKeepsEchoedKeys(t *testing.T) {
 	dir := t.TempDir()
-	ss := newSettingsService(dir, Settings{})
+	ss := newSettingsService(dir, Settings{}, nil, settingsStatus{})
 	var seen []Settings
 	ss.setListener(func(s Settings) { seen = append(seen, s) })
 
@@ -60,7 +60,7 @@ func TestSettingsServiceMasksAndKeepsEchoedKeys(t *testing.T) {
 
 func TestSettingsServiceRejectsBadPatches(t *testing.T) {
 	dir := t.TempDir()
-	ss := newSettingsService(dir, Settings{Model: "openai:gpt-4.1"})
+	ss := newSettingsService(dir, Settings{Model: "openai:gpt-4.1"}, nil, settingsStatus{})
 	for name, patch := range map[string]string{
 		"unknown field":    `{"colour":"red"}`,
 		"not an object":    `[1,2]`,
