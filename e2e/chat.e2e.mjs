@@ -1,60 +1,12 @@
-// End-to-end chat test in a real browser: playwright-core driving Debian's
-// /usr/bin/chromium against a running headless Agent Hub whose LLM provider
-// is a scripted fake (started by e2e_test.go, which also builds and launches
-// the binary). Synchronises on DOM state only; where the Go side must act
-// (release a stalled stream), the script prints "SYNC <name>" and waits for
-// one line on stdin.
-//
-// Env: E2E_URL (dashboard URL with ?token=), E2E_ARTIFACTS (screenshot dir),
-// E2E_FRONTEND (frontend dir whose node_modules holds playwright-core),
-// E2E_CHROMIUM (default /usr/bin/chromium).
+// End-to-end chat test in a real browser (scenario.mjs runs it): new
+// session, a tool call then streamed Markdown, a reload mid-stream, cancel,
+// a provider error, themes, delete, delegation with a queued message and a
+// reload, the worker session, compaction, export and a narrow window.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
+import { T, runScenario } from './scenario.mjs';
 
-const url = process.env.E2E_URL;
-const artifacts = process.env.E2E_ARTIFACTS ?? 'artifacts';
-const frontend = process.env.E2E_FRONTEND ?? path.resolve(import.meta.dirname, '../frontend');
-const chromiumPath = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
-if (!url) {
-  console.error('E2E_URL is required');
-  process.exit(2);
-}
-const { chromium } = createRequire(path.join(frontend, 'package.json'))('playwright-core');
-
-const lines = createInterface({ input: process.stdin });
-const waiting = [];
-lines.on('line', (l) => waiting.shift()?.(l));
-/** Asks the Go side to do something and waits for its answer. */
-function sync(name) {
-  console.log(`SYNC ${name}`);
-  return new Promise((resolve) => waiting.push(resolve));
-}
-const step = (name) => console.log(`STEP ${name}`);
-const T = 20_000;
-
-mkdirSync(artifacts, { recursive: true });
-const profile = mkdtempSync(path.join(tmpdir(), 'agenthub-e2e-chromium-'));
-// A fresh profile directory (playwright passes it as --user-data-dir).
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: chromiumPath,
-  headless: true,
-  viewport: { width: 1280, height: 860 },
-  args: [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync',
-  ],
-});
-let failed = false;
-try {
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url);
-
+await runScenario('e2e', async ({ page, step, sync, shot }) => {
   step('first load');
   await page.locator('.sidebar').waitFor({ timeout: T });
   if (new URL(page.url()).searchParams.has('token')) throw new Error('the token stayed in the address bar');
@@ -77,7 +29,7 @@ try {
   await streaming.waitFor({ timeout: T });
   await page.locator('[data-testid="running"]').waitFor({ timeout: T });
   await page.locator('.side-row.is-selected[data-running="true"]').waitFor({ timeout: T });
-  await page.screenshot({ path: path.join(artifacts, 'e2e-streaming.png') });
+  await shot('e2e-streaming');
 
   step('reload mid-stream: same text');
   const before = (await streaming.locator('.md').innerText()).trim();
@@ -95,7 +47,7 @@ try {
   await page.locator('.msg-assistant pre code.language-go').first().waitFor({ timeout: T });
   await page.locator('.msg-assistant .msg-usage').first().waitFor({ timeout: T });
   await page.locator('[data-testid="session-usage"]').waitFor({ timeout: T });
-  await page.screenshot({ path: path.join(artifacts, 'e2e-finished.png') });
+  await shot('e2e-finished');
 
   step('cancel mid-stream with Esc');
   await composer.fill('Count slowly.');
@@ -110,13 +62,13 @@ try {
   await composer.press('Enter');
   await page.locator('[data-testid="chat-error"]', { hasText: 'invalid x-api-key' }).waitFor({ timeout: T });
   await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
-  await page.screenshot({ path: path.join(artifacts, 'e2e-error.png') });
+  await shot('e2e-error');
 
   step('dark theme');
   await page.locator('.side-bottom button[aria-label^="Theme"]').click(); // system → light
   await page.locator('.side-bottom button[aria-label^="Theme"]').click(); // light → dark
   await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached', timeout: T });
-  await page.screenshot({ path: path.join(artifacts, 'e2e-dark.png') });
+  await shot('e2e-dark');
 
   step('delete the session');
   const count = await rows.count();
@@ -144,7 +96,7 @@ try {
   await composer.fill('Thanks!');
   await composer.press('Enter');
   await page.locator('[data-testid="queued-turn"][data-confirmed="true"]', { hasText: 'Thanks!' }).waitFor({ timeout: T });
-  await page.screenshot({ path: path.join(artifacts, 'e2e-delegation.png') });
+  await shot('e2e-delegation');
   await page.reload();
   await page.locator('[data-testid="queued-turn"]', { hasText: 'Thanks!' }).waitFor({ timeout: T });
   await page.locator('.deleg-card[data-status="running"]', { hasText: 'Summarise the README' }).waitFor({ timeout: T });
@@ -166,7 +118,7 @@ try {
   await page.locator('.msg-user', { hasText: 'Summarise the README in one line' }).waitFor({ timeout: T });
   const workerId = await page.locator('.side-row.is-selected').getAttribute('data-session-id');
   if (!workerId || workerId === parentId) throw new Error('the worker session is not the selected one');
-  await page.screenshot({ path: path.join(artifacts, 'e2e-worker.png') });
+  await shot('e2e-worker');
   await page.locator(`.side-row[data-session-id="${parentId}"] .side-open`).click();
   await page.locator('.deleg-card[data-status="done"]').waitFor({ timeout: T });
 
@@ -182,13 +134,13 @@ try {
   await page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
   await page.locator('.chat-stats button', { hasText: 'Compact' }).click();
   await page.locator('[data-testid="compaction"][data-state="running"]').waitFor({ timeout: T });
-  await page.screenshot({ path: path.join(artifacts, 'e2e-compacting.png') });
+  await shot('e2e-compacting');
   await sync('release-summary');
   const notice = page.locator('[data-testid="compaction"][data-state="done"]');
   await notice.waitFor({ timeout: T });
   const noticeText = await notice.innerText();
   if (!/\b[1-9]\d* messages? summarised/.test(noticeText) || !/1 kept/.test(noticeText)) throw new Error(`compaction notice: ${noticeText}`);
-  await page.screenshot({ path: path.join(artifacts, 'e2e-compacted.png') });
+  await shot('e2e-compacted');
 
   step('export as Markdown');
   await page.locator('.chat-stats button', { hasText: 'Export' }).click();
@@ -204,32 +156,10 @@ try {
 
   step('narrow window: the header title is not cut while the model chip and usage give way');
   await page.setViewportSize({ width: 900, height: 860 });
-  const cut = await page.locator('.chat-title h1').evaluate((h) => h.scrollWidth > h.clientWidth);
-  await page.screenshot({ path: path.join(artifacts, 'e2e-narrow.png') });
-  if (cut) throw new Error('the chat header title is truncated at 900 px');
+  const cut = await page.locator('.chat-title h1').evaluate((h) =>
+    h.scrollWidth > h.clientWidth ? `title ${h.scrollWidth} px wide in ${h.clientWidth}; header parts ${[...document.querySelectorAll('.chat-stats > *')].map((e) => `${e.className || e.tagName} ${Math.round(e.getBoundingClientRect().width)}`).join(', ')}` : '',
+  );
+  await shot('e2e-narrow');
+  if (cut) throw new Error(`the chat header title is truncated at 900 px: ${cut}`);
   await page.setViewportSize({ width: 1280, height: 860 });
-
-  if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
-  console.log('E2E OK');
-} catch (err) {
-  failed = true;
-  console.error(`E2E FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-  try {
-    const pages = browser.pages();
-    if (pages[0]) {
-      const state = await pages[0].evaluate(() => ({
-        textareas: [...document.querySelectorAll('textarea')].map((e) => ({ disabled: e.disabled, readOnly: e.readOnly, len: e.value.length })),
-        title: document.querySelector('.chat-title h1')?.textContent ?? null,
-      }));
-      console.error(`page state: ${JSON.stringify(state)}`);
-    }
-    if (pages[0]) await pages[0].screenshot({ path: path.join(artifacts, 'e2e-failure.png') });
-  } catch {
-    // the browser is gone: nothing to capture
-  }
-} finally {
-  await browser.close();
-  lines.close();
-  rmSync(profile, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

@@ -1,6 +1,7 @@
 // Package e2e runs the UI end to end: the real headless binary, a fake
 // Anthropic server speaking the real SSE wire format, and Debian's chromium
-// driven by playwright-core (chat.e2e.mjs).
+// driven by playwright-core (the scenarios chat.e2e.mjs and
+// approvals.e2e.mjs, on scenario.mjs).
 package e2e
 
 import (
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,7 +57,7 @@ func prerequisites(t *testing.T, root string) string {
 	return node
 }
 
-// gates are the stalls of the scenario, released when chat.e2e.mjs prints
+// gates are the stalls of a scenario, released when it prints
 // "SYNC <name>".
 type gates map[string]*llmtest.Gate
 
@@ -169,40 +171,55 @@ func waitDashboard(t *testing.T, stdout io.Reader, dataDir string) dashboardInfo
 	return dashboardInfo{}
 }
 
-func TestChatInBrowser(t *testing.T) {
-	root := repoRoot(t)
-	node := prerequisites(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-
-	tmp := t.TempDir()
-	// `make test` builds the headless binary once and passes it in
-	// AGENTHUB_HEADLESS_BIN; a plain `go test` builds it here.
-	bin := os.Getenv("AGENTHUB_HEADLESS_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "agenthub")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-		build.Dir = root
-		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
+// headlessBin is the binary under test: `make test` builds it once and
+// passes it in AGENTHUB_HEADLESS_BIN; a plain `go test` builds it here, once.
+func headlessBin(t *testing.T, ctx context.Context, root string) string {
+	t.Helper()
+	if bin := os.Getenv("AGENTHUB_HEADLESS_BIN"); bin != "" {
+		return bin
 	}
+	build.once.Do(func() {
+		dir, err := os.MkdirTemp("", "agenthub-e2e-bin-")
+		if err != nil {
+			build.err = err
+			return
+		}
+		build.bin = filepath.Join(dir, "agenthub")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", build.bin, ".")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
+	}
+	return build.bin
+}
 
-	srv := llmtest.NewServer(t)
-	stalls := script(srv)
-	defer stalls.releaseAll()
+var build struct {
+	once sync.Once
+	bin  string
+	err  error
+}
 
+// startHeadless runs the headless binary on a fresh data dir and workspace
+// against srv, with extra flags; it is stopped (and its log shown if the
+// test failed) at cleanup. It returns the dashboard's address and token.
+func startHeadless(t *testing.T, ctx context.Context, root string, srv *llmtest.Server, extra ...string) dashboardInfo {
+	t.Helper()
+	bin := headlessBin(t, ctx, root)
+	tmp := t.TempDir()
 	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
 	for _, d := range []string{dataDir, workspace} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// The chat scenario's tool calls run without asking (approvals have
-	// their own browser scenario).
-	app := exec.CommandContext(ctx, bin, "--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
-		"--workspace", workspace, "--model", "anthropic:"+model, "--approval-mode", "auto-all")
+	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
+		"--workspace", workspace, "--model", "anthropic:" + model}, extra...)
+	app := exec.CommandContext(ctx, bin, args...)
 	app.Env = append(apptest.Env(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
 	var appLog apptest.Buffer
 	app.Stderr = &appLog
@@ -215,7 +232,7 @@ func TestChatInBrowser(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- app.Wait() }()
-	defer func() {
+	t.Cleanup(func() {
 		_ = app.Process.Signal(os.Interrupt)
 		select {
 		case <-exited:
@@ -226,14 +243,21 @@ func TestChatInBrowser(t *testing.T) {
 		if t.Failed() {
 			t.Logf("agenthub log:\n%s", appLog.String())
 		}
-	}()
+	})
 	info := waitDashboard(t, stdout, dataDir)
 	if info.Token == "" || !strings.Contains(info.URL, "token=") {
 		t.Fatalf("dashboard.json = %+v", info)
 	}
+	return info
+}
 
+// runScenario runs e2e/<script> (a scenario.mjs scenario) in chromium
+// against the dashboard, releasing stalls when it asks, and fails the test
+// unless it prints "E2E OK".
+func runScenario(t *testing.T, ctx context.Context, root, node, script string, info dashboardInfo, stalls gates) {
+	t.Helper()
 	artifacts := filepath.Join(root, "artifacts")
-	e2e := exec.CommandContext(ctx, node, filepath.Join(root, "e2e", "chat.e2e.mjs"))
+	e2e := exec.CommandContext(ctx, node, filepath.Join(root, "e2e", script))
 	e2e.Env = append(os.Environ(), "E2E_URL="+info.URL, "E2E_ARTIFACTS="+artifacts, "E2E_FRONTEND="+filepath.Join(root, "frontend"), "E2E_CHROMIUM="+chromiumPath)
 	in, err := e2e.StdinPipe()
 	if err != nil {
@@ -258,7 +282,7 @@ func TestChatInBrowser(t *testing.T) {
 		case strings.HasPrefix(line, "SYNC "):
 			g, known := stalls[strings.TrimPrefix(line, "SYNC ")]
 			if !known {
-				t.Errorf("chat.e2e.mjs asked for an unknown sync %q", line)
+				t.Errorf("%s asked for an unknown sync %q", script, line)
 			} else {
 				g.Release()
 			}
@@ -269,12 +293,71 @@ func TestChatInBrowser(t *testing.T) {
 	}
 	_ = in.Close()
 	err = e2e.Wait()
-	t.Logf("e2e transcript:\n%s", strings.Join(transcript, "\n"))
+	t.Logf("%s transcript:\n%s", script, strings.Join(transcript, "\n"))
 	if err != nil || !ok {
-		t.Fatalf("chat.e2e.mjs failed (%v):\n%s", err, nodeErr.String())
+		t.Fatalf("%s failed (%v):\n%s", script, err, nodeErr.String())
 	}
+}
+
+// browserTest prepares a browser test (or skips it): the module root, node,
+// and a context that ends after limit.
+func browserTest(t *testing.T, limit time.Duration) (root, node string, ctx context.Context) {
+	t.Helper()
+	root = repoRoot(t)
+	node = prerequisites(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	return root, node, ctx
+}
+
+func TestChatInBrowser(t *testing.T) {
+	root, node, ctx := browserTest(t, 6*time.Minute)
+	srv := llmtest.NewServer(t)
+	stalls := script(srv)
+	defer stalls.releaseAll()
+	// The chat scenario's tool calls run without asking (approvals have
+	// their own browser scenario).
+	info := startHeadless(t, ctx, root, srv, "--approval-mode", "auto-all")
+	runScenario(t, ctx, root, node, "chat.e2e.mjs", info, stalls)
 	if reqs := srv.Requests(); len(reqs) != wantRequests {
 		t.Errorf("the fake provider got %d requests, want %d (tool call, text, cancelled, failure, delegate, worker, "+
 			"parent answer, queued turn, long paste, compaction summary)", len(reqs), wantRequests)
+	}
+}
+
+// approvalScript enqueues the provider responses of approvals.e2e.mjs: three
+// turns, each a bash call and the answer after it.
+func approvalScript(srv *llmtest.Server) {
+	usage := llmtest.AnthropicUsage{Input: 900, Output: 30}
+	call := func(id, command string) {
+		srv.Enqueue(llmtest.NewAnthropicStream(model, usage).
+			Text("Running a command.").
+			ToolUse(id, "bash", `{"command": "`+command+`"}`).
+			Finish("tool_use", 20).Response())
+	}
+	answer := func(text string) {
+		srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text(text).Finish("end_turn", 10).Response())
+	}
+	call("toolu_ap_1", "echo approved-run") // approved with y (after a reload)
+	answer("The first command ran.")
+	call("toolu_ap_2", "rm -rf ./scratch") // denied with n and a message
+	answer("Understood, I will not delete it.")
+	call("toolu_ap_3", "echo auto-ran") // auto-approved
+	answer("The third command ran.")
+}
+
+func TestApprovalsInBrowser(t *testing.T) {
+	root, node, ctx := browserTest(t, 3*time.Minute)
+	srv := llmtest.NewServer(t)
+	approvalScript(srv)
+	info := startHeadless(t, ctx, root, srv, "--approval-mode", "ask")
+	runScenario(t, ctx, root, node, "approvals.e2e.mjs", info, nil)
+	reqs := srv.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("the fake provider got %d requests, want 6 (three calls, three answers)", len(reqs))
+	}
+	// The denial reaches the model with the user's message.
+	if body := string(reqs[3].Body); !strings.Contains(body, "The user denied this tool call") || !strings.Contains(body, "not today") {
+		t.Errorf("the request after the denial does not carry it:\n%s", body)
 	}
 }

@@ -190,6 +190,11 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 <span>API keys stored in</span>
                 <span>{before.keys_stored_in || "not reported by this hub"}</span>
               </p>
+              {before.keys_error && (
+                <p className="settings-warning" role="alert">
+                  {before.keys_error}
+                </p>
+              )}
             </fieldset>
             <fieldset>
               <legend>Dashboard</legend>

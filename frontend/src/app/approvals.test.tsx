@@ -8,8 +8,9 @@ import { approvalTitle, notifyWaiting, useApprovalAttention, type NotificationAp
 import { ChatPane } from "./ChatPane";
 import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import type { AppInfo } from "./info";
 import { PermissionRules, ruleLabel, withRule } from "./PermissionRules";
-import { settingsPatch } from "./SettingsDialog";
+import { SettingsDialog, settingsPatch } from "./SettingsDialog";
 import { Sidebar } from "./Sidebar";
 
 // jsdom has no layout: give the virtualised list a viewport so rows render.
@@ -135,8 +136,8 @@ describe("approvals in the chat", () => {
 
   it("the mode switch calls setApprovalMode and shows the record's mode", async () => {
     const { hub, ctl, push } = await setup();
-    expect(q('.mode-switch [aria-checked="true"]')?.textContent).toBe("Ask");
-    await act(async () => [...document.querySelectorAll<HTMLElement>(".mode-opt")].find((b) => b.textContent === "Auto all")!.click());
+    expect(q('.mode-switch [aria-checked="true"] .mode-label')?.textContent).toBe("Ask");
+    await act(async () => [...document.querySelectorAll<HTMLElement>(".mode-opt")].find((b) => b.querySelector(".mode-label")?.textContent === "Auto all")!.click());
     expect(hub.calls).toContainEqual(["setApprovalMode", SID, "auto-all"]);
     await push(ev("session.updated", { session: session(SID, { current_turn_id: TURN, approval_mode: "auto-all" }) }, "user"));
     expect(q(".mode-switch")?.getAttribute("data-mode")).toBe("auto-all");
@@ -256,5 +257,30 @@ describe("settings: approvals and workspace rules", () => {
     await act(async () => q('button[aria-label="Remove rule bash go test → allow"]')!.click());
     expect(hub.rules["/w"]).toEqual([{ tool: "bash", prefix: "rm", action: "deny" }]);
     expect([...document.querySelectorAll(".rule")].map((r) => r.className)).toEqual(["rule rule-deny"]);
+  });
+
+  it("the dialog edits the default mode, lists the open session's workspace rules and shows the sandbox and key storage", async () => {
+    const hub = new FakeHub();
+    hub.sessions = [session(SID, { workspace_path: "/home/u/proj" })];
+    hub.settings = { approval_mode: "ask", sandbox: "Landlock ABI 6: writes, network, signals", keys_stored_in: "system keyring", keys_error: "the anthropic key is gone: enter it again" };
+    hub.rules["/home/u/proj"] = [{ tool: "*", action: "ask" }];
+    const ctl = new AppController({ hub, pollMs: 0, transport: () => new ScriptedTransport(() => []) });
+    await ctl.start(SID);
+    const info: AppInfo = { name: "Agent Hub", version: "1", mode: "headless", data_dir: "/d", provider: { configured: true, providers: [], sources: [] }, model: "", dashboard_url: "" };
+    await act(async () => dom.root.render(<SettingsDialog hub={hub} ctl={ctl} info={info} onClose={() => {}} />));
+    expect(q('[data-testid="rules-workspace"]')?.textContent).toBe("/home/u/proj");
+    expect([...document.querySelectorAll(".rule")].map((r) => r.textContent)).toEqual(["*ask×"]);
+    expect(q('[data-testid="sandbox-line"]')?.textContent).toBe("Bash sandboxLandlock ABI 6: writes, network, signals");
+    expect(q('[data-testid="keys-line"]')?.textContent).toBe("API keys stored insystem keyring");
+    expect(q(".settings-warning")?.textContent).toBe("the anthropic key is gone: enter it again");
+    const mode = [...document.querySelectorAll<HTMLSelectElement>(".settings select")].find((el) => [...el.options].some((o) => o.value === "auto-edits"))!;
+    act(() => {
+      mode.value = "auto-all";
+      mode.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    expect(mode.className).toBe("is-warning");
+    await act(async () => document.querySelector<HTMLFormElement>("form.settings")!.requestSubmit());
+    expect(hub.calls).toContainEqual(["updateSettings", { approval_mode: "auto-all" }]);
+    ctl.dispose();
   });
 });

@@ -38,6 +38,8 @@ export interface SettingsView {
   sandbox?: string;
   /** Read-only: where API keys are stored (the system keyring or a file). */
   keys_stored_in?: string;
+  /** Read-only: a stored key that could not be read (it has to be entered again). */
+  keys_error?: string;
 }
 
 /** An export format of exportSession. */

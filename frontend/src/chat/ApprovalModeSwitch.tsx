@@ -3,10 +3,11 @@
 
 import { APPROVAL_MODES, type ApprovalMode } from "../protocol";
 
-const MODES: Record<ApprovalMode, { label: string; title: string }> = {
-  ask: { label: "Ask", title: "Ask before commands, file edits and workers run" },
-  "auto-edits": { label: "Auto edits", title: "Auto-approve edits: file edits run without asking; commands still ask" },
-  "auto-all": { label: "Auto all", title: "Auto-approve all: every call runs without asking (deny rules still apply)" },
+/** Each mode's label, its short form for a narrow header, and its explanation. */
+const MODES: Record<ApprovalMode, { label: string; short: string; title: string }> = {
+  ask: { label: "Ask", short: "Ask", title: "Ask before commands, file edits and workers run" },
+  "auto-edits": { label: "Auto edits", short: "Edits", title: "Auto-approve edits: file edits run without asking; commands still ask" },
+  "auto-all": { label: "Auto all", short: "All", title: "Auto-approve all: every call runs without asking (deny rules still apply)" },
 };
 
 /** The mode a record's approval_mode names (ask when absent or unknown). */
@@ -37,7 +38,10 @@ export function ApprovalModeSwitch({ mode, onChange, disabled = false }: Approva
           onClick={() => m !== mode && onChange(m)}
         >
           {m === "auto-all" && m === mode ? "⚠ " : ""}
-          {MODES[m].label}
+          <span className="mode-label">{MODES[m].label}</span>
+          <span className="mode-label-short" aria-hidden="true">
+            {MODES[m].short}
+          </span>
         </button>
       ))}
     </div>

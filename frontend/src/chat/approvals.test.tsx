@@ -203,7 +203,9 @@ describe("ApprovalModeSwitch", () => {
     expect(onChange.mock.calls).toEqual([["auto-all"]]);
     act(() => dom.root.render(<ApprovalModeSwitch mode="auto-all" onChange={onChange} />));
     expect(q(".mode-switch")?.className).toContain("is-warning");
-    expect(q(".mode-opt.is-on")?.textContent).toBe("⚠ Auto all");
+    expect(q(".mode-opt.is-on")?.textContent).toMatch(/^⚠ /);
+    expect(q(".mode-opt.is-on .mode-label")?.textContent).toBe("Auto all");
+    expect(q(".mode-opt.is-on .mode-label-short")?.textContent).toBe("All"); // a narrow header shows this one
     expect(approvalModeOf(undefined)).toBe("ask");
     expect(approvalModeOf("auto-edits")).toBe("auto-edits");
     expect(approvalModeOf("bogus")).toBe("ask");
