@@ -1,7 +1,8 @@
 // A delegate call: the task, the worker's live output, its result or failure,
 // and a link that opens the worker session.
 
-import type { DelegationCardState } from "../state";
+import type { ApprovalResolution, DelegationCardState } from "../state";
+import { approvalOutcome } from "./ApprovalPrompt";
 import { MarkdownView } from "./Markdown";
 
 /** Props of DelegationCard. */
@@ -9,10 +10,12 @@ export interface DelegationCardProps {
   card: DelegationCardState;
   /** Opens a session by id (the worker's). */
   onOpenSession?: (sessionId: string) => void;
+  /** How the delegate call's approval was answered, if it was asked. */
+  approval?: ApprovalResolution | null;
 }
 
 /** A delegation card. */
-export function DelegationCard({ card, onOpenSession }: DelegationCardProps) {
+export function DelegationCard({ card, onOpenSession, approval = null }: DelegationCardProps) {
   const worker = card.workerSessionId;
   return (
     <section className={`deleg-card deleg-${card.status}`} aria-label="Delegation" data-status={card.status}>
@@ -26,6 +29,7 @@ export function DelegationCard({ card, onOpenSession }: DelegationCardProps) {
           </button>
         )}
       </header>
+      {approval && <p className={`approval-outcome outcome-${approval.decision}`}>{approvalOutcome(approval)}</p>}
       <p className="deleg-task">{card.task}</p>
       {card.workerOutput && (
         <pre className="deleg-output" aria-live="polite">

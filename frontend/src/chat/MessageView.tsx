@@ -29,7 +29,7 @@ export function ToolCallView({ toolUseId }: { toolUseId: string }) {
   const tool = useSessionSelector((s) => s?.tools[toolUseId]);
   // Only a waiting card looks for the oldest prompt: the others select a constant.
   const active = useSessionSelector((s) => isPending(s?.tools[toolUseId]) && firstPendingId(s) === toolUseId);
-  if (delegation && !isPending(tool)) return <DelegationCard card={delegation} {...(onOpenSession ? { onOpenSession } : {})} />;
+  if (delegation && !isPending(tool)) return <DelegationCard card={delegation} approval={tool?.approval?.resolution ?? null} {...(onOpenSession ? { onOpenSession } : {})} />;
   if (!tool) return null;
   return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m) => onAnswer(toolUseId, a, m) } : {})} />;
 }

@@ -4,6 +4,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { ApprovalAnswer } from "../protocol";
 import type { ToolCardState } from "../state";
 import { newToolCard } from "../state/history";
+import { newDelegation } from "../state/stream";
+import { DelegationCard } from "./DelegationCard";
 import { mountPerTest } from "../testing/mount";
 import { ApprovalModeSwitch, approvalModeOf } from "./ApprovalModeSwitch";
 import { approvalOutcome, isTextField, shortcutAnswer, type ShortcutKey } from "./ApprovalPrompt";
@@ -144,6 +146,15 @@ describe("the prompt on a tool card", () => {
     expect(approvalOutcome({ decision: "always", by: "window", message: null })).toBe("always allowed by window");
     expect(approvalOutcome({ decision: "cancelled", by: "restart", message: null })).toBe("cancelled (restart)");
     expect(approvalOutcome({ decision: "cancelled", by: "cancel", message: null })).toBe("cancelled (turn cancelled)");
+  });
+});
+
+describe("a delegate call's approval", () => {
+  it("shows on its delegation card once the worker started", () => {
+    act(() => dom.root.render(<DelegationCard card={{ ...newDelegation("toolu_d"), task: "Audit" }} approval={{ decision: "once", by: "window", message: null }} />));
+    expect(q(".deleg-card .approval-outcome")?.textContent).toBe("approved by window");
+    act(() => dom.root.render(<DelegationCard card={{ ...newDelegation("toolu_d"), task: "Audit" }} />));
+    expect(q(".approval-outcome")).toBeNull();
   });
 });
 
