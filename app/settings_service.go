@@ -200,22 +200,8 @@ func (p settingsPatch) applyTo(s *Settings) error {
 	}
 	setKey(&s.AnthropicAPIKey, p.AnthropicAPIKey)
 	setKey(&s.OpenAIAPIKey, p.OpenAIAPIKey)
-	for _, f := range []struct {
-		dst  *string
-		v    *string
-		name string
-	}{{&s.AnthropicBaseURL, p.AnthropicBaseURL, "anthropic_base_url"}, {&s.OpenAIBaseURL, p.OpenAIBaseURL, "openai_base_url"}} {
-		if f.v == nil {
-			continue
-		}
-		v := strings.TrimSpace(*f.v)
-		if v != "" {
-			u, err := url.Parse(v)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("%s %q: want an http(s) URL", f.name, v)
-			}
-		}
-		*f.dst = v
+	if err := p.applyURLs(s); err != nil {
+		return err
 	}
 	if p.DashboardEnabled != nil {
 		s.DashboardEnabled = *p.DashboardEnabled
@@ -249,6 +235,28 @@ func (p settingsPatch) applyTo(s *Settings) error {
 			}
 		}
 		s.Prices = p.Prices
+	}
+	return nil
+}
+
+// applyURLs merges the provider base URLs after checking each is http(s).
+func (p settingsPatch) applyURLs(s *Settings) error {
+	for _, f := range []struct {
+		dst  *string
+		v    *string
+		name string
+	}{{&s.AnthropicBaseURL, p.AnthropicBaseURL, "anthropic_base_url"}, {&s.OpenAIBaseURL, p.OpenAIBaseURL, "openai_base_url"}} {
+		if f.v == nil {
+			continue
+		}
+		v := strings.TrimSpace(*f.v)
+		if v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s %q: want an http(s) URL", f.name, v)
+			}
+		}
+		*f.dst = v
 	}
 	return nil
 }

@@ -82,18 +82,8 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		ToolUseID: call.ID, ToolName: call.Name, Input: input, MessageID: msgID,
 		StatusText: status, Summary: summary,
 	}))
-	if l.Approver != nil {
-		err := l.Approver.Approve(ctx, ApprovalCall{ToolUseID: call.ID, ToolName: call.Name, Input: input, StatusText: status, Summary: summary})
-		var denied *Denied
-		switch {
-		case err == nil:
-		case errors.As(err, &denied):
-			l.failTool(call, ipc.ToolErrDenied, denied.Message, "Denied: "+status, summary)
-			return false
-		default: // the turn ended while the call waited: it never ran
-			l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
-			return true
-		}
+	if run, cancelled := l.approve(ctx, call, input, status, summary); !run {
+		return cancelled
 	}
 	env := l.Env
 	env.ToolUseID = call.ID
@@ -145,6 +135,27 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		OutputPath: res.OutputPath, DurationMS: time.Since(start).Milliseconds(),
 	}, store.PutMessage(result)), nil)
 	return false
+}
+
+// approve asks the Approver (if any) whether call may run. When it may
+// not, the call has ended (tool.failed: denied, or cancelled when the turn
+// ended while it waited — then cancelled is true).
+func (l *loop) approve(ctx context.Context, call store.ContentBlock, input json.RawMessage, status, summary string) (run, cancelled bool) {
+	if l.Approver == nil {
+		return true, false
+	}
+	err := l.Approver.Approve(ctx, ApprovalCall{ToolUseID: call.ID, ToolName: call.Name, Input: input, StatusText: status, Summary: summary})
+	var denied *Denied
+	switch {
+	case err == nil:
+		return true, false
+	case errors.As(err, &denied):
+		l.failTool(call, ipc.ToolErrDenied, denied.Message, "Denied: "+status, summary)
+		return false, false
+	default: // the turn ended while the call waited: it never ran
+		l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
+		return false, true
+	}
 }
 
 // runBounded runs t in its own goroutine and waits for it; once ctx ends it
