@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"agenthub/app/atomicfile"
 	"agenthub/app/llm"
 )
 
@@ -69,40 +70,7 @@ func SaveSettings(dir string, s Settings) error {
 	if err != nil {
 		return fmt.Errorf("settings: encode: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, SettingsFile), append(b, '\n'), 0o600)
-}
-
-// writeFileAtomic writes data to a temporary file beside path with the given
-// mode, syncs it and renames it over path.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, SettingsFile), append(b, '\n'), 0o600)
 }
 
 // ProviderStatus says whether an LLM provider is configured and where from.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"agenthub/app/atomicfile"
 )
 
 // FileName is the rules file in the data dir.
@@ -104,25 +106,8 @@ func (s *Store) save() error {
 	if err != nil {
 		return fmt.Errorf("permissions: encode: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".permissions-*.json")
-	if err != nil {
-		return fmt.Errorf("permissions: write %s: %w", s.path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o600)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.path)
-	}
-	if err != nil {
-		return fmt.Errorf("permissions: write %s: %w", s.path, err)
+	if err := atomicfile.Write(s.path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("permissions: %w", err)
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/zalando/go-keyring"
+
+	"agenthub/app/atomicfile"
 )
 
 // Service is the keyring service the keys are stored under.
@@ -188,24 +190,8 @@ func (f *fileVault) update(change func(map[string]string)) error {
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".secrets-*.json")
-	if err != nil {
-		return fmt.Errorf("secrets: write %s: %w", f.path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err = tmp.Chmod(0o600); err == nil {
-		if _, err = tmp.Write(b); err == nil {
-			err = tmp.Sync()
-		}
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), f.path)
-	}
-	if err != nil {
-		return fmt.Errorf("secrets: write %s: %w", f.path, err)
+	if err := atomicfile.Write(f.path, b, 0o600); err != nil {
+		return fmt.Errorf("secrets: %w", err)
 	}
 	return nil
 }
