@@ -11,6 +11,7 @@ import type { HubClient, SettingsView } from "./hub";
 import type { AppInfo } from "./info";
 import { InfoPanel } from "./InfoPanel";
 import { PermissionRules } from "./PermissionRules";
+import { SessionSandbox } from "./SessionSandbox";
 
 const MODE_NAMES: Record<(typeof APPROVAL_MODES)[number], string> = {
   ask: "Ask before commands, edits and workers",
@@ -46,7 +47,8 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
   const [copied, setCopied] = useState(false);
   const models = ctl.store.getState().ui.models;
   const selected = ctl.store.getState().ui.selectedId;
-  const workspace = selected ? sessionRecord(ctl.store.getState(), selected)?.workspace_path : undefined;
+  const session = selected ? sessionRecord(ctl.store.getState(), selected) : undefined;
+  const workspace = session?.workspace_path;
 
   useEffect(() => {
     let live = true;
@@ -186,6 +188,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 <span>Bash sandbox</span>
                 <span>{before.sandbox || "not reported by this hub"}</span>
               </p>
+              {session && <SessionSandbox hub={hub} session={session} line={before.sandbox} />}
               <p className="settings-line" data-testid="keys-line">
                 <span>API keys stored in</span>
                 <span>{before.keys_stored_in || "not reported by this hub"}</span>

@@ -108,6 +108,14 @@ export class FakeHub implements HubClient {
     s.approval_mode = mode;
     return Promise.resolve({ ...s });
   }
+  setSandboxOptions(id: string, readWorkspaceOnly: boolean, network: boolean): Promise<Session> {
+    this.calls.push(["setSandboxOptions", id, readWorkspaceOnly, network]);
+    const s = this.sessions.find((x) => x.session_id === id);
+    if (!s) return Promise.reject(new RpcError("AGENT_NOT_FOUND", id));
+    s.sandbox_read_workspace_only = readWorkspaceOnly;
+    s.sandbox_no_network = !network;
+    return Promise.resolve({ ...s });
+  }
   listPendingApprovals(id: string): Promise<ToolApprovalRequested[]> {
     this.calls.push(["listPendingApprovals", id]);
     if (this.pending === null) return Promise.reject(new RpcError("METHOD_NOT_FOUND", "listPendingApprovals"));

@@ -78,6 +78,8 @@ export interface HubClient {
   approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string): Promise<void>;
   /** Sets a session's approval mode; resolves with the record. */
   setApprovalMode(id: string, mode: ApprovalMode): Promise<Session>;
+  /** Sets a session's bash sandbox options; resolves with the record. */
+  setSandboxOptions(id: string, readWorkspaceOnly: boolean, network: boolean): Promise<Session>;
   /**
    * The approvals waiting in a session, its own calls' and (worker_session_id
    * set) its workers'. listPendingApprovals is asked of the hub after a
@@ -150,6 +152,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     setApprovalMode(id, mode) {
       return rpc.call<Session>("setApprovalMode", { session_id: id, mode });
+    },
+    setSandboxOptions(id, readWorkspaceOnly, network) {
+      return rpc.call<Session>("setSandboxOptions", { session_id: id, read_workspace_only: readWorkspaceOnly, network });
     },
     async listPendingApprovals(id) {
       return decodePendingApprovals(await rpc.call("listPendingApprovals", { session_id: id }));
