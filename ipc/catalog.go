@@ -23,6 +23,9 @@ const (
 	TypeSessionCreated        = "session.created"
 	TypeSessionUpdated        = "session.updated"
 	TypeBusHandlerWarning     = "bus.handler_warning"
+	// TypeMCPServerStatus reports a change of an MCP server's state into
+	// the sessions it serves that are watched or running (docs/mcp.md).
+	TypeMCPServerStatus = "mcp.server_status"
 )
 
 // Event types of the streaming family: also in the log, but replayable only
@@ -63,7 +66,7 @@ var BusTypes = []string{
 	TypeLLMCallFailed, TypeToolCalled, TypeToolCompleted, TypeToolFailed,
 	TypeToolApprovalRequested, TypeToolApprovalResolved, TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
 	TypeDelegateFailed, TypeCompactionStarted, TypeCompactionComplete,
-	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning,
+	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning, TypeMCPServerStatus,
 }
 
 // StreamingTypes lists the streaming family in stream order.

@@ -104,6 +104,8 @@ func fixturePayloads() map[string]struct {
 			Reason: "bash asks by default", WorkerSessionID: fxWorker}},
 		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionDeny, By: "dashboard",
 			Message: "not now", WorkerSessionID: fxWorker}},
+		TypeMCPServerStatus: {ActorSystem, MCPServerStatus{Server: "files", Transport: "stdio", Workspace: "/home/u/proj", Status: MCPFailed,
+			Tools: []string{}, Error: "exited: exit status 1", StderrTail: "panic: boom\n", Restarts: 2, RetryInMS: 4000}},
 		TypeCompactionStarted: {ActorSystem, CompactionStarted{Trigger: "threshold", EstimatedTokens: 182000, ContextWindow: 200000}},
 		TypeCompactionComplete: {ActorSystem, CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000,
 			Reason: "summary", ContextStartOffset: 24}},

@@ -76,6 +76,18 @@ func scanMarked(needle []byte, since uint64) map[int]uint64 {
 	return out
 }
 
+// MarkedProcesses returns the live processes of this user whose
+// environment holds name=value (a marker such as MarkerEnv's), for code
+// that must find processes which left their process group.
+func MarkedProcesses(name, value string) []int {
+	found := scanMarked([]byte(name+"="+value+"\x00"), 0)
+	out := make([]int, 0, len(found))
+	for pid := range found {
+		out = append(out, pid)
+	}
+	return out
+}
+
 // startTicks returns pid's start time, or 0 if it is gone.
 func startTicks(pid int) uint64 {
 	st, _ := readProcStat(pid)

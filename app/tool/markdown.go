@@ -29,6 +29,10 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
+// CodeBlock renders content as a fenced markdown block no backtick run in
+// content can close (for summaries written outside this package).
+func CodeBlock(lang, content string) string { return codeBlock(lang, content) }
+
 // codeBlock renders content as a fenced markdown block whose fence is longer
 // than any backtick run in content, so content can never close it early.
 func codeBlock(lang, content string) string {

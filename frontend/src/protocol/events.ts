@@ -25,6 +25,7 @@ export const BUS_TYPES = [
   "session.created",
   "session.updated",
   "bus.handler_warning",
+  "mcp.server_status",
 ] as const;
 
 /** Streaming-family event types (ipc.StreamingTypes), in stream order. */
@@ -253,6 +254,22 @@ export interface HandlerWarning {
   message: string;
 }
 
+/** MCP server states (ipc.MCP*). */
+export type MCPState = "starting" | "ready" | "failed" | "stopped";
+
+/** Payload of mcp.server_status and an entry of listMcpServers. */
+export interface MCPServerStatus {
+  server: string;
+  transport: string;
+  workspace?: string;
+  status: MCPState;
+  tools: string[];
+  error?: string;
+  stderr_tail?: string;
+  restarts: number;
+  retry_in_ms?: number;
+}
+
 /** Payload of message.start. */
 export interface MessageStart {
   message_id: string;
@@ -336,6 +353,7 @@ export interface PayloadMap {
   "session.created": SessionChanged;
   "session.updated": SessionChanged;
   "bus.handler_warning": HandlerWarning;
+  "mcp.server_status": MCPServerStatus;
   "message.start": MessageStart;
   "text.delta": TextDelta;
   "thinking.delta": ThinkingDelta;

@@ -226,6 +226,17 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
   "session.created": { session: "session", deleted: "boolean?" },
   "session.updated": { session: "session", deleted: "boolean?" },
   "bus.handler_warning": { subscription_name: "string", code: "string", message: "string" },
+  "mcp.server_status": {
+    server: "string",
+    transport: "string",
+    workspace: "string?",
+    status: "string",
+    tools: "string[]",
+    error: "string?",
+    stderr_tail: "string?",
+    restarts: "number",
+    retry_in_ms: "number?",
+  },
   "message.start": { message_id: "string", role: "string", model: "string" },
   "text.delta": { message_id: "string", content_block_index: "number", text: "string" },
   "thinking.delta": {

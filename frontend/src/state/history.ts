@@ -32,6 +32,7 @@ export function emptySession(sessionId: string): SessionState {
     activeModel: null,
     lastError: null,
     lastWarning: null,
+    mcpServers: {},
     lastEventId: null,
     connection: "connecting",
     hasMoreHistory: false,

@@ -78,6 +78,8 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
       return bus.onSessionChanged(s, e);
     case "bus.handler_warning":
       return { ...s, lastWarning: `${e.payload.code}: ${e.payload.message}` };
+    case "mcp.server_status":
+      return { ...s, mcpServers: { ...s.mcpServers, [e.payload.server]: e.payload } };
   }
 }
 

@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { ContentBlock, HistoryMessage, MessageStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, Usage } from "../protocol";
+import type { ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -221,6 +221,8 @@ export interface SessionState {
   activeModel: string | null;
   lastError: ErrorInfo | null;
   lastWarning: string | null;
+  /** The last mcp.server_status seen in this session, by server name. */
+  mcpServers: Record<string, MCPServerStatus>;
   /** The cursor: the highest event id applied (ULIDs order lexicographically). */
   lastEventId: string | null;
   connection: ConnectionState;

@@ -1,0 +1,128 @@
+// Package mcptest is an MCP server built with the official Go SDK for the
+// tests: over stdio (the test binary re-executed, see ServeIfAsked) and
+// over streamable HTTP (NewHTTP). Its tools:
+//
+//   - fast {text}: answers "echo: text".
+//   - slow {steps, ignore_cancel}: one progress notification ("step i of n")
+//     every 50 ms, then "done after n steps"; it stops at a cancellation
+//     unless ignore_cancel, when it keeps sending progress.
+//   - fail {}: a tool error result ("it failed on purpose").
+//   - crash {}: writes "crashing on purpose" to stderr and exits 3 (stdio).
+//   - spawn {}: starts a child `sleep 300` in the server's process group
+//     and answers its pid (orphan tests).
+//   - add_tool {}: adds the tool "late" (notifications/tools/list_changed).
+package mcptest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// EnvServe, set to "stdio" in the environment of a test binary that calls
+// ServeIfAsked first, makes it serve MCP over stdin/stdout and exit.
+const EnvServe = "AGENTHUB_MCPTEST"
+
+// ServeIfAsked serves MCP over stdio and exits when EnvServe is "stdio";
+// otherwise it returns at once. Call it first in TestMain.
+func ServeIfAsked() {
+	if os.Getenv(EnvServe) != "stdio" {
+		return
+	}
+	err := New().Run(context.Background(), &sdk.StdioTransport{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcptest:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// NewHTTP serves New over streamable HTTP; close the server when done.
+func NewHTTP() *httptest.Server {
+	s := New()
+	return httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+}
+
+type textIn struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type slowIn struct {
+	Steps        int  `json:"steps" jsonschema:"how many 50 ms steps"`
+	IgnoreCancel bool `json:"ignore_cancel,omitempty" jsonschema:"keep going after a cancellation"`
+}
+
+type none struct{}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// New returns the test server with its tools.
+func New() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "fast", Description: "Echoes its text."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
+			return text("echo: " + in.Text), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "slow", Description: "Works in steps, reporting progress."}, slow)
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			r := text("it failed on purpose")
+			r.IsError = true
+			return r, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exits the server process."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "crashing on purpose")
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "spawn", Description: "Starts a child process that sleeps."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			c := exec.Command("sleep", "300")
+			if err := c.Start(); err != nil {
+				return nil, nil, err
+			}
+			go func() { _ = c.Wait() }()
+			return text(strconv.Itoa(c.Process.Pid)), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "add_tool", Description: "Adds the tool late."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			sdk.AddTool(s, &sdk.Tool{Name: "late", Description: "Added at run time."},
+				func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+					return text("late tool here"), nil, nil
+				})
+			return text("added late"), nil, nil
+		})
+	return s
+}
+
+func slow(ctx context.Context, req *sdk.CallToolRequest, in slowIn) (*sdk.CallToolResult, any, error) {
+	token := req.Params.GetProgressToken()
+	work := ctx
+	if in.IgnoreCancel {
+		work = context.Background()
+	}
+	for i := 1; i <= in.Steps; i++ {
+		select {
+		case <-work.Done():
+			return nil, nil, work.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if token != nil {
+			_ = req.Session.NotifyProgress(context.Background(), &sdk.ProgressNotificationParams{
+				ProgressToken: token, Progress: float64(i), Total: float64(in.Steps),
+				Message: fmt.Sprintf("step %d of %d", i, in.Steps),
+			})
+		}
+	}
+	return text(fmt.Sprintf("done after %d steps", in.Steps)), nil, nil
+}

@@ -1,0 +1,181 @@
+package mcp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MarkerEnv marks every process of a stdio server (value: a random token
+// per start, recorded in the server's pid file), so the next start can find
+// and kill what a kill -9 of the app left behind.
+const MarkerEnv = "AGENTHUB_MCP_SERVER"
+
+// stderrTailBytes bounds the stderr kept per server.
+const stderrTailBytes = 4 << 10
+
+// tail keeps the last stderrTailBytes written to it. Safe for concurrent use.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - stderrTailBytes; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// process is a started stdio server: the leader of its own process group.
+// One goroutine waits for the leader; stop kills the group and reaps the
+// group's members that are our children, never any other pid.
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr *tail
+	marker string
+	pids   *pidFiles
+
+	exited  chan struct{} // closed once the leader is reaped
+	waitErr error         // the leader's exit; valid after exited
+	once    sync.Once
+}
+
+// startProcess starts c's command with MarkerEnv set, in a new process
+// group that receives SIGKILL when the app dies (Linux), and records it in
+// pids.
+func startProcess(name string, c ServerConfig, pids *pidFiles) (*process, error) {
+	marker := newMarker()
+	cmd := exec.Command(c.Command, c.Args...)
+	cmd.Dir = c.Cwd
+	cmd.Env = append(os.Environ(), MarkerEnv+"="+marker)
+	for k, v := range c.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = groupAttr()
+	p := &process{cmd: cmd, stderr: &tail{}, marker: marker, pids: pids, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", c.Command, err)
+	}
+	p.pgid = cmd.Process.Pid
+	if err := pids.add(name, p.pgid, marker); err != nil {
+		p.stop(0)
+		return nil, err
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func newMarker() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// exitText says how the leader ended ("" while it runs).
+func (p *process) exitText() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	if p.waitErr == nil {
+		return "exited with status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.ProcessState.String()
+	}
+	return p.waitErr.Error()
+}
+
+// stop ends the server: stdin closed, then up to grace for it to exit on
+// its own, SIGTERM to the group, one more grace, SIGKILL; then the rest of
+// the group is killed and reaped and the pid file removed. Idempotent; it
+// returns once the leader is reaped.
+func (p *process) stop(grace time.Duration) {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		if !waitClosed(p.exited, grace) {
+			_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+			if !waitClosed(p.exited, grace) {
+				_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			}
+		}
+		<-p.exited
+		// The leader is reaped: its group's other members die with it.
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		reapGroup(p.pgid)
+		killMarked(p.marker)
+		p.pids.remove(p.pgid)
+	})
+}
+
+// waitClosed waits up to d for ch to close and reports whether it did.
+func waitClosed(ch <-chan struct{}, d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// reapGroup waits for the members of group pgid that are our children (the
+// app is the child subreaper of its descendants once bash has run), for at
+// most a second. Called only after the leader was reaped by exec.Cmd.Wait.
+func reapGroup(pgid int) {
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil: // ECHILD: none of ours left in the group
+			return
+		case pid == 0: // some still running (killed: about to exit)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -1,0 +1,395 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"agenthub/app/tool"
+	"agenthub/ipc"
+)
+
+// server supervises one configured MCP server: its goroutine (run) starts
+// it, offers its tools while it is up, and restarts it with backoff when it
+// fails, until the server's context ends.
+type server struct {
+	name string
+	cfg  ServerConfig
+	m    *Manager
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when run returns
+
+	mu        sync.Mutex
+	status    ipc.MCPServerStatus
+	sess      *sdk.ClientSession // nil unless ready
+	sessEnded chan struct{}      // closed when sess is dropped
+	endErr    error              // why the last session ended (set before sessEnded closes)
+	lastTail  string             // the last stdio process's stderr tail
+	proc      *process           // the running stdio process, if any
+	tools     []tool.Tool
+	watchers  map[string]*progressWatch // progress token → the call's output
+	cancelled map[string]bool           // tokens of cancelled calls → progress seen since
+	restart   chan string               // cap 1: end the session now, saying why
+}
+
+// progressWatch forwards progress notifications to a running call's output;
+// mu serialises the calls and the end of the call.
+type progressWatch struct {
+	mu     sync.Mutex
+	output func(stream, text string)
+}
+
+func newServer(m *Manager, name string, cfg ServerConfig) *server {
+	ctx, cancel := context.WithCancel(m.ctx)
+	return &server{
+		name: name, cfg: cfg, m: m, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		status:    ipc.MCPServerStatus{Server: name, Transport: cfg.Transport(), Workspace: cfg.Workspace, Status: ipc.MCPStarting, Tools: []string{}},
+		watchers:  map[string]*progressWatch{},
+		cancelled: map[string]bool{},
+		restart:   make(chan string, 1),
+	}
+}
+
+// run is the supervisor loop; it owns the server's sessions and processes.
+func (s *server) run() {
+	defer close(s.done)
+	attempt := 0
+	for {
+		s.update(func(st *ipc.MCPServerStatus) { st.Status, st.RetryInMS = ipc.MCPStarting, 0 })
+		started := time.Now()
+		err := s.serve()
+		if s.ctx.Err() != nil {
+			s.update(func(st *ipc.MCPServerStatus) { st.Status, st.Tools, st.RetryInMS = ipc.MCPStopped, []string{}, 0 })
+			return
+		}
+		if time.Since(started) > s.m.opts.StableAfter {
+			attempt = 0
+		}
+		attempt++
+		wait := s.m.opts.Backoff(attempt)
+		s.m.log.Warn("mcp: server failed", "server", s.name, "err", err, "retry_in", wait)
+		s.update(func(st *ipc.MCPServerStatus) {
+			st.Status, st.Tools, st.Error, st.RetryInMS = ipc.MCPFailed, []string{}, err.Error(), wait.Milliseconds()
+			st.StderrTail = s.lastTail
+		})
+		t := time.NewTimer(wait)
+		select {
+		case <-s.ctx.Done():
+			t.Stop()
+			s.update(func(st *ipc.MCPServerStatus) { st.Status, st.RetryInMS = ipc.MCPStopped, 0 })
+			return
+		case <-t.C:
+		}
+		s.update(func(st *ipc.MCPServerStatus) { st.Restarts++ })
+	}
+}
+
+// serve runs one session: connect, list the tools, offer them until the
+// session ends (the process exits, the connection drops, a restart is
+// asked for, or the server is stopped). It returns why it ended.
+func (s *server) serve() (err error) {
+	var proc *process
+	var transport sdk.Transport
+	if s.cfg.URL != "" {
+		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: headerClient(s.cfg.Headers), MaxRetries: 2}
+	} else {
+		p, err := startProcess(s.name, s.cfg, s.m.pids)
+		if err != nil {
+			return err
+		}
+		proc = p
+		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		s.mu.Lock()
+		s.proc = p
+		s.mu.Unlock()
+		defer func() {
+			p.stop(s.m.opts.StopGrace)
+			s.mu.Lock()
+			s.lastTail = p.stderr.String()
+			s.mu.Unlock()
+		}()
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent-hub", Version: s.m.opts.Version}, &sdk.ClientOptions{
+		Capabilities:                &sdk.ClientCapabilities{},
+		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relistSoon() },
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
+	})
+	connectCtx, cancel := context.WithTimeout(s.ctx, s.m.opts.StartTimeout)
+	cs, err := client.Connect(connectCtx, transport, nil)
+	cancel()
+	if err != nil {
+		return s.ended(proc, fmt.Errorf("connect: %w", err))
+	}
+	defer cs.Close()
+	tools, err := s.listTools(cs)
+	if err != nil {
+		return s.ended(proc, fmt.Errorf("tools/list: %w", err))
+	}
+	s.mu.Lock()
+	s.sess, s.tools, s.sessEnded = cs, tools, make(chan struct{})
+	s.mu.Unlock()
+	s.update(func(st *ipc.MCPServerStatus) { st.Status, st.Tools, st.Error = ipc.MCPReady, names(tools), "" })
+	defer func() {
+		s.mu.Lock()
+		s.endErr = err
+		if proc != nil {
+			s.lastTail = proc.stderr.String()
+		}
+		close(s.sessEnded)
+		s.sess, s.tools, s.sessEnded = nil, nil, nil
+		s.mu.Unlock()
+	}()
+	waited := make(chan struct{})
+	go func() { _ = cs.Wait(); close(waited) }()
+	select {
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	case <-waited:
+		return s.ended(proc, errors.New("the connection closed"))
+	case why := <-s.restart:
+		return errors.New(why)
+	}
+}
+
+// ended says how a session ended, with how a stdio process exited.
+func (s *server) ended(p *process, err error) error {
+	if p == nil {
+		return err
+	}
+	if waitClosed(p.exited, time.Second) {
+		return fmt.Errorf("the server process %s (%v)", p.exitText(), err)
+	}
+	return err
+}
+
+// listTools reads every page of tools/list.
+func (s *server) listTools(cs *sdk.ClientSession) ([]tool.Tool, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.m.opts.StartTimeout)
+	defer cancel()
+	var out []tool.Tool
+	seen := map[string]bool{}
+	cursor := ""
+	for {
+		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range res.Tools {
+			rt := newRemoteTool(s, t)
+			if seen[rt.name] {
+				s.m.log.Warn("mcp: duplicate tool name after namespacing; skipped", "server", s.name, "tool", t.Name)
+				continue
+			}
+			seen[rt.name] = true
+			out = append(out, rt)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, nil
+}
+
+// relistSoon re-reads the tool list after notifications/tools/list_changed
+// (off the connection's goroutine); the next LLM call offers the new list.
+func (s *server) relistSoon() {
+	s.mu.Lock()
+	cs := s.sess
+	s.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	go func() {
+		tools, err := s.listTools(cs)
+		if err != nil {
+			s.m.log.Warn("mcp: re-listing tools", "server", s.name, "err", err)
+			return
+		}
+		s.mu.Lock()
+		if s.sess != cs {
+			s.mu.Unlock()
+			return
+		}
+		s.tools = tools
+		s.mu.Unlock()
+		s.update(func(st *ipc.MCPServerStatus) { st.Tools = names(tools) })
+	}()
+}
+
+func (s *server) onProgress(p *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token := fmt.Sprint(p.ProgressToken)
+	s.mu.Lock()
+	w := s.watchers[token]
+	if _, ok := s.cancelled[token]; ok {
+		s.cancelled[token] = true
+	}
+	s.mu.Unlock()
+	if w == nil {
+		return
+	}
+	line := p.Message
+	if line == "" {
+		line = fmt.Sprintf("progress %g", p.Progress)
+		if p.Total > 0 {
+			line = fmt.Sprintf("progress %g/%g", p.Progress, p.Total)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.output != nil {
+		w.output("stdout", strings.TrimRight(line, "\n")+"\n")
+	}
+}
+
+// watch routes progress for token to output until the returned func runs.
+func (s *server) watch(token string, output func(stream, text string)) (stop func()) {
+	if output == nil {
+		return func() {}
+	}
+	w := &progressWatch{output: output}
+	s.mu.Lock()
+	s.watchers[token] = w
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.watchers, token)
+		s.mu.Unlock()
+		w.mu.Lock()
+		w.output = nil
+		w.mu.Unlock()
+	}
+}
+
+// afterCancel checks, CancelGrace after a call was cancelled (the SDK has
+// sent notifications/cancelled), that the server let go of it: if progress
+// for the call still arrived, or the server does not answer a ping, it is
+// restarted. The cancelled call itself has already returned.
+func (s *server) afterCancel(cs *sdk.ClientSession, token string) {
+	s.mu.Lock()
+	s.cancelled[token] = false
+	s.mu.Unlock()
+	s.m.wg.Add(1)
+	go func() {
+		defer s.m.wg.Done()
+		t := time.NewTimer(s.m.opts.CancelGrace)
+		defer t.Stop()
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		progressed := s.cancelled[token]
+		delete(s.cancelled, token)
+		current := s.sess == cs
+		s.mu.Unlock()
+		if !current {
+			return // that session is already gone
+		}
+		why := ""
+		if progressed {
+			why = fmt.Sprintf("restarted: it kept working on a cancelled call for %s", s.m.opts.CancelGrace)
+		} else {
+			ctx, cancel := context.WithTimeout(s.ctx, s.m.opts.CancelGrace)
+			err := cs.Ping(ctx, nil)
+			cancel()
+			if err != nil && s.ctx.Err() == nil {
+				why = fmt.Sprintf("restarted: it did not answer a ping after a cancelled call (%v)", err)
+			}
+		}
+		if hook := s.m.cancelChecked; hook != nil {
+			defer hook(s.name, why != "")
+		}
+		if why != "" {
+			s.m.log.Warn("mcp: restarting a server that ignored a cancellation", "server", s.name, "why", why)
+			select {
+			case s.restart <- why:
+			default:
+			}
+		}
+	}()
+}
+
+// session returns the live session and the server's status line.
+func (s *server) session() (*sdk.ClientSession, ipc.MCPServerStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess, s.status
+}
+
+// waitGone waits up to d for the session cs to end (a crash noticed by
+// the supervisor) and returns why it ended and the stderr tail; a nil
+// error means it has not ended.
+func (s *server) waitGone(cs *sdk.ClientSession, d time.Duration) (error, string) {
+	s.mu.Lock()
+	ch := s.sessEnded
+	if s.sess != cs {
+		ch = nil // already gone
+	}
+	s.mu.Unlock()
+	if ch != nil {
+		t := time.NewTimer(d)
+		select {
+		case <-ch:
+		case <-t.C:
+			t.Stop()
+			return nil, ""
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.endErr, s.lastTail
+}
+
+// update changes the status under the lock and reports it.
+func (s *server) update(change func(*ipc.MCPServerStatus)) {
+	s.mu.Lock()
+	change(&s.status)
+	st := s.status
+	st.Tools = append([]string{}, st.Tools...)
+	s.mu.Unlock()
+	s.m.report(st)
+}
+
+func names(tools []tool.Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+// headerClient is an HTTP client that adds headers to every request.
+func headerClient(h map[string]string) *http.Client {
+	if len(h) == 0 {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: headerTransport{h: h, next: http.DefaultTransport}}
+}
+
+type headerTransport struct {
+	h    map[string]string
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}

@@ -1,0 +1,188 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"agenthub/app/tool"
+	"agenthub/ipc"
+	"agenthub/ipc/errclass"
+)
+
+// remoteTool is one tool of an MCP server as the model sees it
+// (tool.Tool): named server__tool, run through the server's live session.
+type remoteTool struct {
+	srv    *server
+	name   string // server__tool, provider-safe
+	remote string // the server's own name for it
+	desc   string
+	schema json.RawMessage
+}
+
+var _ tool.Tool = (*remoteTool)(nil)
+
+func newRemoteTool(s *server, t *sdk.Tool) *remoteTool {
+	desc := strings.TrimSpace(t.Description)
+	if desc == "" && t.Annotations != nil {
+		desc = t.Annotations.Title
+	}
+	if desc == "" {
+		desc = t.Name
+	}
+	return &remoteTool{
+		srv: s, name: toolName(s.name, t.Name), remote: t.Name,
+		desc:   fmt.Sprintf("%s (MCP server %q, tool %q)", desc, s.name, t.Name),
+		schema: objectSchema(t.InputSchema),
+	}
+}
+
+// objectSchema is the tool's input schema as JSON, an empty object schema
+// when the server gave none (both providers require an object schema).
+func objectSchema(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil || len(b) == 0 || string(b) == "null" {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	if _, ok := m["type"]; !ok {
+		m["type"] = "object"
+		b, _ = json.Marshal(m)
+	}
+	return b
+}
+
+// Name implements tool.Tool.
+func (t *remoteTool) Name() string { return t.name }
+
+// Description implements tool.Tool.
+func (t *remoteTool) Description() string { return t.desc }
+
+// Schema implements tool.Tool.
+func (t *remoteTool) Schema() json.RawMessage { return t.schema }
+
+// Describe implements tool.Tool: "MCP server: tool" and the arguments as
+// a JSON block.
+func (t *remoteTool) Describe(input json.RawMessage) (string, string) {
+	status := fmt.Sprintf("MCP %s: %s", t.srv.name, t.remote)
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, input, "", "  ") != nil || pretty.Len() == 0 {
+		pretty.Reset()
+		pretty.WriteString("{}")
+	}
+	return status, fmt.Sprintf("Calls **%s** on MCP server **%s** with:\n\n%s", t.remote, t.srv.name, tool.CodeBlock("json", pretty.String()))
+}
+
+// Run implements tool.Tool: tools/call with a progress token (progress
+// notifications become live output); a cancelled ctx returns at once (the
+// SDK sends notifications/cancelled) and the server is watched for the
+// grace period; a server that crashed mid-call is an exec error naming how
+// it ended.
+func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessage) (tool.Result, error) {
+	cs, st := t.srv.session()
+	if cs == nil {
+		return tool.Result{}, &tool.Error{Class: errclass.ToolExec, Message: notRunning(st)}
+	}
+	args := map[string]any{}
+	if len(bytes.TrimSpace(input)) > 0 {
+		if err := json.Unmarshal(input, &args); err != nil {
+			return tool.Result{}, &tool.Error{Class: errclass.ToolInvalidInput, Message: "the input must be a JSON object: " + err.Error()}
+		}
+	}
+	token := "agenthub-" + env.ToolUseID
+	if env.ToolUseID == "" {
+		token = "agenthub-" + newMarker()
+	}
+	stop := t.srv.watch(token, env.Output)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: sdk.Meta{"progressToken": token}, Name: t.remote, Arguments: args})
+	stop()
+	if ctx.Err() != nil {
+		t.srv.afterCancel(cs, token)
+		return tool.Result{}, tool.AsError(ctx.Err())
+	}
+	if err != nil {
+		msg := fmt.Sprintf("MCP server %s failed during the call: %v", t.srv.name, err)
+		if ended, stderr := t.srv.waitGone(cs, t.srv.m.opts.CrashWait); ended != nil {
+			msg = fmt.Sprintf("MCP server %s failed during the call: %v", t.srv.name, ended)
+			if stderr != "" {
+				msg += "\nstderr (end):\n" + lastLines(stderr, 20)
+			}
+		}
+		return tool.Result{}, &tool.Error{Class: errclass.ToolExec, Message: msg}
+	}
+	out := resultText(res)
+	status := fmt.Sprintf("MCP %s: %s", t.srv.name, t.remote)
+	if res.IsError {
+		status = "Failed: " + status
+	}
+	return tool.Result{
+		Output: out, IsError: res.IsError, OutputBytes: int64(len(out)),
+		StatusText: status, Summary: tool.CodeBlock("text", lastLines(out, 40)),
+	}, nil
+}
+
+// notRunning is the error a call to a server that is not ready gets.
+func notRunning(st ipc.MCPServerStatus) string {
+	msg := fmt.Sprintf("MCP server %s is not running (%s)", st.Server, st.Status)
+	if st.Error != "" {
+		msg += ": " + st.Error
+	}
+	if st.RetryInMS > 0 {
+		msg += fmt.Sprintf("; next start attempt in %d ms", st.RetryInMS)
+	}
+	if st.StderrTail != "" {
+		msg += "\nstderr (end):\n" + lastLines(st.StderrTail, 20)
+	}
+	return msg
+}
+
+// resultText renders a tools/call result for the model: text as is, other
+// content described in one line; structured content as JSON when there is
+// no text.
+func resultText(r *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		switch v := c.(type) {
+		case *sdk.TextContent:
+			b.WriteString(v.Text)
+		case *sdk.ImageContent:
+			fmt.Fprintf(&b, "[image %s, %d bytes]", v.MIMEType, len(v.Data))
+		case *sdk.AudioContent:
+			fmt.Fprintf(&b, "[audio %s, %d bytes]", v.MIMEType, len(v.Data))
+		case *sdk.ResourceLink:
+			fmt.Fprintf(&b, "[resource %s %s]", v.Name, v.URI)
+		case *sdk.EmbeddedResource:
+			if v.Resource != nil {
+				fmt.Fprintf(&b, "[resource %s]\n%s", v.Resource.URI, v.Resource.Text)
+			}
+		default:
+			j, _ := json.Marshal(c)
+			b.Write(j)
+		}
+	}
+	if b.Len() == 0 && r.StructuredContent != nil {
+		j, _ := json.Marshal(r.StructuredContent)
+		b.Write(j)
+	}
+	return b.String()
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
