@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"agenthub/app/hub"
 	"agenthub/app/llm"
+	"agenthub/app/mcp"
 	"agenthub/app/permission"
 	"agenthub/app/sandbox"
 	"agenthub/app/secrets"
@@ -63,6 +65,8 @@ type Instance struct {
 	API *dashboard.API
 	// Headless reports the mode the instance was opened for.
 	Headless bool
+	// MCP runs the configured MCP servers.
+	MCP *mcp.Manager
 
 	settings *settingsService
 	getenv   func(string) string
@@ -167,6 +171,15 @@ func (in *Instance) startServices() error {
 	in.Bus = bus
 	st := in.settings.Current()
 	st.applyPrices()
+	var live atomic.Pointer[hub.Hub] // status reports wait for the hub
+	in.MCP = mcp.NewManager(mcp.Options{
+		DataDir: cfg.DataDir, Version: cfg.Version, Logger: in.log,
+		OnStatus: func(s ipc.MCPServerStatus) {
+			if h := live.Load(); h != nil {
+				h.MCPStatusChanged(s)
+			}
+		},
+	})
 	h, err := hub.New(hub.Config{
 		DataDir:          cfg.DataDir,
 		DefaultWorkspace: cfg.Workspace,
@@ -175,6 +188,7 @@ func (in *Instance) startServices() error {
 		ApprovalMode:     permission.Mode(cfg.ApprovalMode),
 		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
 		OutputRetention:  cfg.EventRetention,
+		MCP:              in.MCP,
 		Logger:           in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
 	if err != nil {
@@ -183,12 +197,30 @@ func (in *Instance) startServices() error {
 	in.settings.setListener(func(s Settings) {
 		s.applyPrices()
 		h.SetProviders(llm.New(s.llmConfig()))
+		in.MCP.Configure(validMCP(s.MCPServers, in.log))
 	})
 	if err := h.Start(context.Background()); err != nil {
 		return errors.Join(fmt.Errorf("start hub: %w", err), h.Close())
 	}
 	in.Hub = h
+	live.Store(h)
+	in.MCP.Configure(validMCP(st.MCPServers, in.log))
 	return nil
+}
+
+// validMCP returns the entries of servers that pass mcp.Validate, logging
+// the others (a hand-edited settings.json may hold a bad one; the rest run).
+func validMCP(servers map[string]mcp.ServerConfig, log *slog.Logger) map[string]mcp.ServerConfig {
+	out := make(map[string]mcp.ServerConfig, len(servers))
+	for name, c := range servers {
+		one := map[string]mcp.ServerConfig{name: c}
+		if err := mcp.Validate(one); err != nil {
+			log.Error("settings: MCP server skipped", "err", err)
+			continue
+		}
+		out[name] = c
+	}
+	return out
 }
 
 // openStore opens DIR/agenthub.db, turning a lock timeout into the
@@ -308,6 +340,9 @@ func (in *Instance) Close() error {
 		if err := in.Hub.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close hub: %w", err))
 		}
+	}
+	if in.MCP != nil {
+		in.MCP.Close()
 	}
 	if in.Bus != nil {
 		if err := in.Bus.Close(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"agenthub/app/atomicfile"
 	"agenthub/app/llm"
+	"agenthub/app/mcp"
 )
 
 // SettingsFile is the settings file's name inside the data dir.
@@ -43,6 +44,9 @@ type Settings struct {
 	// ApprovalMode is the approval mode of new sessions (ask, auto-edits,
 	// auto-all; --approval-mode wins over it); "" means ask.
 	ApprovalMode string `json:"approval_mode,omitempty"`
+	// MCPServers are the MCP servers whose tools the agent may call, by
+	// name (docs/mcp.md).
+	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers,omitempty"`
 }
 
 // LoadSettings reads DIR/settings.json. A missing file yields zero Settings

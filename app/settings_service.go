@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
 	"agenthub/app/llm"
+	"agenthub/app/mcp"
 	"agenthub/app/permission"
 	"agenthub/app/secrets"
 	"agenthub/ipc"
@@ -122,6 +125,8 @@ type settingsPatch struct {
 	Prices           map[string]llm.Price `json:"prices"`
 	ThinkingBudget   *int                 `json:"thinking_budget"`
 	ApprovalMode     *string              `json:"approval_mode"`
+	// MCPServers replaces the whole set of MCP servers when present.
+	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers"`
 	// The read-only status fields getSettings adds are accepted and ignored,
 	// so a client may send back what it got.
 	KeysStoredIn *string `json:"keys_stored_in"`
@@ -228,6 +233,15 @@ func (p settingsPatch) applyTo(s *Settings) error {
 		}
 		s.ThinkingBudget = *p.ThinkingBudget
 	}
+	if p.MCPServers != nil {
+		if err := mcp.Validate(p.MCPServers); err != nil {
+			return err
+		}
+		s.MCPServers = p.MCPServers
+		if len(s.MCPServers) == 0 {
+			s.MCPServers = nil
+		}
+	}
 	if p.Prices != nil {
 		for model, pr := range p.Prices {
 			if model == "" || pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0 {
@@ -309,6 +323,15 @@ func (s Settings) clone() Settings {
 		c.Prices = make(map[string]llm.Price, len(s.Prices))
 		for k, v := range s.Prices {
 			c.Prices[k] = v
+		}
+	}
+	if s.MCPServers != nil {
+		c.MCPServers = make(map[string]mcp.ServerConfig, len(s.MCPServers))
+		for k, v := range s.MCPServers {
+			v.Args = slices.Clone(v.Args)
+			v.Env = maps.Clone(v.Env)
+			v.Headers = maps.Clone(v.Headers)
+			c.MCPServers[k] = v
 		}
 	}
 	return c

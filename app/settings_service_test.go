@@ -87,3 +87,44 @@ func TestSettingsServiceRejectsBadPatches(t *testing.T) {
 		t.Fatalf("a rejected patch wrote the file: %v", err)
 	}
 }
+
+func TestSettingsServiceMCPServers(t *testing.T) {
+	dir := t.TempDir()
+	ss := newSettingsService(dir, Settings{}, nil, settingsStatus{})
+	var seen Settings
+	ss.setListener(func(s Settings) { seen = s })
+	patch := `{"mcp_servers":{"files":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"],"env":{"A":"1"}},
+		"web":{"url":"https://example.com/mcp","headers":{"Authorization":"Bearer x"},"workspace":"/home/u/p"}}}`
+	if _, err := ss.Update([]byte(patch)); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen.MCPServers) != 2 || seen.MCPServers["files"].Args[0] != "-y" || seen.MCPServers["web"].Workspace != "/home/u/p" {
+		t.Fatalf("listener saw %+v", seen.MCPServers)
+	}
+	loaded, err := LoadSettings(dir)
+	if err != nil || loaded.MCPServers["web"].Headers["Authorization"] != "Bearer x" {
+		t.Fatalf("saved %+v %v", loaded.MCPServers, err)
+	}
+	// A copy handed out is not the service's own.
+	cur := ss.Current()
+	cur.MCPServers["files"].Env["A"] = "changed"
+	if ss.Current().MCPServers["files"].Env["A"] != "1" {
+		t.Fatal("Current shares the MCP maps")
+	}
+	for _, bad := range []string{
+		`{"mcp_servers":{"a__b":{"command":"x"}}}`,
+		`{"mcp_servers":{"x":{}}}`,
+		`{"mcp_servers":{"x":{"command":"y","url":"http://h"}}}`,
+		`{"mcp_servers":{"x":{"url":"file:///etc/passwd"}}}`,
+	} {
+		if _, err := ss.Update([]byte(bad)); !errors.Is(err, ipc.ErrInvalidInput) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if len(ss.Current().MCPServers) != 2 {
+		t.Fatal("a refused patch changed the servers")
+	}
+	if _, err := ss.Update([]byte(`{"mcp_servers":{}}`)); err != nil || ss.Current().MCPServers != nil {
+		t.Fatalf("clearing: %v %+v", err, ss.Current().MCPServers)
+	}
+}

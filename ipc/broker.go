@@ -65,6 +65,21 @@ func (br *broker) remove(s *Subscription) {
 	}
 }
 
+// watched returns the sessions with a live subscription (the subscribed
+// session of a subscription that includes workers).
+func (br *broker) watched() []string {
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	out := make([]string, 0, len(br.bySession)+len(br.trees))
+	for id := range br.bySession {
+		out = append(out, id)
+	}
+	for _, s := range br.trees {
+		out = append(out, s.sessionID)
+	}
+	return out
+}
+
 func (br *broker) all() []*Subscription {
 	br.mu.Lock()
 	defer br.mu.Unlock()

@@ -184,6 +184,10 @@ func (b *Bus) Reader() StoreReader { return StoreReader{b.db} }
 // events they held (events/commits is the mean group-commit size).
 func (b *Bus) Stats() (commits, events int64) { return b.commits.Load(), b.committed.Load() }
 
+// Watched returns the ids of the sessions someone is subscribed to now
+// (a session may appear more than once).
+func (b *Bus) Watched() []string { return b.broker.watched() }
+
 // Options returns the effective options (defaults filled in).
 func (b *Bus) Options() Options { return b.opts }
 

@@ -55,6 +55,10 @@ type Config struct {
 	Model     string
 	Providers ProviderSource
 	Tools     []tool.Tool
+	// ExtraTools, if set, is called before every LLM call for tools offered
+	// besides Tools (MCP servers' tools, which come and go); a call is
+	// dispatched against the set offered to the LLM call that made it.
+	ExtraTools func() []tool.Tool
 	// Env is the tools' environment (Workspace, OutputDir); ToolUseID and
 	// Output are filled per call.
 	Env      tool.Env
@@ -138,6 +142,7 @@ type loop struct {
 	ctx   context.Context // the turn's context (for its cancel cause)
 	out   Outcome
 	steps int
+	tools []tool.Tool // offered to the current step's LLM call
 }
 
 // Run runs the loop until the model stops calling tools, a call fails for
@@ -178,6 +183,10 @@ func (l *loop) run(ctx context.Context) {
 			return
 		}
 		l.steps++
+		l.tools = l.Tools
+		if l.ExtraTools != nil {
+			l.tools = append(append([]tool.Tool{}, l.Tools...), l.ExtraTools()...)
+		}
 		system, msgs, err := l.Context(ctx)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -18,7 +18,7 @@ import (
 // It returns the stored assistant message and true when the call succeeded.
 func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (store.Message, bool) {
 	provName, model, perr := llm.ParseModel(l.Model)
-	req := llm.Request{Model: model, System: system, Messages: msgs, Tools: specs(l.Tools), MaxTokens: l.MaxTokens,
+	req := llm.Request{Model: model, System: system, Messages: msgs, Tools: specs(l.tools), MaxTokens: l.MaxTokens,
 		ThinkingBudget: l.ThinkingBudget}
 	for attempt := 1; ; attempt++ {
 		callID, msgID := NewID(), NewID()

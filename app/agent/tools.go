@@ -64,7 +64,7 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	t, found := tool.Lookup(l.Tools, call.Name)
+	t, found := tool.Lookup(l.tools, call.Name)
 	status, summary := fmt.Sprintf("Unknown tool %s", call.Name), ""
 	if found {
 		status, summary = t.Describe(input)

@@ -92,6 +92,8 @@ type Config struct {
 	// OutputPruneInterval is how often old tool outputs are pruned (also
 	// once at Start). Default 1h; negative disables pruning.
 	OutputPruneInterval time.Duration
+	// MCP, if set, offers the MCP servers' tools beside the built-ins.
+	MCP MCPTools
 	// BeforeTools is a test hook called at the §6.2.3 seam of every turn.
 	BeforeTools func(ctx context.Context, sessionID, turnID string)
 	Logger      *slog.Logger

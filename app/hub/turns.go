@@ -288,7 +288,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 		}
 		out = agent.Run(r.ctx, agent.Config{
 			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
-			Tools: tools,
+			Tools: tools, ExtraTools: h.extraTools(sess.WorkspacePath),
 			Env: tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir,
 				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork},
 			Context:        h.contextFunc(s, turn.ID, route.Model, tools),

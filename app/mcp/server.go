@@ -166,7 +166,7 @@ func (s *server) ended(p *process, err error) error {
 		return err
 	}
 	if waitClosed(p.exited, time.Second) {
-		return fmt.Errorf("the server process %s (%v)", p.exitText(), err)
+		return fmt.Errorf("the server process ended: %s (%v)", p.exitText(), err)
 	}
 	return err
 }

@@ -32,6 +32,7 @@ const (
 	MethodSetPermissions   = "setPermissionRules"
 	MethodSetSandbox       = "setSandboxOptions"
 	MethodListApprovals    = "listPendingApprovals"
+	MethodListMCPServers   = "listMcpServers"
 )
 
 // Paging bounds of getAgentMessages (seed 003 default limit 50).
@@ -79,7 +80,7 @@ type OK struct {
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
 // getPermissionRules, setPermissionRules, setSandboxOptions,
-// listPendingApprovals. Session-addressed methods take the
+// listPendingApprovals, listMcpServers. Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
 func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
@@ -103,6 +104,17 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodSetPermissions, h.setPermissionRules)
 	d.Register(MethodSetSandbox, h.setSandboxOptions)
 	d.Register(MethodListApprovals, h.listPendingApprovals)
+	d.Register(MethodListMCPServers, h.listMCPServers)
+}
+
+// listMCPServers answers {"servers": [...]}: every configured MCP server's
+// state (docs/mcp.md); empty when the hub runs no MCP servers.
+func (h hubMethods) listMCPServers(context.Context, json.RawMessage) (any, error) {
+	servers := []ipc.MCPServerStatus{}
+	if l, ok := h.hub.(ipc.MCPStatusLister); ok {
+		servers = l.MCPServers()
+	}
+	return map[string]any{"servers": servers}, nil
 }
 
 type hubMethods struct {
