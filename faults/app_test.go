@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"agenthub/app/apptest"
+	"agenthub/app/mcp/mcptest"
 )
 
 // guard bounds a wait that only a bug makes long.
@@ -55,6 +56,7 @@ var (
 
 // TestMain removes the binary a plain `go test` built.
 func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the MCP test (mcp_test.go) runs this binary as a stdio server
 	code := m.Run()
 	if err := rep.write(); err != nil {
 		fmt.Fprintln(os.Stderr, "faults: writing the report:", err)
