@@ -1,7 +1,7 @@
 // Settings: provider, API keys (masked; never shown back in full, sent only
 // when typed; where they are stored), base URLs, default model, the default
 // approval mode, the permission rules of the open session's workspace, what
-// the bash sandbox enforces, the dashboard port, and About.
+// the bash sandbox enforces, the MCP servers, the dashboard port, and About.
 
 import { useEffect, useState, type FormEvent } from "react";
 import { APPROVAL_MODES } from "../protocol";
@@ -10,6 +10,7 @@ import type { AppController } from "./controller";
 import type { HubClient, SettingsView } from "./hub";
 import type { AppInfo } from "./info";
 import { InfoPanel } from "./InfoPanel";
+import { McpServers } from "./McpServers";
 import { PermissionRules } from "./PermissionRules";
 import { SessionSandbox } from "./SessionSandbox";
 
@@ -181,6 +182,18 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 </span>
                 {workspace ? <PermissionRules hub={hub} workspace={workspace} /> : <p className="muted">Open a session to edit its workspace's rules.</p>}
               </div>
+            </fieldset>
+            <fieldset>
+              <legend>MCP servers</legend>
+              <McpServers
+                hub={hub}
+                saved={before.mcp_servers ?? {}}
+                workspace={workspace}
+                onSaved={(next) => {
+                  setBefore(next);
+                  setForm({ ...form, mcp_servers: next.mcp_servers });
+                }}
+              />
             </fieldset>
             <fieldset>
               <legend>Security</legend>

@@ -2,7 +2,7 @@
 // that plays recorded server frames (the real wire traces). Used by the
 // Vitest suites only.
 
-import type { ApprovalAnswer, ApprovalMode, HistoryMessage, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
+import type { ApprovalAnswer, ApprovalMode, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
 import type { ExportFormat, ExportResult, HistoryPage, HubClient, ModelInfo, SettingsView, SubmitResult } from "./hub";
@@ -32,6 +32,8 @@ export class FakeHub implements HubClient {
   history: HistoryMessage[] = [];
   submitQueued = false;
   settings: SettingsView = {};
+  /** What listMcpServers answers. */
+  mcpServers: MCPServerStatus[] = [];
   /** Answers of listPendingApprovals by session id; null: the hub has no such method. */
   pending: Record<string, ToolApprovalRequested[]> | null = {};
   /** Permission rules by workspace. */
@@ -120,6 +122,10 @@ export class FakeHub implements HubClient {
     this.calls.push(["listPendingApprovals", id]);
     if (this.pending === null) return Promise.reject(new RpcError("METHOD_NOT_FOUND", "listPendingApprovals"));
     return Promise.resolve(this.pending[id] ?? []);
+  }
+  listMcpServers(): Promise<MCPServerStatus[]> {
+    this.calls.push(["listMcpServers"]);
+    return Promise.resolve(this.mcpServers.map((s) => ({ ...s, tools: [...s.tools] })));
   }
   getPermissionRules(workspace: string): Promise<PermissionRule[]> {
     this.calls.push(["getPermissionRules", workspace]);

@@ -2,11 +2,13 @@
 
 import {
   decodeHistoryMessage,
+  decodeMCPServers,
   decodePendingApprovals,
   decodePermissionRules,
   type ApprovalAnswer,
   type ApprovalMode,
   type HistoryMessage,
+  type MCPServerStatus,
   type ModelInfo,
   type PermissionRule,
   type Session,
@@ -22,6 +24,19 @@ export interface SubmitResult {
   queued: boolean;
 }
 
+/** One MCP server as kept in settings.json's mcp_servers (app/mcp.ServerConfig). */
+export interface MCPServerConfig {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  /** Only sessions in this directory (or below) get the server's tools. */
+  workspace?: string;
+  disabled?: boolean;
+}
+
 /** Settings as the hub returns them: secrets masked (app.Settings JSON). */
 export interface SettingsView {
   provider?: string;
@@ -34,6 +49,8 @@ export interface SettingsView {
   dashboard_listen?: string;
   /** The approval mode of new sessions (ask | auto-edits | auto-all). */
   approval_mode?: string;
+  /** The MCP servers by name; a patch carrying it replaces the whole set. */
+  mcp_servers?: Record<string, MCPServerConfig>;
   /** Read-only: one line on what the bash sandbox enforces on this kernel. */
   sandbox?: string;
   /** Read-only: where API keys are stored (the system keyring or a file). */
@@ -91,6 +108,8 @@ export interface HubClient {
   getPermissionRules(workspace: string): Promise<PermissionRule[]>;
   /** Replaces a workspace's permission rules; resolves with them as stored. */
   setPermissionRules(workspace: string, rules: PermissionRule[]): Promise<PermissionRule[]>;
+  /** The state of every configured MCP server. */
+  listMcpServers(): Promise<MCPServerStatus[]>;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -164,6 +183,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async setPermissionRules(workspace, rules) {
       return decodePermissionRules(await rpc.call("setPermissionRules", { workspace, rules }));
+    },
+    async listMcpServers() {
+      return decodeMCPServers(await rpc.call("listMcpServers"));
     },
   };
 }

@@ -2,7 +2,7 @@
 // cannot type becomes an UnknownFrame (or, for a well-formed envelope with an
 // unknown type or a malformed payload, an UnknownEvent the reducer skips).
 
-import { isEventType, type AgentEvent, type KnownEvent, type ToolApprovalRequested, type UnknownEvent } from "./events";
+import { isEventType, type AgentEvent, type KnownEvent, type MCPServerStatus, type ToolApprovalRequested, type UnknownEvent } from "./events";
 import type { ServerFrame, UnknownFrame, HistoryMessage } from "./frames";
 import type { ContentBlock, Message, PermissionRule } from "./records";
 import {
@@ -266,4 +266,9 @@ export function decodePendingApprovals(raw: unknown): ToolApprovalRequested[] {
 /** Decodes the rules of a getPermissionRules / setPermissionRules answer. */
 export function decodePermissionRules(raw: unknown): PermissionRule[] {
   return conforming<PermissionRule>(PERMISSION_RULE_SPEC, isObject(raw) ? raw.rules : undefined);
+}
+
+/** Decodes the answer of listMcpServers ({servers: [...]}, each an mcp.server_status payload). */
+export function decodeMCPServers(raw: unknown): MCPServerStatus[] {
+  return conforming<MCPServerStatus>(PAYLOAD_SPECS["mcp.server_status"], isObject(raw) ? raw.servers : undefined);
 }
