@@ -20,6 +20,7 @@ import (
 
 	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/mcp/mcptest"
 )
 
 const (
@@ -296,6 +297,48 @@ func runScenario(t *testing.T, ctx context.Context, root, node, script string, i
 	t.Logf("%s transcript:\n%s", script, strings.Join(transcript, "\n"))
 	if err != nil || !ok {
 		t.Fatalf("%s failed (%v):\n%s", script, err, nodeErr.String())
+	}
+}
+
+// TestMain lets this test binary serve the mcptest MCP server over stdio
+// (TestMCPInBrowser adds it in Settings).
+func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked()
+	os.Exit(m.Run())
+}
+
+// TestMCPInBrowser: Settings adds an MCP stdio server, a turn calls its
+// tool after an approval, Settings removes it (mcp.e2e.mjs).
+func TestMCPInBrowser(t *testing.T) {
+	root, node, ctx := browserTest(t, 3*time.Minute)
+	srv := llmtest.NewServer(t)
+	usage := llmtest.AnthropicUsage{Input: 900, Output: 30}
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text("Calling the MCP tool.").
+		ToolUse("toolu_mcp_1", "t__fast", `{"text": "from the browser"}`).Finish("tool_use", 20).Response())
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text("The MCP tool answered.").Finish("end_turn", 10).Response())
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("E2E_MCP_COMMAND", self)
+	info := startHeadless(t, ctx, root, srv, "--approval-mode", "ask")
+	runScenario(t, ctx, root, node, "mcp.e2e.mjs", info, nil)
+	var body struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 {
+		t.Fatalf("the fake provider got %d requests, want 2", len(reqs))
+	} else if err := reqs[0].Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tl := range body.Tools {
+		found = found || tl.Name == "t__fast"
+	}
+	if !found {
+		t.Fatal("the first LLM call was not offered t__fast")
 	}
 }
 

@@ -184,18 +184,6 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
               </div>
             </fieldset>
             <fieldset>
-              <legend>MCP servers</legend>
-              <McpServers
-                hub={hub}
-                saved={before.mcp_servers ?? {}}
-                workspace={workspace}
-                onSaved={(next) => {
-                  setBefore(next);
-                  setForm({ ...form, mcp_servers: next.mcp_servers });
-                }}
-              />
-            </fieldset>
-            <fieldset>
               <legend>Security</legend>
               <p className="settings-line" data-testid="sandbox-line">
                 <span>Bash sandbox</span>
@@ -236,6 +224,22 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
               </button>
             </div>
           </form>
+        )}
+        {before && (
+          // Outside the settings form: the server form is a form of its own
+          // and saves at once.
+          <fieldset className="settings-mcp">
+            <legend>MCP servers</legend>
+            <McpServers
+              hub={hub}
+              saved={before.mcp_servers ?? {}}
+              workspace={workspace}
+              onSaved={(next) => {
+                setBefore(next);
+                setForm({ ...form, mcp_servers: next.mcp_servers });
+              }}
+            />
+          </fieldset>
         )}
         <details className="about">
           <summary>About this instance</summary>
