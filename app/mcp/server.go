@@ -282,7 +282,14 @@ func (s *server) afterCancel(cs *sdk.ClientSession, token string) {
 	s.mu.Lock()
 	s.cancelled[token] = false
 	s.mu.Unlock()
+	// Close cancels m.ctx under m.mu before it waits: no Add after that.
+	s.m.mu.Lock()
+	if s.m.ctx.Err() != nil {
+		s.m.mu.Unlock()
+		return
+	}
 	s.m.wg.Add(1)
+	s.m.mu.Unlock()
 	go func() {
 		defer s.m.wg.Done()
 		t := time.NewTimer(s.m.opts.CancelGrace)
