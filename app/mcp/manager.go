@@ -201,6 +201,21 @@ func (m *Manager) Serves(name, workspace string) bool {
 	return s.cfg.serves(workspace)
 }
 
+// background runs fn in a goroutine Close waits for; nothing starts once
+// Close has begun (it cancels m.ctx under m.mu before waiting).
+func (m *Manager) background(fn func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ctx.Err() != nil {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		fn()
+	}()
+}
+
 // report hands a status to OnStatus.
 func (m *Manager) report(st ipc.MCPServerStatus) {
 	if m.opts.OnStatus != nil {

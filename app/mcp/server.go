@@ -210,7 +210,7 @@ func (s *server) relistSoon() {
 	if cs == nil {
 		return
 	}
-	go func() {
+	s.m.background(func() {
 		tools, err := s.listTools(cs)
 		if err != nil {
 			s.m.log.Warn("mcp: re-listing tools", "server", s.name, "err", err)
@@ -224,7 +224,7 @@ func (s *server) relistSoon() {
 		s.tools = tools
 		s.mu.Unlock()
 		s.update(func(st *ipc.MCPServerStatus) { st.Tools = names(tools) })
-	}()
+	})
 }
 
 func (s *server) onProgress(p *sdk.ProgressNotificationParams) {
@@ -282,16 +282,7 @@ func (s *server) afterCancel(cs *sdk.ClientSession, token string) {
 	s.mu.Lock()
 	s.cancelled[token] = false
 	s.mu.Unlock()
-	// Close cancels m.ctx under m.mu before it waits: no Add after that.
-	s.m.mu.Lock()
-	if s.m.ctx.Err() != nil {
-		s.m.mu.Unlock()
-		return
-	}
-	s.m.wg.Add(1)
-	s.m.mu.Unlock()
-	go func() {
-		defer s.m.wg.Done()
+	s.m.background(func() {
 		t := time.NewTimer(s.m.opts.CancelGrace)
 		defer t.Stop()
 		select {
@@ -328,7 +319,7 @@ func (s *server) afterCancel(cs *sdk.ClientSession, token string) {
 			default:
 			}
 		}
-	}()
+	})
 }
 
 // session returns the live session and the server's status line.
