@@ -66,6 +66,7 @@ type API struct {
 	now     func() time.Time
 	attach  *attachTokens
 	conns   sync.WaitGroup
+	connMu  sync.Mutex    // orders conns.Add against Close (track)
 	slots   chan struct{} // one per open stream, capacity MaxConnections
 	wait    time.Duration // CloseFrameWait
 	stopped chan struct{}
@@ -129,8 +130,26 @@ func (a *API) OpenStreams() int { return len(a.slots) }
 
 // Close ends every open stream (close status 1001) and waits for them.
 func (a *API) Close() {
-	a.stop.Do(func() { close(a.stopped) })
+	a.stop.Do(func() {
+		a.connMu.Lock()
+		close(a.stopped)
+		a.connMu.Unlock()
+	})
 	a.conns.Wait()
+}
+
+// track counts a new stream in conns unless Close has begun (then it
+// reports false): Add never races Close's Wait.
+func (a *API) track() bool {
+	a.connMu.Lock()
+	defer a.connMu.Unlock()
+	select {
+	case <-a.stopped:
+		return false
+	default:
+	}
+	a.conns.Add(1)
+	return true
 }
 
 // apiError is the error body {"error":{"code","message"}}.

@@ -74,13 +74,10 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 		a.log.Warn("websocket upgrade failed", "err", err)
 		return
 	}
-	select {
-	case <-a.stopped:
+	if !a.track() {
 		_ = c.Close(websocket.StatusGoingAway, shutdownReason)
 		return
-	default:
 	}
-	a.conns.Add(1)
 	defer a.conns.Done()
 	c.SetReadLimit(-1) // the reader enforces ipc.MaxFrameBytes itself, to answer frame_too_large first
 	wc := &wsConn{
