@@ -3,11 +3,13 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"agenthub/app/mcp"
 	"agenthub/ipc"
 )
 
@@ -126,5 +128,20 @@ func TestSettingsServiceMCPServers(t *testing.T) {
 	}
 	if _, err := ss.Update([]byte(`{"mcp_servers":{}}`)); err != nil || ss.Current().MCPServers != nil {
 		t.Fatalf("clearing: %v %+v", err, ss.Current().MCPServers)
+	}
+}
+
+// A hand-edited settings.json with one bad MCP entry still runs the others.
+func TestValidMCPSkipsOnlyTheBadEntry(t *testing.T) {
+	var logs strings.Builder
+	got := validMCP(map[string]mcp.ServerConfig{
+		"good": {Command: "srv"},
+		"bad":  {Command: "srv", URL: "http://h"},
+	}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if len(got) != 1 || got["good"].Command != "srv" {
+		t.Fatalf("kept %+v", got)
+	}
+	if !strings.Contains(logs.String(), "mcp_servers.bad") {
+		t.Fatalf("the skipped entry is not named in the log: %s", logs.String())
 	}
 }

@@ -32,7 +32,7 @@ type MCPServerStatus struct {
 }
 
 // MCPStatusLister is optionally implemented by a HubAPI: the state of every
-// configured MCP server (RPC listMcpServers, GET /mcp/servers).
+// configured MCP server (RPC listMcpServers on both transports).
 type MCPStatusLister interface {
 	MCPServers() []MCPServerStatus
 }

@@ -20,7 +20,10 @@ func TestMain(m *testing.M) {
 }
 
 // mcpLink forwards status reports to the hub once it exists (as app.Instance does).
-type mcpLink struct{ hub atomic.Pointer[hub.Hub] }
+type mcpLink struct {
+	hub atomic.Pointer[hub.Hub]
+	mgr *mcp.Manager
+}
 
 // withMCP runs the mcptest stdio server as "t" (and, when httpURL is set,
 // the HTTP one as "web") for the harness's hub, and waits until both are
@@ -47,6 +50,7 @@ func withMCP(t *testing.T, httpURL string, link *mcpLink) harnessOpt {
 		},
 	})
 	t.Cleanup(m.Close)
+	link.mgr = m
 	cfg := map[string]mcp.ServerConfig{"t": {Command: self, Env: map[string]string{mcptest.EnvServe: "stdio"}}}
 	if httpURL != "" {
 		cfg["web"] = mcp.ServerConfig{URL: httpURL}
@@ -195,4 +199,35 @@ func TestMCPCancelAndCrashMidCall(t *testing.T) {
 		}
 	}
 	w.until(isFailed)
+}
+
+// A status change reaches a session that is only watched (no turn runs):
+// the window showing it learns at once; the listing has it too.
+func TestMCPStatusReachesAWatchedIdleSession(t *testing.T) {
+	web := mcptest.NewHTTP()
+	t.Cleanup(web.Close) // before the manager's cleanup: runs after it
+	link := &mcpLink{}
+	h := newHarness(t, withMCP(t, "", link))
+	link.hub.Store(h.hub)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	self, _ := os.Executable()
+	link.mgr.Configure(map[string]mcp.ServerConfig{
+		"t":   {Command: self, Env: map[string]string{mcptest.EnvServe: "stdio"}},
+		"web": {URL: web.URL},
+	})
+	var st ipc.MCPServerStatus
+	w.until(func(e ev) bool {
+		if e.Type != ipc.TypeMCPServerStatus {
+			return false
+		}
+		e.decode(t, &st)
+		return st.Server == "web" && st.Status == ipc.MCPReady
+	})
+	if len(st.Tools) == 0 || st.Transport != "http" {
+		t.Fatalf("status %+v", st)
+	}
+	if list := h.hub.MCPServers(); len(list) != 2 || list[1].Server != "web" {
+		t.Fatalf("listing %+v", list)
+	}
 }

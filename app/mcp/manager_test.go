@@ -187,6 +187,10 @@ func TestHTTPServerTools(t *testing.T) {
 	if err != nil || res.Output != "echo: over http" {
 		t.Fatalf("fast over http: %+v %v", res, err)
 	}
+	// The configured headers reach the server.
+	if res, err := run(t, find(t, tools, "web__header"), context.Background(), nil, `{"name":"X-Test"}`); err != nil || res.Output != "1" {
+		t.Fatalf("header X-Test at the server: %+v %v", res, err)
+	}
 	out := newOutput()
 	if _, err := run(t, find(t, tools, "web__slow"), context.Background(), out, `{"steps":2}`); err != nil {
 		t.Fatal(err)

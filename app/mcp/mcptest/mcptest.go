@@ -11,6 +11,8 @@
 //   - spawn {}: starts a child `sleep 300` in the server's process group
 //     and answers its pid (orphan tests).
 //   - add_tool {}: adds the tool "late" (notifications/tools/list_changed).
+//   - header {name} (HTTP only): answers the request header's value, so a
+//     test sees what headers the client sent.
 package mcptest
 
 import (
@@ -44,9 +46,17 @@ func ServeIfAsked() {
 	os.Exit(0)
 }
 
-// NewHTTP serves New over streamable HTTP; close the server when done.
+// NewHTTP serves New, plus the tool header, over streamable HTTP; close
+// the server when done.
 func NewHTTP() *httptest.Server {
 	s := New()
+	sdk.AddTool(s, &sdk.Tool{Name: "header", Description: "Answers an HTTP request header."},
+		func(_ context.Context, req *sdk.CallToolRequest, in headerIn) (*sdk.CallToolResult, any, error) {
+			if req.Extra == nil {
+				return text(""), nil, nil
+			}
+			return text(req.Extra.Header.Get(in.Name)), nil, nil
+		})
 	return httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 }
 
@@ -57,6 +67,10 @@ type textIn struct {
 type slowIn struct {
 	Steps        int  `json:"steps" jsonschema:"how many 50 ms steps"`
 	IgnoreCancel bool `json:"ignore_cancel,omitempty" jsonschema:"keep going after a cancellation"`
+}
+
+type headerIn struct {
+	Name string `json:"name" jsonschema:"the header's name"`
 }
 
 type none struct{}
