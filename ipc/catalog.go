@@ -7,9 +7,12 @@ const (
 	TypeLLMCallStarted   = "llm.call_started"
 	TypeLLMCallCompleted = "llm.call_completed"
 	TypeLLMCallFailed    = "llm.call_failed"
-	TypeToolCalled       = "tool.called"
-	TypeToolCompleted    = "tool.completed"
-	TypeToolFailed       = "tool.failed"
+	// TypeLLMCallStalled says an LLM call's stream has delivered nothing
+	// for idle_ms; repeated every few seconds while it stays silent.
+	TypeLLMCallStalled = "llm.call_stalled"
+	TypeToolCalled     = "tool.called"
+	TypeToolCompleted  = "tool.completed"
+	TypeToolFailed     = "tool.failed"
 	// The approval of an asked tool call (docs/permissions.md).
 	TypeToolApprovalRequested = "tool.approval_requested"
 	TypeToolApprovalResolved  = "tool.approval_resolved"
@@ -63,7 +66,7 @@ const (
 // BusTypes lists the bus family in catalog order.
 var BusTypes = []string{
 	TypeTurnStarted, TypeRouteDecided, TypeLLMCallStarted, TypeLLMCallCompleted,
-	TypeLLMCallFailed, TypeToolCalled, TypeToolCompleted, TypeToolFailed,
+	TypeLLMCallFailed, TypeLLMCallStalled, TypeToolCalled, TypeToolCompleted, TypeToolFailed,
 	TypeToolApprovalRequested, TypeToolApprovalResolved, TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
 	TypeDelegateFailed, TypeCompactionStarted, TypeCompactionComplete,
 	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning, TypeMCPServerStatus,

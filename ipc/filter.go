@@ -17,7 +17,7 @@ const (
 // lifecycle, tool events, route.decided, turn lifecycle (with llm.call_failed
 // so errors are visible), delegation and compaction. Catalog order.
 var ChatTypes = []string{
-	TypeTurnStarted, TypeRouteDecided, TypeLLMCallFailed,
+	TypeTurnStarted, TypeRouteDecided, TypeLLMCallFailed, TypeLLMCallStalled,
 	TypeToolCalled, TypeToolCompleted, TypeToolFailed,
 	TypeToolApprovalRequested, TypeToolApprovalResolved,
 	TypeTurnCompleted, TypeTurnCancelled,

@@ -160,6 +160,7 @@ func (s *memState) apply(op store.Op) error {
 		delete(s.turns, op.SessionID)
 	case store.OpPutMessage:
 		m := op.Message
+		m.Turn = nil // joined from the turn on every read, as store.DB does
 		if _, ok := s.sessions[m.SessionID]; !ok {
 			return notFound(m.SessionID)
 		}
@@ -280,7 +281,7 @@ func (s *memState) Sessions() ([]store.Session, error) {
 func (s *memState) Message(sessionID, id string) (store.Message, error) {
 	ms := s.messages[sessionID]
 	if off, ok := ms.offset[id]; ok {
-		return ms.byOffset[off], nil
+		return s.withTurn(ms.byOffset[off]), nil
 	}
 	return store.Message{}, fmt.Errorf("message %s in session %s: %w", id, sessionID, store.ErrNotFound)
 }
@@ -299,7 +300,24 @@ func (s *memState) Messages(sessionID string, offset, limit int) ([]store.Messag
 	if offset == end {
 		return nil, len(all), nil
 	}
-	return slices.Clone(all[offset:end]), len(all), nil
+	return s.withTurns(slices.Clone(all[offset:end])), len(all), nil
+}
+
+// withTurn joins the outcome of the turn a user message started onto it.
+func (s *memState) withTurn(m store.Message) store.Message {
+	if m.Role == store.RoleUser && m.TurnID != "" {
+		if t, ok := s.turns[m.SessionID][m.TurnID]; ok {
+			m.Turn = t.Outcome()
+		}
+	}
+	return m
+}
+
+func (s *memState) withTurns(ms []store.Message) []store.Message {
+	for i := range ms {
+		ms[i] = s.withTurn(ms[i])
+	}
+	return ms
 }
 
 // MessagesBefore implements StoreView.
@@ -320,7 +338,7 @@ func (s *memState) MessagesBefore(sessionID, beforeID string, limit int) ([]stor
 	if start == end {
 		return nil, false, nil
 	}
-	return slices.Clone(ms.byOffset[start:end]), start > 0, nil
+	return s.withTurns(slices.Clone(ms.byOffset[start:end])), start > 0, nil
 }
 
 // Turns implements StoreView.

@@ -70,6 +70,13 @@ type LLMCallFailed struct {
 	RetryInMS  int64  `json:"retry_in_ms,omitempty"`
 }
 
+// LLMCallStalled is the payload of llm.call_stalled: the call's stream has
+// delivered nothing for IdleMS milliseconds.
+type LLMCallStalled struct {
+	CallID string `json:"call_id"`
+	IdleMS int64  `json:"idle_ms"`
+}
+
 // ToolCalled is the payload of tool.called (seed 004 "call" layer).
 type ToolCalled struct {
 	ToolUseID  string          `json:"tool_use_id"`

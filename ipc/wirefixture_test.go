@@ -60,6 +60,8 @@ var (
 		StopReason: "end_turn", Usage: &fxUsage, Model: fxModel, ToolCallID: fxTool, ToolName: "bash", IsError: true,
 		StatusText: "Ran: go test ./... (exit 1)", Summary: "**exit 1**",
 		CreatedAt: time.Date(2026, 5, 8, 14, 23, 12, 345_000_000, time.UTC),
+		Turn: &store.TurnOutcome{ID: fxTurn, Status: store.TurnFailed,
+			Error: &store.TurnError{Class: ErrClassOverloaded, Message: "provider overloaded", Attempts: 4}},
 	}
 )
 
@@ -83,6 +85,7 @@ func fixturePayloads() map[string]struct {
 			StopReason: "tool_use", Usage: fxUsage, DurationMS: 2140}},
 		TypeLLMCallFailed: {ActorAgent, LLMCallFailed{CallID: "call_01JZ3K9B", Model: fxModel, MessageID: fxMessage,
 			ErrorClass: ErrClassRateLimit, Message: "429 Too Many Requests", Attempt: 1, WillRetry: true, RetryInMS: 2000}},
+		TypeLLMCallStalled: {ActorAgent, LLMCallStalled{CallID: "call_01JZ3K9B", IdleMS: 5003}},
 		TypeToolCalled: {ActorTool, ToolCalled{ToolUseID: fxTool, ToolName: "bash", Input: fxInput, MessageID: fxMessage,
 			StatusText: "Running: go test ./...", Summary: "-> executing `go test ./...` in `/home/me/code/proj`"}},
 		TypeToolCompleted: {ActorTool, ToolCompleted{ToolUseID: fxTool, ToolName: "bash", StatusText: "Command finished (exit 0)",

@@ -102,6 +102,10 @@ type Message struct {
 	StatusText string    `json:"status_text,omitempty"`
 	Summary    string    `json:"summary,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Turn is, on a user message that started a turn, that turn's outcome.
+	// It is never stored with the message: every read joins it from the
+	// turn record, so it is always the turn's current state.
+	Turn *TurnOutcome `json:"turn,omitempty"`
 }
 
 // Session is a conversation with its own workspace, model and history. A worker
@@ -156,7 +160,48 @@ const (
 	TurnCompleted = "completed"
 	TurnFailed    = "failed"
 	TurnCancelled = "cancelled"
+	// TurnInterrupted is not stored: it is how a TurnOutcome shows a turn
+	// that crash recovery cancelled (Reason ReasonInterrupted).
+	TurnInterrupted = "interrupted"
 )
+
+// ReasonInterrupted is the Reason of a turn cancelled by crash recovery.
+const ReasonInterrupted = "interrupted"
+
+// TurnError says why a turn failed: the error class (ipc/errclass), the
+// provider's or tool's message, and how many attempts the failing LLM call
+// made (0 when no call was made).
+type TurnError struct {
+	Class    string `json:"class"`
+	Message  string `json:"message"`
+	Attempts int    `json:"attempts"`
+}
+
+// TurnOutcome is a turn's state as the user message that started it
+// carries it (DESIGN.md §3.1): Status is running, completed, failed,
+// cancelled or interrupted; Error is set when it failed.
+type TurnOutcome struct {
+	ID     string     `json:"id"`
+	Status string     `json:"status"`
+	Error  *TurnError `json:"error,omitempty"`
+}
+
+// Outcome returns the outcome t's user message shows.
+func (t Turn) Outcome() *TurnOutcome {
+	o := &TurnOutcome{ID: t.ID, Status: t.Status}
+	switch {
+	case t.Status == TurnQueued:
+		o.Status = TurnRunning
+	case t.Status == TurnCancelled && t.Reason == ReasonInterrupted:
+		o.Status = TurnInterrupted
+	case t.Status == TurnFailed:
+		o.Error = t.Error
+		if o.Error == nil {
+			o.Error = &TurnError{Class: t.Reason, Message: t.Reason}
+		}
+	}
+	return o
+}
 
 // Turn is one user submission and the agent work it causes. Queued turns are
 // persisted so a submission made while another turn runs survives restarts.
@@ -174,4 +219,6 @@ type Turn struct {
 	// previous turn's messages); until then UserMessageID is "" and Content
 	// holds it. Empty once the message is stored.
 	Content []ContentBlock `json:"content,omitempty"`
+	// Error is why a failed turn failed.
+	Error *TurnError `json:"error,omitempty"`
 }

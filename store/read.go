@@ -55,10 +55,23 @@ func (t *Tx) msgBuckets(sessionID string) (ob, ib *bolt.Bucket) {
 	return sb.Bucket(subOffsets), sb.Bucket(subIDs)
 }
 
-func decodeMessage(v []byte) (Message, error) {
+// decodeMessage decodes a stored message and joins its turn's outcome
+// onto a user message that started a turn.
+func (t *Tx) decodeMessage(v []byte) (Message, error) {
 	var m Message
 	if err := json.Unmarshal(v, &m); err != nil {
 		return m, fmt.Errorf("store: decode message: %w", err)
+	}
+	if m.Role == RoleUser && m.TurnID != "" {
+		if tb := t.tx.Bucket(bucketTurns).Bucket([]byte(m.SessionID)); tb != nil {
+			if tv := tb.Get([]byte(m.TurnID)); tv != nil {
+				var tu Turn
+				if err := json.Unmarshal(tv, &tu); err != nil {
+					return m, fmt.Errorf("store: decode turn %s: %w", m.TurnID, err)
+				}
+				m.Turn = tu.Outcome()
+			}
+		}
 	}
 	return m, nil
 }
@@ -69,7 +82,7 @@ func (t *Tx) Message(sessionID, id string) (Message, error) {
 	if ib != nil {
 		if off := ib.Get([]byte(id)); off != nil {
 			if v := ob.Get(off); v != nil {
-				return decodeMessage(v)
+				return t.decodeMessage(v)
 			}
 		}
 	}
@@ -101,7 +114,7 @@ func (t *Tx) Messages(sessionID string, offset, limit int) ([]Message, int, erro
 	binary.BigEndian.PutUint64(key[:], uint64(offset))
 	c := ob.Cursor()
 	for k, v := c.Seek(key[:]); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
-		m, err := decodeMessage(v)
+		m, err := t.decodeMessage(v)
 		if err != nil {
 			return nil, total, err
 		}
@@ -138,7 +151,7 @@ func (t *Tx) MessagesBefore(sessionID, beforeID string, limit int) ([]Message, b
 	}
 	var out []Message
 	for ; k != nil && len(out) < limit; k, v = c.Prev() {
-		m, err := decodeMessage(v)
+		m, err := t.decodeMessage(v)
 		if err != nil {
 			return nil, false, err
 		}

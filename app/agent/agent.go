@@ -85,6 +85,10 @@ type Config struct {
 	// turn ends and the call is reported cancelled, its goroutine left to
 	// finish on its own (its output is dropped). 0 means DefaultToolGrace.
 	ToolGrace time.Duration
+	// StallNotice is how long an LLM call's stream may deliver nothing
+	// before llm.call_stalled is emitted (and again every StallNotice while
+	// it stays silent); 0 means DefaultStallNotice.
+	StallNotice time.Duration
 	// Backoff returns the wait before retry number attempt; nil means llm.Backoff.
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
 	// OnText, if set, receives every text delta of the turn's assistant
@@ -120,6 +124,9 @@ type Outcome struct {
 	FinalText  string
 	ErrorClass string
 	Error      string
+	// Attempts is how many attempts the LLM call that failed the turn
+	// made (0 when the turn failed without one).
+	Attempts int
 	// PartialMessageID is the assistant message cut short by a cancel.
 	PartialMessageID string
 	// CancelledTools are the tool_use ids cancelled (running or pending).
@@ -160,6 +167,9 @@ func Run(ctx context.Context, c Config) Outcome {
 	}
 	if c.Backoff == nil {
 		c.Backoff = llm.Backoff
+	}
+	if c.StallNotice <= 0 {
+		c.StallNotice = DefaultStallNotice
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

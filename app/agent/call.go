@@ -36,7 +36,9 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 		} else if prov, e := l.Providers.Provider(provName); e != nil {
 			err = e
 		} else {
+			sink.stall = startStallWatch(l, callID)
 			res, err = prov.Stream(ctx, req, sink)
+			sink.stall.stop()
 		}
 		res.Usage.CostUSD = llm.Cost(l.Model, res.Usage)
 		l.out.Usage = l.out.Usage.Add(res.Usage)
@@ -77,6 +79,7 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 		}
 		if !retry {
 			l.fail(le.Class, le.Message)
+			l.out.Attempts = attempt
 			return store.Message{}, false
 		}
 		t := time.NewTimer(wait)
@@ -104,11 +107,20 @@ type streamSink struct {
 	l       *loop
 	msgID   string
 	started bool
+	stall   *stallWatch // nil outside the provider's Stream
 	// open tool uses (started, not ended) by content block index.
 	open map[int]string
 }
 
+// alive tells the stall watch the stream delivered something.
+func (s *streamSink) alive() {
+	if s.stall != nil {
+		s.stall.touch()
+	}
+}
+
 func (s *streamSink) MessageStart() {
+	s.alive()
 	if s.started {
 		return
 	}
@@ -147,12 +159,14 @@ func (s *streamSink) ToolUseStart(index int, id, name string) {
 }
 
 func (s *streamSink) ToolUseInputDelta(index int, id, fragment string) {
+	s.alive()
 	s.l.emit(s.l.draft(ipc.TypeToolUseInputDelta, ipc.ActorAgent, ipc.ToolUseInputDelta{
 		MessageID: s.msgID, ContentBlockIndex: index, ToolUseID: id, PartialJSON: fragment,
 	}))
 }
 
 func (s *streamSink) ToolUseEnd(index int, id string, finalInput json.RawMessage) {
+	s.alive()
 	delete(s.open, index)
 	if len(finalInput) == 0 {
 		finalInput = json.RawMessage(`{}`)

@@ -84,6 +84,10 @@ type Config struct {
 	MaxAttempts int
 	// Backoff overrides llm.Backoff (tests use a zero delay).
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	// StallNotice is how long a provider stream may stay silent before
+	// llm.call_stalled (and again every StallNotice). Default
+	// agent.DefaultStallNotice.
+	StallNotice time.Duration
 	// ToolOptions tunes the built-in tools.
 	ToolOptions tool.Options
 	// OutputRetention is how long a tool call's full output file is kept

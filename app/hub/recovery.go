@@ -290,9 +290,9 @@ func (r *turnRecovery) failToolCalls(calls []store.ContentBlock) (cancelled []st
 // cancelTurn ends the turn with turn.cancelled (reason "interrupted").
 func (r *turnRecovery) cancelTurn(partialID string, cancelled []string) {
 	t := r.turn
-	t.Status, t.Reason, t.EndedAt = store.TurnCancelled, "interrupted", time.Now().UTC()
+	t.Status, t.Reason, t.EndedAt = store.TurnCancelled, store.ReasonInterrupted, time.Now().UTC()
 	r.rc.Commit(r.draft(ipc.TypeTurnCancelled, ipc.TurnCancelled{
-		Reason: "interrupted", PartialMessageID: partialID, CancelledTools: cancelled,
+		Reason: store.ReasonInterrupted, PartialMessageID: partialID, CancelledTools: cancelled,
 	}, store.PutTurn(t)), func(s *store.Session) {
 		s.CurrentTurnID, s.StreamingMessageID = "", ""
 		s.TurnCount++

@@ -125,6 +125,12 @@ func TestCrashRecovery(t *testing.T) {
 		a.Content[1].ID != "tu_crash" || string(a.Content[1].Arguments) != "{}" {
 		t.Fatalf("interrupted message %+v", a)
 	}
+	if o := ms[0].Turn; o == nil || o.ID != turn.ID || o.Status != store.TurnInterrupted || o.Error != nil {
+		t.Fatalf("crashed turn's user message outcome %+v", o)
+	}
+	if o := ms[1].Turn; o == nil || o.ID != queued.ID || o.Status != store.TurnCompleted {
+		t.Fatalf("queued turn's user message outcome %+v", o)
+	}
 	if r := ms[3]; r.Role != store.RoleToolResult || r.ToolCallID != "tu_crash" || !r.IsError {
 		t.Fatalf("synthetic result %+v", r)
 	}

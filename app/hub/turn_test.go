@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"agenthub/app/hub"
 	"agenthub/app/llm"
@@ -217,6 +218,34 @@ func TestFinalFailureMidStreamStoresErrorMessage(t *testing.T) {
 	if len(ms) != 2 || ms[1].Status != store.StatusError || ms[1].StopReason != "error" || ms[1].Content[0].Text != "partial" {
 		t.Fatalf("messages %s", describe(ms))
 	}
+	want := store.TurnOutcome{ID: *end.TurnID, Status: store.TurnFailed,
+		Error: &store.TurnError{Class: ipc.ErrClassOverloaded, Message: tc.Error, Attempts: 1}}
+	if o := ms[0].Turn; o == nil || o.Error == nil || *o.Error != *want.Error || o.ID != want.ID || o.Status != want.Status {
+		t.Fatalf("the failed turn's user message carries %+v, want %+v", o, want)
+	}
+}
+
+// TestFailedTurnOutcomeAfterRetries: a turn whose every attempt failed
+// leaves the outcome on its user message with the attempt count, in the
+// messages every client reads after a reload.
+func TestFailedTurnOutcomeAfterRetries(t *testing.T) {
+	h := newHarness(t, func(c *hub.Config) { c.MaxAttempts = 3 })
+	s := h.session()
+	w := h.watch(s.ID, false)
+	for range 3 {
+		h.srv.Enqueue(llmtest.HTTPError(429, llmtest.AnthropicErrorBody("rate_limit_error", "slow down")))
+	}
+	h.submit(s.ID, "hi")
+	end := w.turnEnd(s.ID)
+	ms := h.messages(s.ID)
+	if len(ms) != 1 {
+		t.Fatalf("messages %s", describe(ms))
+	}
+	o := ms[0].Turn
+	if o == nil || o.ID != *end.TurnID || o.Status != store.TurnFailed || o.Error == nil ||
+		o.Error.Class != ipc.ErrClassRateLimit || o.Error.Attempts != 3 || !contains(o.Error.Message, "slow down") {
+		t.Fatalf("outcome %+v (error %+v)", o, o.Error)
+	}
 }
 
 func TestNotConfigured(t *testing.T) {
@@ -277,5 +306,40 @@ func TestQueuedTurnRunsNextAndQueuedCancel(t *testing.T) {
 	}
 	if err := h.hub.CancelTurn(context.Background(), s.ID, "nope", ""); !errors.Is(err, ipc.ErrTurnNotFound) {
 		t.Fatalf("unknown turn: %v", err)
+	}
+}
+
+// TestStalledStreamReportsIdle: while the provider's stream is silent the
+// hub emits llm.call_stalled for the running call, repeatedly with a
+// growing idle_ms, and none after the stream resumes and the turn ends.
+func TestStalledStreamReportsIdle(t *testing.T) {
+	const notice = 40 * time.Millisecond
+	h := newHarness(t, func(c *hub.Config) { c.StallNotice = notice })
+	s := h.session()
+	w := h.watch(s.ID, false)
+	g := llmtest.NewGate()
+	h.srv.Enqueue(stalledReply(g, "thinking about it"))
+	h.submit(s.ID, "hi")
+	var started ipc.LLMCallStarted
+	w.untilType(ipc.TypeLLMCallStarted).decode(t, &started)
+	<-g.Reached()
+	var first, second ipc.LLMCallStalled
+	w.untilType(ipc.TypeLLMCallStalled).decode(t, &first)
+	w.untilType(ipc.TypeLLMCallStalled).decode(t, &second)
+	if first.CallID != started.CallID || first.IdleMS < notice.Milliseconds() || second.IdleMS <= first.IdleMS {
+		t.Fatalf("stalls %+v then %+v for call %s", first, second, started.CallID)
+	}
+	g.Release()
+	end := w.turnEnd(s.ID)
+	if end.Type != ipc.TypeTurnCompleted {
+		t.Fatalf("turn ended %s", end.Type)
+	}
+	// The watch stops with the call: no stall follows llm.call_completed.
+	completed := false
+	for _, e := range w.got {
+		completed = completed || e.Type == ipc.TypeLLMCallCompleted
+		if completed && e.Type == ipc.TypeLLMCallStalled {
+			t.Fatalf("llm.call_stalled after the call completed: %v", types(w.got))
+		}
 	}
 }

@@ -297,6 +297,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 			ThinkingBudget: h.thinkingBudget(route.Model),
 			MaxAttempts:    h.cfg.MaxAttempts,
 			Backoff:        h.cfg.Backoff,
+			StallNotice:    h.cfg.StallNotice,
 			OnText:         onText,
 			BeforeTools:    beforeTools,
 			Approver:       approver{h: h, s: s, r: r},
@@ -340,6 +341,7 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		}}
 	case agent.StatusFailed:
 		t.Status, t.Reason = store.TurnFailed, out.ErrorClass
+		t.Error = &store.TurnError{Class: out.ErrorClass, Message: out.Error, Attempts: out.Attempts}
 		d = ipc.Draft{Type: ipc.TypeTurnCompleted, Actor: ipc.ActorAgent, Payload: ipc.TurnCompleted{
 			Status: ipc.TurnStatusFailed, StopReason: out.StopReason, Usage: out.Usage,
 			Error: out.Error, ErrorClass: out.ErrorClass,

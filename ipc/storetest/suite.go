@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"MessagePages", messagePages},
 		{"DeleteSession", deleteSession},
 		{"Turns", turns},
+		{"TurnOutcomeJoined", turnOutcomeJoined},
 		{"EventsAfterMerges", eventsAfterMerges},
 		{"EventsBefore", eventsBefore},
 		{"ViewIsASnapshot", viewIsASnapshot},
@@ -388,6 +389,54 @@ func turns(t *testing.T, st ipc.Store) {
 		}
 		return nil
 	})
+}
+
+// turnOutcomeJoined: a user message that started a turn carries the turn's
+// current outcome on every read (Message, Messages, MessagesBefore), never
+// a copy stored with the message; a crash-cancelled turn reads as
+// "interrupted"; other roles carry none.
+func turnOutcomeJoined(t *testing.T, st ipc.Store) {
+	user := store.Message{ID: "u1", SessionID: "a", TurnID: "t1", Role: store.RoleUser, Status: store.StatusComplete,
+		Content: []store.ContentBlock{{Type: store.BlockText, Text: "hi"}}, CreatedAt: base,
+		Turn: &store.TurnOutcome{ID: "stale", Status: "stale"}}
+	answer := message("a", "m1", "partial")
+	answer.TurnID = "t1"
+	running := store.Turn{ID: "t1", SessionID: "a", UserMessageID: "u1", Status: store.TurnRunning, CreatedAt: base}
+	commit(t, st, nil, store.PutSession(session("a", 0)), store.PutTurn(running), store.PutMessage(user), store.PutMessage(answer))
+	outcome := func(want store.TurnOutcome) {
+		t.Helper()
+		read(t, st, func(v ipc.StoreView) error {
+			m, err := v.Message("a", "u1")
+			if err != nil {
+				return err
+			}
+			sameJSON(t, "Message turn", m.Turn, want)
+			ms, _, err := v.Messages("a", 0, 0)
+			if err != nil || len(ms) != 2 {
+				t.Fatalf("messages: %+v %v", ms, err)
+			}
+			sameJSON(t, "Messages turn", ms[0].Turn, want)
+			if ms[1].Turn != nil {
+				t.Fatalf("assistant message carries a turn: %+v", ms[1].Turn)
+			}
+			before, _, err := v.MessagesBefore("a", "", 10)
+			if err != nil || len(before) != 2 {
+				t.Fatalf("messages before: %+v %v", before, err)
+			}
+			sameJSON(t, "MessagesBefore turn", before[0].Turn, want)
+			return nil
+		})
+	}
+	outcome(store.TurnOutcome{ID: "t1", Status: store.TurnRunning})
+	failed := running
+	failed.Status, failed.Reason = store.TurnFailed, "rate_limited"
+	failed.Error = &store.TurnError{Class: "rate_limited", Message: "slow down", Attempts: 4}
+	commit(t, st, nil, store.PutTurn(failed))
+	outcome(store.TurnOutcome{ID: "t1", Status: store.TurnFailed, Error: failed.Error})
+	crashed := running
+	crashed.Status, crashed.Reason = store.TurnCancelled, store.ReasonInterrupted
+	commit(t, st, nil, store.PutTurn(crashed))
+	outcome(store.TurnOutcome{ID: "t1", Status: store.TurnInterrupted})
 }
 
 func eventsAfterMerges(t *testing.T, st ipc.Store) {

@@ -13,6 +13,8 @@ import {
   PERMISSION_RULE_SPEC,
   QUEUED_TURN_SPEC,
   SESSION_SPEC,
+  TURN_ERROR_SPEC,
+  TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   parseFieldSpec,
   type FieldSpec,
@@ -53,6 +55,10 @@ function checkKind(kind: Kind, v: unknown): string | null {
       return null;
     case "image-source":
       return checkObject(IMAGE_SOURCE_SPEC, v);
+    case "turn-outcome":
+      return checkObject(TURN_OUTCOME_SPEC, v);
+    case "turn-error":
+      return checkObject(TURN_ERROR_SPEC, v);
     case "blocks":
       return Array.isArray(v) && v.every((b) => isObject(b) && typeof b.type === "string")
         ? null

@@ -10,6 +10,7 @@ export const BUS_TYPES = [
   "llm.call_started",
   "llm.call_completed",
   "llm.call_failed",
+  "llm.call_stalled",
   "tool.called",
   "tool.completed",
   "tool.failed",
@@ -110,6 +111,12 @@ export interface LLMCallFailed {
   attempt: number;
   will_retry: boolean;
   retry_in_ms?: number;
+}
+
+/** Payload of llm.call_stalled: the call's stream has delivered nothing for idle_ms. */
+export interface LLMCallStalled {
+  call_id: string;
+  idle_ms: number;
 }
 
 /** Payload of tool.called (seed 004 "call" layer); input is the parsed JSON input. */
@@ -338,6 +345,7 @@ export interface PayloadMap {
   "llm.call_started": LLMCallStarted;
   "llm.call_completed": LLMCallCompleted;
   "llm.call_failed": LLMCallFailed;
+  "llm.call_stalled": LLMCallStalled;
   "tool.called": ToolCalled;
   "tool.completed": ToolCompleted;
   "tool.failed": ToolFailed;

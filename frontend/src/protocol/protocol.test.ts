@@ -7,6 +7,8 @@ import {
   PAYLOAD_SPECS,
   QUEUED_TURN_SPEC,
   SESSION_SPEC,
+  TURN_ERROR_SPEC,
+  TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   ENVELOPE_SPEC,
   decodeServerFrame,
@@ -33,6 +35,8 @@ function expectExact(spec: Record<string, FieldSpec>, obj: unknown, where: strin
     const v = (obj as Obj)[k];
     if (kind === "usage") expectExact(USAGE_SPEC, v, `${where}.${k}`);
     if (kind === "session") expectExact(SESSION_SPEC, v, `${where}.${k}`);
+    if (kind === "turn-outcome") expectExact(TURN_OUTCOME_SPEC, v, `${where}.${k}`);
+    if (kind === "turn-error") expectExact(TURN_ERROR_SPEC, v, `${where}.${k}`);
     if (kind === "queued-turns" && Array.isArray(v)) for (const [i, q] of v.entries()) expectExact(QUEUED_TURN_SPEC, q, `${where}.${k}[${i}]`);
     if (kind === "blocks") {
       for (const [i, b] of (v as Obj[]).entries()) {

@@ -77,6 +77,22 @@ export interface Message {
   status_text?: string;
   summary?: string;
   created_at: string;
+  /** On a user message that started a turn: that turn's current outcome. */
+  turn?: TurnOutcome;
+}
+
+/** Why a turn failed (store.TurnError); attempts is 0 when no LLM call was made. */
+export interface TurnError {
+  class: string;
+  message: string;
+  attempts: number;
+}
+
+/** A turn's outcome as its user message carries it (store.TurnOutcome). */
+export interface TurnOutcome {
+  id: string;
+  status: "running" | "completed" | "failed" | "cancelled" | "interrupted" | string;
+  error?: TurnError;
 }
 
 /** A session (store.Session). Optional fields are omitempty in Go. */

@@ -4,7 +4,7 @@
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
 import type { EventType, PayloadMap } from "./events";
-import type { ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, Usage } from "./records";
+import type { ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -18,7 +18,9 @@ export type Kind =
   | "session"
   | "queued-turns"
   | "blocks"
-  | "image-source";
+  | "image-source"
+  | "turn-outcome"
+  | "turn-error";
 
 /** A field spec: its kind, with a "?" suffix when the key is optional (omitempty in Go). */
 export type FieldSpec = Kind | `${Kind}?`;
@@ -85,7 +87,14 @@ export const MESSAGE_SPEC: Spec<Message> = {
   status_text: "string?",
   summary: "string?",
   created_at: "string",
+  turn: "turn-outcome?",
 };
+
+/** Spec of store.TurnOutcome. */
+export const TURN_OUTCOME_SPEC: Spec<TurnOutcome> = { id: "string", status: "string", error: "turn-error?" };
+
+/** Spec of store.TurnError. */
+export const TURN_ERROR_SPEC: Spec<TurnError> = { class: "string", message: "string", attempts: "number" };
 
 /** Spec of store.ImageSource. */
 export const IMAGE_SOURCE_SPEC: Spec<ImageSource> = { type: "string", media_type: "string", data: "string" };
@@ -137,6 +146,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     will_retry: "boolean",
     retry_in_ms: "number?",
   },
+  "llm.call_stalled": { call_id: "string", idle_ms: "number" },
   "tool.called": {
     tool_use_id: "string",
     tool_name: "string",

@@ -1,7 +1,7 @@
 // Reducer cases of the bus family (turns, LLM calls, tools, delegation,
 // compaction, sessions, warnings). Pure functions of (state, event).
 
-import type { EnvelopeBase, PayloadMap } from "../protocol";
+import type { EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
 import { newDelegation, putDelegation, putTool, settleBlocks, toolCard } from "./stream";
 import type { SessionState } from "./types";
@@ -34,9 +34,20 @@ export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionSt
         offset: null,
         createdAt: e.ts,
         annotation: null,
+        turnOutcome: { id: e.turn_id ?? "", status: "running" },
       },
     },
   };
+}
+
+/** Sets the outcome of the turn on the user message that started it (if this client has it). */
+function withTurnOutcome(s: SessionState, turnId: string | null, outcome: TurnOutcome): SessionState {
+  if (turnId === null) return s;
+  for (const id of s.order) {
+    const m = s.messages[id];
+    if (m?.role === "user" && m.turnId === turnId) return { ...s, messages: { ...s.messages, [id]: { ...m, turnOutcome: outcome } } };
+  }
+  return s;
 }
 
 /** Applies llm.call_completed: per-message usage, the session total and the context size. */
@@ -55,7 +66,15 @@ export function onLLMCallFailed(s: SessionState, e: Ev<"llm.call_failed">): Sess
   if (p.error_class === "cancelled") return s;
   return {
     ...s,
-    lastError: { source: "llm", errorClass: p.error_class, message: p.message, eventId: e.id, willRetry: p.will_retry },
+    lastError: {
+      source: "llm",
+      errorClass: p.error_class,
+      message: p.message,
+      eventId: e.id,
+      willRetry: p.will_retry,
+      attempt: p.attempt,
+      retryInMs: p.retry_in_ms ?? null,
+    },
   };
 }
 
@@ -117,15 +136,22 @@ function endTurn(s: SessionState, turnId: string | null): SessionState {
 export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): SessionState {
   const p = e.payload;
   const next = endTurn(s, e.turn_id);
-  if (p.status !== "failed") return next;
+  if (p.status !== "failed") return withTurnOutcome(next, e.turn_id, { id: e.turn_id ?? "", status: "completed" });
   const err = next.lastError ?? {
     source: "turn" as const,
     errorClass: p.error_class ?? "error",
     message: p.error ?? "turn failed",
     eventId: e.id,
     willRetry: false,
+    attempt: null,
+    retryInMs: null,
   };
-  return { ...next, lastError: { ...err, willRetry: false } };
+  const outcome: TurnOutcome = {
+    id: e.turn_id ?? "",
+    status: "failed",
+    error: { class: p.error_class ?? err.errorClass, message: p.error ?? err.message, attempts: err.attempt ?? 0 },
+  };
+  return withTurnOutcome({ ...next, lastError: { ...err, willRetry: false } }, e.turn_id, outcome);
 }
 
 /**
@@ -138,7 +164,10 @@ export function onTurnCancelled(s: SessionState, e: Ev<"turn.cancelled">): Sessi
     // A queued turn was cancelled before it started: it only leaves the queue.
     return { ...s, turn: { ...s.turn, queued: s.turn.queued.filter((q) => q.turnId !== e.turn_id) } };
   }
-  let next = endTurn(s, e.turn_id);
+  let next = withTurnOutcome(endTurn(s, e.turn_id), e.turn_id, {
+    id: e.turn_id ?? "",
+    status: p.reason === "interrupted" ? "interrupted" : "cancelled",
+  });
   const pm = p.partial_message_id ? next.messages[p.partial_message_id] : undefined;
   if (pm?.status === "streaming") {
     next = {

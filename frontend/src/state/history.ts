@@ -31,6 +31,7 @@ export function emptySession(sessionId: string): SessionState {
     contextWindow: null,
     activeModel: null,
     lastError: null,
+    stall: null,
     lastWarning: null,
     mcpServers: {},
     lastEventId: null,
@@ -92,6 +93,7 @@ export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
     createdAt: m.created_at ?? null,
     annotation: annotationFor(m.status ?? "complete"),
   };
+  if (m.turn) cm.turnOutcome = m.turn;
   if (m.role === "toolResult") {
     cm.toolCallId = m.tool_call_id ?? "";
     cm.toolName = m.tool_name ?? "";

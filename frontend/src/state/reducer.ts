@@ -3,7 +3,7 @@
 // to the session list); the rest set the list or the ui slice. No I/O
 // besides debug logs.
 
-import { isKnownEvent, type AgentEvent, type KnownEvent } from "../protocol";
+import { STREAMING_TYPES, isKnownEvent, type AgentEvent, type KnownEvent } from "../protocol";
 import { onApprovalRequested, onApprovalResolved, onApprovalsListed } from "./approvals";
 import * as bus from "./bus";
 import { applySnapshot, emptySession, mergeHistory } from "./history";
@@ -20,8 +20,19 @@ export function initialState(): AppState {
   };
 }
 
+/** Events that end a stall: the stream delivered, or the call or turn ended. */
+const STALL_ENDERS: ReadonlySet<string> = new Set([
+  ...STREAMING_TYPES,
+  "llm.call_started",
+  "llm.call_completed",
+  "llm.call_failed",
+  "turn.completed",
+  "turn.cancelled",
+]);
+
 /** Applies one known event to a session (no dedup; see applyEvent). */
 function applyKnown(s: SessionState, e: KnownEvent): SessionState {
+  if (s.stall !== null && STALL_ENDERS.has(e.type)) s = { ...s, stall: null };
   switch (e.type) {
     case "message.start":
       return stream.onMessageStart(s, e);
@@ -49,6 +60,8 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
       return bus.onLLMCallCompleted(s.lastError?.willRetry ? { ...s, lastError: null } : s, e); // a retry succeeded: drop "retrying…"
     case "llm.call_failed":
       return bus.onLLMCallFailed(s, e);
+    case "llm.call_stalled":
+      return { ...s, stall: { callId: e.payload.call_id, idleMs: e.payload.idle_ms, eventId: e.id } };
     case "tool.called":
       return bus.onToolCalled(s, e);
     case "tool.completed":
@@ -122,9 +135,9 @@ function reduceSession(s: SessionState, a: ChatAction): SessionState {
         case "event":
           return applyEvent(s, f.event);
         case "subscribe_error":
-          return { ...s, lastError: { source: "subscribe", errorClass: f.code, message: f.message, eventId: null, willRetry: false } };
+          return { ...s, lastError: { source: "subscribe", errorClass: f.code, message: f.message, eventId: null, willRetry: false, attempt: null, retryInMs: null } };
         case "error":
-          return { ...s, lastError: { source: "frame", errorClass: f.code, message: f.message, eventId: null, willRetry: false } };
+          return { ...s, lastError: { source: "frame", errorClass: f.code, message: f.message, eventId: null, willRetry: false, attempt: null, retryInMs: null } };
         default:
           return s;
       }

@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, Usage } from "../protocol";
+import type { ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -58,6 +58,8 @@ export interface ChatMessage {
   /** Stored seed 004 result layer of a toolResult message. */
   statusText?: string;
   summary?: string;
+  /** On a user message that started a turn: how that turn went (history, then live events). */
+  turnOutcome?: TurnOutcome;
 }
 
 /** What a tool.approval_requested asked (or a listPendingApprovals answer said). */
@@ -197,6 +199,18 @@ export interface ErrorInfo {
   message: string;
   eventId: string | null;
   willRetry: boolean;
+  /** The attempt of the LLM call that failed (llm.call_failed), null for other sources. */
+  attempt: number | null;
+  /** The wait before the next attempt, when willRetry. */
+  retryInMs: number | null;
+}
+
+/** An LLM call whose stream has delivered nothing for a while (llm.call_stalled). */
+export interface StallInfo {
+  callId: string;
+  idleMs: number;
+  /** The id of the llm.call_stalled event (a clock-free "since"). */
+  eventId: string;
 }
 
 /** The state of one session as this client knows it. */
@@ -220,6 +234,8 @@ export interface SessionState {
   contextWindow: number | null;
   activeModel: string | null;
   lastError: ErrorInfo | null;
+  /** Set while the current LLM call's stream is silent; cleared by its next data or its end. */
+  stall: StallInfo | null;
   lastWarning: string | null;
   /** The last mcp.server_status seen in this session, by server name. */
   mcpServers: Record<string, MCPServerStatus>;
