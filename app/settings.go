@@ -47,6 +47,9 @@ type Settings struct {
 	// MCPServers are the MCP servers whose tools the agent may call, by
 	// name (docs/mcp.md).
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers,omitempty"`
+	// AutoTitle names sessions after their first completed turn with one
+	// LLM call; nil means on.
+	AutoTitle *bool `json:"auto_title,omitempty"`
 }
 
 // LoadSettings reads DIR/settings.json. A missing file yields zero Settings

@@ -87,6 +87,12 @@ func (ss *settingsService) ThinkingBudget() int {
 	return ss.Current().ThinkingBudget
 }
 
+// AutoTitle implements hub.TitleSettings: on unless auto_title is false.
+func (ss *settingsService) AutoTitle() bool {
+	a := ss.Current().AutoTitle
+	return a == nil || *a
+}
+
 // Masked implements hub.Settings: the settings as JSON with API keys
 // masked, plus where keys are kept and what the sandbox enforces.
 func (ss *settingsService) Masked() (json.RawMessage, error) {
@@ -97,6 +103,10 @@ func (ss *settingsService) Masked() (json.RawMessage, error) {
 func (ss *settingsService) view(s Settings) (json.RawMessage, error) {
 	if s.ApprovalMode == "" {
 		s.ApprovalMode = string(permission.ModeAsk)
+	}
+	if s.AutoTitle == nil {
+		on := true
+		s.AutoTitle = &on
 	}
 	b, err := maskedJSON(s)
 	if err != nil {
@@ -125,6 +135,7 @@ type settingsPatch struct {
 	Prices           map[string]llm.Price `json:"prices"`
 	ThinkingBudget   *int                 `json:"thinking_budget"`
 	ApprovalMode     *string              `json:"approval_mode"`
+	AutoTitle        *bool                `json:"auto_title"`
 	// MCPServers replaces the whole set of MCP servers when present.
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers"`
 	// The read-only status fields getSettings adds are accepted and ignored,
@@ -227,6 +238,10 @@ func (p settingsPatch) applyTo(s *Settings) error {
 		}
 		s.ApprovalMode = v
 	}
+	if p.AutoTitle != nil {
+		on := *p.AutoTitle
+		s.AutoTitle = &on
+	}
 	if p.ThinkingBudget != nil {
 		if *p.ThinkingBudget < 0 || *p.ThinkingBudget > maxThinkingBudget {
 			return fmt.Errorf("thinking_budget %d: want 0 (off) to %d tokens", *p.ThinkingBudget, maxThinkingBudget)
@@ -319,6 +334,10 @@ func (s Settings) applyPrices() {
 // clone returns a deep copy of s.
 func (s Settings) clone() Settings {
 	c := s
+	if s.AutoTitle != nil {
+		on := *s.AutoTitle
+		c.AutoTitle = &on
+	}
 	if s.Prices != nil {
 		c.Prices = make(map[string]llm.Price, len(s.Prices))
 		for k, v := range s.Prices {

@@ -31,6 +31,9 @@ type LLMCallStarted struct {
 	Model     string `json:"model"`
 	MessageID string `json:"message_id"`
 	Attempt   int    `json:"attempt"` // 1 for the first try, 2+ for retries
+	// Purpose is "title" for the call that names a session (turn_id
+	// null); empty for the calls of a turn.
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // LLMCallCompleted is the payload of llm.call_completed.
@@ -41,6 +44,9 @@ type LLMCallCompleted struct {
 	StopReason string      `json:"stop_reason"`
 	Usage      store.Usage `json:"usage"`
 	DurationMS int64       `json:"duration_ms"`
+	// Purpose is "title" for the call that names a session (turn_id
+	// null); empty for the calls of a turn.
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // LLM error classes (llm.call_failed error_class), defined in ipc/errclass.
@@ -68,6 +74,9 @@ type LLMCallFailed struct {
 	Attempt    int    `json:"attempt"`
 	WillRetry  bool   `json:"will_retry"`
 	RetryInMS  int64  `json:"retry_in_ms,omitempty"`
+	// Purpose is "title" for the call that names a session (turn_id
+	// null); empty for the calls of a turn.
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // LLMCallStalled is the payload of llm.call_stalled: the call's stream has

@@ -47,7 +47,7 @@ var (
 	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137}
 	fxInput = json.RawMessage(`{"command":"go test ./...","timeout_ms":60000}`)
 	fxSess  = store.Session{
-		ID: fxSession, Title: "Fix the flaky test", WorkspacePath: "/home/me/code/proj", ActiveModel: fxModel,
+		ID: fxSession, Title: "Fix the flaky test", TitleSource: "auto", WorkspacePath: "/home/me/code/proj", ActiveModel: fxModel,
 		ParentSessionID: "01JZ3K7P0Q2S4V6W8Y0A2C4E6G", CreatedAt: time.Date(2026, 5, 8, 14, 20, 0, 0, time.UTC),
 		TurnCount: 3, CostSoFarUSD: 0.142, Usage: fxUsage, CurrentTurnID: fxTurn, StreamingMessageID: fxMessage,
 		ContextStartOffset: 4, ContextSummary: "Earlier: the user asked to fix a flaky test.", Depth: 1,
@@ -80,11 +80,11 @@ func fixturePayloads() map[string]struct {
 		TypeTurnStarted:  {ActorUser, TurnStarted{UserMessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Input: "Run the tests"}},
 		TypeRouteDecided: {ActorAgent, RouteDecided{Model: fxModel, Reason: "default model", Policy: "static", PolicyVersion: "2026-05-08T14:23:11Z"}},
 		TypeLLMCallStarted: {ActorAgent, LLMCallStarted{CallID: "call_01JZ3K9B", Model: fxModel, MessageID: fxMessage,
-			Attempt: 1}},
+			Attempt: 1, Purpose: "title"}},
 		TypeLLMCallCompleted: {ActorAgent, LLMCallCompleted{CallID: "call_01JZ3K9B", Model: fxModel, MessageID: fxMessage,
-			StopReason: "tool_use", Usage: fxUsage, DurationMS: 2140}},
+			StopReason: "tool_use", Usage: fxUsage, DurationMS: 2140, Purpose: "title"}},
 		TypeLLMCallFailed: {ActorAgent, LLMCallFailed{CallID: "call_01JZ3K9B", Model: fxModel, MessageID: fxMessage,
-			ErrorClass: ErrClassRateLimit, Message: "429 Too Many Requests", Attempt: 1, WillRetry: true, RetryInMS: 2000}},
+			ErrorClass: ErrClassRateLimit, Message: "429 Too Many Requests", Attempt: 1, WillRetry: true, RetryInMS: 2000, Purpose: "title"}},
 		TypeLLMCallStalled: {ActorAgent, LLMCallStalled{CallID: "call_01JZ3K9B", IdleMS: 5003}},
 		TypeToolCalled: {ActorTool, ToolCalled{ToolUseID: fxTool, ToolName: "bash", Input: fxInput, MessageID: fxMessage,
 			StatusText: "Running: go test ./...", Summary: "-> executing `go test ./...` in `/home/me/code/proj`"}},

@@ -111,8 +111,12 @@ type Message struct {
 // Session is a conversation with its own workspace, model and history. A worker
 // session (started by the delegate tool) has ParentSessionID set.
 type Session struct {
-	ID              string    `json:"session_id"`
-	Title           string    `json:"title"`
+	ID    string `json:"session_id"`
+	Title string `json:"title"`
+	// TitleSource says who named the session: "user" (named at creation
+	// or renamed; never retitled), "auto" (the hub, after its first
+	// completed turn), "" (not named yet).
+	TitleSource     string    `json:"title_source,omitempty"`
 	WorkspacePath   string    `json:"workspace_path"`
 	ActiveModel     string    `json:"active_model"`
 	ParentSessionID string    `json:"parent_session_id"`

@@ -84,6 +84,9 @@ type Config struct {
 	MaxAttempts int
 	// Backoff overrides llm.Backoff (tests use a zero delay).
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	// AutoTitle names a session after its first completed turn (one LLM
+	// call) unless Settings implements TitleSettings, which then decides.
+	AutoTitle bool
 	// StallNotice is how long a provider stream may stay silent before
 	// llm.call_stalled (and again every StallNotice). Default
 	// agent.DefaultStallNotice.
@@ -102,6 +105,9 @@ type Config struct {
 	BeforeTools func(ctx context.Context, sessionID, turnID string)
 	Logger      *slog.Logger
 }
+
+// DefaultTitle is the title of a session created without one.
+const DefaultTitle = "New session"
 
 // Routing policy identity reported in route.decided.
 const (
@@ -145,6 +151,8 @@ type session struct {
 	deleted bool
 	// compacting is set while a compaction of the session runs.
 	compacting bool
+	// titling is set (under Hub.mu) while the title call runs.
+	titling bool
 }
 
 // run is a turn in flight.
@@ -334,11 +342,12 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 	if len(title) > 200 {
 		return store.Session{}, fmt.Errorf("title longer than 200 bytes: %w", ipc.ErrInvalidInput)
 	}
+	source := TitleByUser
 	if title == "" {
-		title = "New session"
+		title, source = DefaultTitle, ""
 	}
 	rec := store.Session{
-		ID: agent.NewID(), Title: title, WorkspacePath: abs, ActiveModel: model,
+		ID: agent.NewID(), Title: title, TitleSource: source, WorkspacePath: abs, ActiveModel: model,
 		CreatedAt: time.Now().UTC(), ApprovalMode: string(h.defaultApprovalMode()),
 	}
 	return h.createSession(ctx, rec)
@@ -442,7 +451,7 @@ func (h *Hub) RenameSession(ctx context.Context, sessionID, title string) (store
 		return store.Session{}, err
 	}
 	s.mu.Lock()
-	s.rec.Title = title
+	s.rec.Title, s.rec.TitleSource = title, TitleByUser
 	rec := s.rec
 	err = h.bus.Emit(h.sessionDraft(rec, ipc.ActorUser))
 	s.mu.Unlock()

@@ -362,6 +362,9 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 	rec.emitSessionTotals(t.ID)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if out.Status == agent.StatusCompleted {
+		h.startTitleLocked(rec.s)
+	}
 	if s := rec.s; s.running == r {
 		s.running = nil
 		h.startNextLocked(s)

@@ -3,6 +3,7 @@ package llm
 import (
 	"math"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,20 @@ func TestClassifyAPI(t *testing.T) {
 	typ, msg := errorBody(`{"type":"error","error":{"type":"rate_limit_error","message":"m"}}`)
 	if typ != "rate_limit_error" || msg != "m" {
 		t.Fatalf("errorBody = %q %q", typ, msg)
+	}
+}
+
+func TestCleanTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"Fix the flaky test":             "Fix the flaky test",
+		"\n  \"Fix the flaky test.\"\n":  "Fix the flaky test",
+		"Title: **Rust borrow checker**": "Rust borrow checker",
+		"“Résumé des tests”!":            "Résumé des tests",
+		"   \n\n":                        "",
+		strings.Repeat("word ", 40):      strings.TrimSpace(strings.Repeat("word ", 16)) + "…",
+	} {
+		if got := CleanTitle(in); got != want {
+			t.Errorf("CleanTitle(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

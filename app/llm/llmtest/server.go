@@ -7,12 +7,16 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+
+	"agenthub/app/llm"
 )
 
 // Request is one request the server received.
@@ -89,6 +93,8 @@ type Server struct {
 	mu      sync.Mutex
 	queue   []Response
 	reqs    []Request
+	title   string    // the answer to title requests ("" = script them like any other)
+	titles  []Request // title requests answered with title
 	discard bool // StopRecording was called
 	once    sync.Once
 }
@@ -102,9 +108,16 @@ func (s *Server) StopRecording() {
 	s.discard = true
 }
 
-// NewServer starts a server on loopback; it is closed by t.Cleanup.
+// DefaultTitle is how a new Server answers session-title requests.
+const DefaultTitle = "Scripted session title"
+
+// NewServer starts a server on loopback; it is closed by t.Cleanup. It
+// answers every session-title request (system prompt llm.TitleSystemPrompt)
+// with DefaultTitle, outside the script and outside Requests, so a hub that
+// names its sessions does not eat the responses a test scripted for its
+// turns; see AnswerTitles.
 func NewServer(t testing.TB) *Server {
-	s := &Server{done: make(chan struct{})}
+	s := &Server{done: make(chan struct{}), title: DefaultTitle}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	t.Cleanup(s.Close)
@@ -116,6 +129,36 @@ func (s *Server) Enqueue(rs ...Response) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queue = append(s.queue, rs...)
+}
+
+// AnswerTitles sets the answer to title requests; "" makes them ordinary
+// requests that take the next scripted response (to script a title
+// failure, say).
+func (s *Server) AnswerTitles(title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.title = title
+}
+
+// TitleRequests returns the title requests answered by AnswerTitles' title.
+func (s *Server) TitleRequests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.titles...)
+}
+
+// isTitleRequest reports whether body asks for a session title.
+func isTitleRequest(body []byte) bool {
+	prompt, _ := json.Marshal(llm.TitleSystemPrompt)
+	return bytes.Contains(body, prompt[1:len(prompt)-1])
+}
+
+// titleReply is title as a complete stream in the wire format of path.
+func titleReply(path, title string) Response {
+	if strings.Contains(path, "chat/completions") {
+		return NewOpenAIStream("fake").Text(title).Finish("stop").Usage(30, 5, 0, 0).Done().Response()
+	}
+	return NewAnthropicStream("fake", AnthropicUsage{Input: 30}).Text(title).Finish("end_turn", 5).Response()
 }
 
 // Requests returns the requests received so far.
@@ -138,13 +181,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	s.mu.Lock()
-	if !s.discard {
-		s.reqs = append(s.reqs, req)
-	}
 	var resp Response
-	ok := len(s.queue) > 0
-	if ok {
-		resp, s.queue = s.queue[0], s.queue[1:]
+	ok := false
+	switch {
+	case s.title != "" && isTitleRequest(body):
+		s.titles = append(s.titles, req)
+		resp, ok = titleReply(r.URL.Path, s.title), true
+	default:
+		if !s.discard {
+			s.reqs = append(s.reqs, req)
+		}
+		ok = len(s.queue) > 0
+		if ok {
+			resp, s.queue = s.queue[0], s.queue[1:]
+		}
 	}
 	s.mu.Unlock()
 	if ok && resp.Dynamic != nil {

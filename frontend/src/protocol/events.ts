@@ -89,6 +89,8 @@ export interface LLMCallStarted {
   model: string;
   message_id: string;
   attempt: number;
+  /** "title" for the call that names a session (turn_id null); absent for a turn's calls. */
+  purpose?: string;
 }
 
 /** Payload of llm.call_completed; usage is final for the call. */
@@ -99,6 +101,8 @@ export interface LLMCallCompleted {
   stop_reason: string;
   usage: Usage;
   duration_ms: number;
+  /** "title" for the call that names a session (turn_id null); absent for a turn's calls. */
+  purpose?: string;
 }
 
 /** Payload of llm.call_failed; will_retry means another attempt follows. */
@@ -111,6 +115,8 @@ export interface LLMCallFailed {
   attempt: number;
   will_retry: boolean;
   retry_in_ms?: number;
+  /** "title" for the call that names a session (turn_id null); absent for a turn's calls. */
+  purpose?: string;
 }
 
 /** Payload of llm.call_stalled: the call's stream has delivered nothing for idle_ms. */

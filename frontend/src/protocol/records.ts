@@ -99,6 +99,8 @@ export interface TurnOutcome {
 export interface Session {
   session_id: string;
   title: string;
+  /** Who named the session: "user" (never retitled), "auto" (after its first completed turn); absent: not named yet. */
+  title_source?: string;
   workspace_path: string;
   active_model: string;
   parent_session_id: string;

@@ -44,6 +44,7 @@ export const USAGE_SPEC: Spec<Usage> = {
 export const SESSION_SPEC: Spec<Session> = {
   session_id: "string",
   title: "string",
+  title_source: "string?",
   workspace_path: "string",
   active_model: "string",
   parent_session_id: "string",
@@ -127,7 +128,7 @@ export const ENVELOPE_SPEC = {
 export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
   "turn.started": { user_message_id: "string", input: "string" },
   "route.decided": { model: "string", reason: "string", policy: "string", policy_version: "string" },
-  "llm.call_started": { call_id: "string", model: "string", message_id: "string", attempt: "number" },
+  "llm.call_started": { call_id: "string", model: "string", message_id: "string", attempt: "number", purpose: "string?" },
   "llm.call_completed": {
     call_id: "string",
     model: "string",
@@ -135,6 +136,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     stop_reason: "string",
     usage: "usage",
     duration_ms: "number",
+    purpose: "string?",
   },
   "llm.call_failed": {
     call_id: "string",
@@ -145,6 +147,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     attempt: "number",
     will_retry: "boolean",
     retry_in_ms: "number?",
+    purpose: "string?",
   },
   "llm.call_stalled": { call_id: "string", idle_ms: "number" },
   "tool.called": {

@@ -52,6 +52,7 @@ function withTurnOutcome(s: SessionState, turnId: string | null, outcome: TurnOu
 
 /** Applies llm.call_completed: per-message usage, the session total and the context size. */
 export function onLLMCallCompleted(s: SessionState, e: Ev<"llm.call_completed">): SessionState {
+  if (e.payload.purpose === "title") return s; // the session.updated that follows carries the new totals
   const u = e.payload.usage;
   let next = addSessionUsage(s, u);
   const m = next.messages[e.payload.message_id];
@@ -63,7 +64,7 @@ export function onLLMCallCompleted(s: SessionState, e: Ev<"llm.call_completed">)
 /** Applies llm.call_failed: a visible error unless it is the cancellation itself. */
 export function onLLMCallFailed(s: SessionState, e: Ev<"llm.call_failed">): SessionState {
   const p = e.payload;
-  if (p.error_class === "cancelled") return s;
+  if (p.error_class === "cancelled" || p.purpose === "title") return s; // a failed title call falls back quietly
   return {
     ...s,
     lastError: {

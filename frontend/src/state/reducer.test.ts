@@ -173,6 +173,39 @@ describe("reducer on recorded traces", () => {
     const s = final("llm-failure");
     expect(s.lastError).toMatchObject({ source: "llm", errorClass: "overloaded", message: "529 Overloaded", willRetry: false });
     expect(s.turn.running).toBe(false);
+    // The failure stays on the user message (what a reload shows too).
+    const user = visibleMessages(s).find((m) => m.role === "user")!;
+    expect(user.turnOutcome).toMatchObject({ status: "failed", error: { class: "overloaded", message: "529 Overloaded" } });
+    expect(user.turnOutcome?.error?.attempts).toBeGreaterThan(1);
+  });
+});
+
+describe("stalls and title calls", () => {
+  const sid = "S1";
+  let n = 0;
+  const ev = (type: string, payload: unknown, turnId: string | null = "T1"): ServerFrame =>
+    ({
+      type: "event",
+      event: { id: `01J0000000000000000000${String(++n).padStart(4, "0")}`, type, session_id: sid, turn_id: turnId, ts: "2026-05-08T14:00:00.000Z", actor: "agent", payload },
+    }) as ServerFrame;
+  const apply = (frames: ServerFrame[]) =>
+    frames.reduce((st, frame) => reduce(st, { type: "frame", sessionId: sid, frame }), initialState()).chat[sid]!;
+
+  it("llm.call_stalled shows until the stream delivers again", () => {
+    const started = ev("llm.call_started", { call_id: "c1", model: "m", message_id: "M1", attempt: 1 });
+    const stalled = ev("llm.call_stalled", { call_id: "c1", idle_ms: 5003 });
+    const s = apply([started, stalled]);
+    expect(s.stall).toMatchObject({ callId: "c1", idleMs: 5003 });
+    const resumed = apply([started, stalled, ev("message.start", { message_id: "M1", role: "assistant", model: "m" })]);
+    expect(resumed.stall).toBeNull();
+  });
+
+  it("a title call neither raises an error nor touches the context size", () => {
+    const failed = ev("llm.call_failed", { call_id: "c9", model: "m", error_class: "invalid_request", message: "no", attempt: 1, will_retry: false, purpose: "title" }, null);
+    const done = ev("llm.call_completed", { call_id: "c8", model: "m", message_id: "", stop_reason: "end_turn", usage: { input_tokens: 30, output_tokens: 5, cost_usd: 0.01 }, duration_ms: 3, purpose: "title" }, null);
+    const s = apply([failed, done]);
+    expect(s.lastError).toBeNull();
+    expect(s.contextTokens).toBeNull();
   });
 });
 
