@@ -174,17 +174,6 @@ func (h *Hub) summaryCall(ctx context.Context, rc *recorder, turnID, model, prev
 // summarise asks the model for a summary of removed (and of the previous
 // summary, which covers what came before). The Result's usage has its cost.
 func (h *Hub) summarise(ctx context.Context, model, previous string, removed []store.Message) (llm.Result, error) {
-	provName, name, err := llm.ParseModel(model)
-	if err != nil {
-		return llm.Result{}, err
-	}
-	h.mu.Lock()
-	providers := h.providers
-	h.mu.Unlock()
-	p, err := providers.Provider(provName)
-	if err != nil {
-		return llm.Result{}, err
-	}
 	var in strings.Builder
 	if previous != "" {
 		in.WriteString("Summary of what came before this transcript:\n")
@@ -193,12 +182,10 @@ func (h *Hub) summarise(ctx context.Context, model, previous string, removed []s
 	}
 	in.WriteString("Transcript to summarise:\n\n")
 	in.WriteString(transcript(removed))
-	res, err := p.Stream(ctx, llm.Request{
-		Model: name, System: summaryPrompt, MaxTokens: 2048,
+	return h.oneShot(ctx, model, llm.Request{
+		System: summaryPrompt, MaxTokens: 2048,
 		Messages: []store.Message{{Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: in.String()}}}},
-	}, discardSink{})
-	res.Usage.CostUSD = llm.Cost(model, res.Usage)
-	return res, err
+	})
 }
 
 // discardSink ignores streaming callbacks (the summary call is not streamed

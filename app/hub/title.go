@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"time"
 
 	"agenthub/app/agent"
@@ -109,7 +110,7 @@ func (h *Hub) titleCall(s *session, model, user, answer string) (string, store.U
 	}
 	rc.Emit(draft(ipc.TypeLLMCallStarted, ipc.LLMCallStarted{CallID: callID, Model: model, Attempt: 1, Purpose: PurposeTitle}), nil)
 	start := time.Now()
-	res, err := h.oneShot(model, llm.TitleRequest("", user, answer))
+	res, err := h.oneShot(h.ctx, model, llm.TitleRequest("", user, answer))
 	if err == nil && llm.CleanTitle(llmText(res)) == "" {
 		err = &llm.Error{Class: errclass.InvalidRequest, Message: "the model returned no usable title"}
 	}
@@ -137,9 +138,8 @@ func (h *Hub) titleCall(s *session, model, user, answer string) (string, store.U
 func llmText(res llm.Result) string { return agent.TextOf(res.Content) }
 
 // oneShot makes one unstreamed call of model ("provider:model") with req
-// (its Model is filled in) under the hub's lifetime; the result's usage
-// carries its cost.
-func (h *Hub) oneShot(model string, req llm.Request) (llm.Result, error) {
+// (its Model is filled in) under ctx; the result's usage carries its cost.
+func (h *Hub) oneShot(ctx context.Context, model string, req llm.Request) (llm.Result, error) {
 	provName, name, err := llm.ParseModel(model)
 	if err != nil {
 		return llm.Result{}, err
@@ -152,7 +152,7 @@ func (h *Hub) oneShot(model string, req llm.Request) (llm.Result, error) {
 		return llm.Result{}, err
 	}
 	req.Model = name
-	res, err := p.Stream(h.ctx, req, discardSink{})
+	res, err := p.Stream(ctx, req, discardSink{})
 	res.Usage.CostUSD = llm.Cost(model, res.Usage)
 	return res, err
 }
