@@ -18,6 +18,7 @@ import (
 	"agenthub/app/mcp"
 	"agenthub/app/permission"
 	"agenthub/app/sandbox"
+	"agenthub/app/search"
 	"agenthub/app/secrets"
 	"agenthub/app/tool"
 	"agenthub/ipc"
@@ -67,6 +68,9 @@ type Instance struct {
 	Headless bool
 	// MCP runs the configured MCP servers.
 	MCP *mcp.Manager
+	// Search is the full-text index over every message, fed by the bus's
+	// commits.
+	Search *search.Index
 
 	settings *settingsService
 	getenv   func(string) string
@@ -155,7 +159,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 // before any client can attach.
 func (in *Instance) startServices() error {
 	cfg := in.Config
-	bus, err := ipc.NewBus(ipc.BoltStore(in.Store), ipc.Options{
+	index, indexed := search.Open(ipc.BoltStore(in.Store), in.log)
+	in.Search = index
+	bus, err := ipc.NewBus(indexed, ipc.Options{
 		ClientQueue:          cfg.ClientQueue,
 		ClientStall:          cfg.ClientStall,
 		ReplayLimit:          cfg.ReplayLimit,
@@ -166,6 +172,8 @@ func (in *Instance) startServices() error {
 		RoutingPolicyVersion: func() string { return hub.RoutingPolicy + "@" + hub.RoutingPolicyVersion },
 	})
 	if err != nil {
+		index.Close()
+		in.Search = nil
 		return fmt.Errorf("start event bus: %w", err)
 	}
 	in.Bus = bus
@@ -189,6 +197,8 @@ func (in *Instance) startServices() error {
 		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
 		OutputRetention:  cfg.EventRetention,
 		MCP:              in.MCP,
+		Search:           index,
+		AutoTitle:        true,
 		Logger:           in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
 	if err != nil {
@@ -348,6 +358,9 @@ func (in *Instance) Close() error {
 		if err := in.Bus.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close event bus: %w", err))
 		}
+	}
+	if in.Search != nil {
+		in.Search.Close()
 	}
 	if err := in.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))

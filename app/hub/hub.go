@@ -84,6 +84,9 @@ type Config struct {
 	MaxAttempts int
 	// Backoff overrides llm.Backoff (tests use a zero delay).
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	// Search answers Hub.Search (app/search's index); nil: search is
+	// unavailable.
+	Search ipc.Searcher
 	// AutoTitle names a session after its first completed turn (one LLM
 	// call) unless Settings implements TitleSettings, which then decides.
 	AutoTitle bool

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,6 +121,8 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	denyOtherMethods(s, "/sessions/{id}/compact", "POST")
 	s.Handle("GET /sessions/{id}/stream", http.HandlerFunc(a.stream))
 	denyOtherMethods(s, "/sessions/{id}/stream", "GET")
+	s.Handle("GET /search", http.HandlerFunc(a.search))
+	denyOtherMethods(s, "/search", "GET")
 	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
 	denyOtherMethods(s, "/rpc", "POST")
 	return a, nil
@@ -338,14 +341,9 @@ func (a *API) cancel(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 0
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n <= 0 {
-			writeError(w, http.StatusBadRequest, "invalid_input", fmt.Sprintf("limit must be a positive integer ≤ %d", rpc.MaxMessageLimit))
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, q, rpc.MaxMessageLimit)
+	if !ok {
+		return
 	}
 	page, err := rpc.FetchMessagesBefore(r.Context(), a.hub, a.bus.Reader(), r.PathValue("id"), q.Get("before"), limit)
 	if err != nil {
@@ -353,6 +351,37 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, page)
+}
+
+// queryLimit parses the optional limit query parameter (0 when absent);
+// anything but a positive integer is answered 400 and ok is false. Limits
+// above max are left for the method to refuse with its own message.
+func queryLimit(w http.ResponseWriter, q url.Values, max int) (limit int, ok bool) {
+	l := q.Get("limit")
+	if l == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil || n <= 0 {
+		writeError(w, http.StatusBadRequest, "invalid_input", fmt.Sprintf("limit must be a positive integer ≤ %d", max))
+		return 0, false
+	}
+	return n, true
+}
+
+// search answers GET /search?q=&limit= with rpc.SearchResult.
+func (a *API) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, ok := queryLimit(w, q, ipc.MaxSearchLimit)
+	if !ok {
+		return
+	}
+	res, err := rpc.Search(r.Context(), a.hub, q.Get("q"), limit)
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 func (a *API) compact(w http.ResponseWriter, r *http.Request) {

@@ -80,7 +80,7 @@ type OK struct {
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
 // getPermissionRules, setPermissionRules, setSandboxOptions,
-// listPendingApprovals, listMcpServers. Session-addressed methods take the
+// listPendingApprovals, listMcpServers, search. Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
 func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
@@ -105,6 +105,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodSetSandbox, h.setSandboxOptions)
 	d.Register(MethodListApprovals, h.listPendingApprovals)
 	d.Register(MethodListMCPServers, h.listMCPServers)
+	d.Register(MethodSearch, h.search)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's

@@ -95,7 +95,7 @@ type Server struct {
 	reqs    []Request
 	title   string    // the answer to title requests ("" = script them like any other)
 	titles  []Request // title requests answered with title
-	discard bool // StopRecording was called
+	discard bool      // StopRecording was called
 	once    sync.Once
 }
 
