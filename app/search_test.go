@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"io"
 	"net/http"
 	"net/url"
@@ -27,11 +30,22 @@ func TestSearchAndTitleThroughTheInstance(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.AnswerTitles("Borrow checker woes")
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 10}).
+		ToolUse("tu_seq", "read_file", `{"path":"numbers.txt"}`).Finish("tool_use", 5).Response())
+	srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 10}).
 		Text("Lifetimes tie the reference to its owner.").Finish("end_turn", 5).Response())
 	if err := SaveSettings(dir, Settings{Model: "anthropic:claude-sonnet-4-6", AnthropicAPIKey: "k", AnthropicBaseURL: srv.URL}); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := Open(testConfig(t, dir), OpenOptions{Headless: true, Getenv: func(string) string { return "" }})
+	cfg := testConfig(t, dir)
+	cfg.ApprovalMode = "auto-all"
+	var numbers strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&numbers, "%d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Workspace, "numbers.txt"), []byte(numbers.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := Open(cfg, OpenOptions{Headless: true, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +120,28 @@ func TestSearchAndTitleThroughTheInstance(t *testing.T) {
 	}
 	if code, body := get("/search?q=", tok); code != http.StatusBadRequest || !strings.Contains(string(body), "no words") {
 		t.Fatalf("empty query: %d %s", code, body)
+	}
+
+	// The read_file call's output (its result text): text/plain, Range, a JSON 404 for an unknown call.
+	out := "/sessions/" + s.ID + "/tools/tu_seq/output"
+	oreq, _ := http.NewRequest("GET", inst.Dashboard.BaseURL()+out, nil)
+	oreq.Header.Set("Authorization", "Bearer "+tok)
+	oreq.Header.Set("Range", "bytes=0-5")
+	ores, err := http.DefaultClient.Do(oreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _ := io.ReadAll(ores.Body)
+	ores.Body.Close()
+	if ores.StatusCode != http.StatusPartialContent || string(part) != "     1" ||
+		!strings.HasPrefix(ores.Header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(ores.Header.Get("Content-Range"), "bytes 0-5/") {
+		t.Fatalf("ranged output: %d %q %v", ores.StatusCode, part, ores.Header)
+	}
+	if code, body := get(out, ""); code != http.StatusUnauthorized {
+		t.Fatalf("output without the token: %d %s", code, body)
+	}
+	if code, body := get("/sessions/"+s.ID+"/tools/tu_none/output", tok); code != http.StatusNotFound || !strings.Contains(string(body), "tool_call_not_found") {
+		t.Fatalf("unknown call: %d %s", code, body)
 	}
 
 	req, _ := http.NewRequest("POST", inst.Dashboard.BaseURL()+"/rpc",

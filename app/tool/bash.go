@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -240,6 +241,12 @@ func inheritedEnv() []string {
 }
 
 // logName turns a tool-use id into a safe file name stem.
+// OutputLogPath is where bash keeps the full output of call toolUseID in
+// the session's output directory dir (the id made safe as a file name).
+func OutputLogPath(dir, toolUseID string) string {
+	return filepath.Join(dir, logName(toolUseID)+".log")
+}
+
 func logName(toolUseID string) string {
 	var b strings.Builder
 	for _, r := range toolUseID {

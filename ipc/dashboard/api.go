@@ -121,6 +121,8 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	denyOtherMethods(s, "/sessions/{id}/compact", "POST")
 	s.Handle("GET /sessions/{id}/stream", http.HandlerFunc(a.stream))
 	denyOtherMethods(s, "/sessions/{id}/stream", "GET")
+	s.Handle("GET /sessions/{id}/tools/{tool_use_id}/output", http.HandlerFunc(a.toolOutput))
+	denyOtherMethods(s, "/sessions/{id}/tools/{tool_use_id}/output", "GET")
 	s.Handle("GET /search", http.HandlerFunc(a.search))
 	denyOtherMethods(s, "/search", "GET")
 	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
@@ -367,6 +369,33 @@ func queryLimit(w http.ResponseWriter, q url.Values, max int) (limit int, ok boo
 		return 0, false
 	}
 	return n, true
+}
+
+// toolOutput serves a tool call's stored output as text/plain with Range
+// support (http.ServeContent); a removed or unknown output is a JSON 404.
+func (a *API) toolOutput(w http.ResponseWriter, r *http.Request) {
+	src, ok := a.hub.(ipc.ToolOutputs)
+	if !ok {
+		writeError(w, http.StatusNotFound, "tool_call_not_found", "this hub keeps no tool outputs")
+		return
+	}
+	out, err := src.Output(r.Context(), r.PathValue("id"), r.PathValue("tool_use_id"))
+	switch {
+	case errors.Is(err, ipc.ErrToolCallNotFound):
+		writeError(w, http.StatusNotFound, "tool_call_not_found", err.Error())
+		return
+	case errors.Is(err, ipc.ErrToolOutputExpired):
+		writeError(w, http.StatusNotFound, "tool_output_expired", err.Error())
+		return
+	case err != nil:
+		a.writeHubError(w, err)
+		return
+	}
+	defer out.Content.Close()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	http.ServeContent(w, r, "", out.ModTime, out.Content)
 }
 
 // search answers GET /search?q=&limit= with rpc.SearchResult.
