@@ -121,6 +121,24 @@ function UnlistedApprovals({ ctl, sessionId }: { ctl: AppController; sessionId: 
   );
 }
 
+/** " — attempt 2 — retrying in 3 s" for a failed call that will be retried. */
+export function retryText(attempt: number | null, retryInMs: number | null): string {
+  const next = attempt !== null ? ` — attempt ${attempt + 1}` : "";
+  const wait = retryInMs !== null && retryInMs >= 1000 ? ` in ${Math.round(retryInMs / 1000)} s` : "";
+  return `${next} — retrying${wait}…`;
+}
+
+/** "No data from the model for N s" while the current call's stream is silent (llm.call_stalled). */
+function StallNotice() {
+  const stall = useSessionSelector((s) => s?.stall ?? null);
+  if (!stall) return null;
+  return (
+    <div className="chat-stall" role="status" data-testid="stall">
+      No data from the model for {Math.round(stall.idleMs / 1000)} s — still waiting…
+    </div>
+  );
+}
+
 function ChatError({ ctl }: { ctl: AppController }) {
   const err = useSessionSelector((s) => s?.lastError ?? null);
   if (!err) return null;
@@ -129,7 +147,7 @@ function ChatError({ ctl }: { ctl: AppController }) {
       <strong>{err.source === "llm" ? "Model call failed" : err.source === "turn" ? "Turn failed" : "Error"}</strong>
       <span>
         {err.errorClass}: {err.message}
-        {err.willRetry ? " — retrying…" : ""}
+        {err.willRetry ? retryText(err.attempt, err.retryInMs) : ""}
       </span>
       <button type="button" className="icon-btn" aria-label="Dismiss error" onClick={() => ctl.clearError()}>
         ×
@@ -148,7 +166,7 @@ function ChatComposer({ ctl }: { ctl: AppController }) {
 /** The chat view of one session. */
 export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
   const session = useMemo<ChatSession>(
-    () => ({ store: ctl.store, sessionId, onOpenSession: (id) => ctl.open(id), onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text) }),
+    () => ({ store: ctl.store, sessionId, onOpenSession: (id) => ctl.open(id), onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text), onRetry: (text) => void ctl.send(text) }),
     [ctl, sessionId],
   );
   const title = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.title) || "Untitled";
@@ -159,6 +177,7 @@ export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
         <ChatBody ctl={ctl} sessionId={sessionId} />
         <UnlistedApprovals ctl={ctl} sessionId={sessionId} />
         <WorkerApprovals />
+        <StallNotice />
         <ChatError ctl={ctl} />
         <ChatComposer ctl={ctl} />
       </section>

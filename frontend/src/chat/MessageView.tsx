@@ -7,6 +7,7 @@ import { DelegationCard } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
 import { ToolCard } from "./ToolCard";
+import { TurnOutcomeView } from "./TurnOutcome";
 
 /** Formats a dollar cost like the usage lines: four decimals under $1 ("$0.0087"), two from $1 ("$12.40"). */
 export function formatCost(usd: number): string {
@@ -71,6 +72,9 @@ export function MessageView({ message: m }: MessageViewProps) {
         }
       })}
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
+      {m.role === "user" && m.turnOutcome && (
+        <TurnOutcomeView outcome={m.turnOutcome} text={m.content.map((b) => (b.type === "text" ? b.text : "")).join("")} />
+      )}
       {(m.annotation || m.usage) && (
         <footer className="msg-meta">
           {m.annotation && <span className="msg-annotation">{m.annotation}</span>}

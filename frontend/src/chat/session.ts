@@ -16,6 +16,8 @@ export interface ChatSession {
   onOpenSession?: (sessionId: string) => void;
   /** Answers a call's approval prompt; resolves true once the hub took the answer. */
   onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string) => Promise<boolean>;
+  /** Sends text again as a new turn (Retry of a failed turn). */
+  onRetry?: (text: string) => void;
 }
 
 /** Provided by ChatPane (or a test) around the chat components. */

@@ -1,0 +1,50 @@
+// How a turn went, shown under the user message that started it: a failed
+// or interrupted turn stays visible after a reload (the outcome is part of
+// the stored history), with Retry, which sends the same text again.
+
+import type { TurnOutcome } from "../protocol";
+import { useChatSession } from "./session";
+
+/** Props of TurnOutcomeView. */
+export interface TurnOutcomeViewProps {
+  outcome: TurnOutcome;
+  /** The user message's text (what Retry sends). */
+  text: string;
+}
+
+/** Renders a failed, interrupted or cancelled turn's outcome; nothing for running or completed ones. */
+export function TurnOutcomeView({ outcome: o, text }: TurnOutcomeViewProps) {
+  const { onRetry } = useChatSession();
+  if (o.status !== "failed" && o.status !== "interrupted" && o.status !== "cancelled") return null;
+  const retry = onRetry && o.status !== "cancelled" && text.trim() !== "" && (
+    <button type="button" className="btn btn-small turn-retry" onClick={() => onRetry(text)}>
+      Retry
+    </button>
+  );
+  if (o.status === "cancelled") {
+    return (
+      <div className="turn-outcome turn-cancelled" data-testid="turn-outcome" data-status="cancelled">
+        Stopped
+      </div>
+    );
+  }
+  if (o.status === "interrupted") {
+    return (
+      <div className="turn-outcome turn-interrupted" role="status" data-testid="turn-outcome" data-status="interrupted">
+        <span>Interrupted: Agent Hub stopped while this turn ran.</span>
+        {retry}
+      </div>
+    );
+  }
+  const e = o.error;
+  const attempts = e && e.attempts > 1 ? ` (after ${e.attempts} attempts)` : "";
+  return (
+    <div className="turn-outcome turn-failed" role="status" data-testid="turn-outcome" data-status="failed">
+      <span>
+        <strong>Failed</strong>
+        {e ? ` — ${e.class}: ${e.message}${attempts}` : ""}
+      </span>
+      {retry}
+    </div>
+  );
+}
