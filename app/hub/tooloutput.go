@@ -74,4 +74,3 @@ func (h *Hub) toolResult(sessionID, toolUseID string) (store.Message, bool, erro
 type nopCloser struct{ *strings.Reader }
 
 func (nopCloser) Close() error { return nil }
-
