@@ -134,6 +134,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	}
 	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
 		settings: newSettingsService(dir, st, vault, status), getenv: opts.Getenv, log: log}
+	inst.settings.sources = func(s Settings) map[string]string { return valueSources(s, cfg, opts.Getenv) }
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}

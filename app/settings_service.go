@@ -31,6 +31,10 @@ type settingsService struct {
 	// keys_stored_in, sandbox and a key that could not be read.
 	status settingsStatus
 
+	// sources reports where each overridable value comes from (nil: no
+	// "sources" in the view).
+	sources func(Settings) map[string]string
+
 	mu       sync.Mutex
 	cur      Settings
 	onChange func(Settings) // called with the new settings after a save; may be nil
@@ -112,7 +116,14 @@ func (ss *settingsService) view(s Settings) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := json.Marshal(ss.status)
+	status := struct {
+		settingsStatus
+		Sources map[string]string `json:"sources,omitempty"`
+	}{settingsStatus: ss.status}
+	if ss.sources != nil {
+		status.Sources = ss.sources(s)
+	}
+	st, err := json.Marshal(status)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +154,7 @@ type settingsPatch struct {
 	KeysStoredIn *string `json:"keys_stored_in"`
 	Sandbox      *string `json:"sandbox"`
 	KeysError    *string `json:"keys_error"`
+	Sources      any     `json:"sources"`
 }
 
 // Update implements hub.Settings: it validates and merges a partial settings

@@ -113,3 +113,22 @@ type HubAPI interface {
 	// SetPermissionRules replaces a workspace's rules; an invalid rule is ErrInvalidInput.
 	SetPermissionRules(ctx context.Context, workspace string, rules []PermissionRule) ([]PermissionRule, error)
 }
+
+// SessionUpdate is the body of RPC updateSession: the fields to change; a
+// nil field stays as it is.
+type SessionUpdate struct {
+	// Model pins the session's model ("provider:model"); "" unpins it (the
+	// default model or routing answers).
+	Model *string `json:"model,omitempty"`
+	// WorkspacePath is the directory the session's tools work in; it must
+	// be an existing directory.
+	WorkspacePath *string `json:"workspace_path,omitempty"`
+}
+
+// SessionUpdater is optionally implemented by a HubAPI: UpdateSession
+// changes a top-level session's model or workspace between turns (a
+// running turn is ErrInvalidInput: the change would apply in the middle of
+// it) and returns the record (session.updated tells every client).
+type SessionUpdater interface {
+	UpdateSession(ctx context.Context, sessionID string, u SessionUpdate) (store.Session, error)
+}

@@ -328,12 +328,9 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 	if ws == "" {
 		ws = h.cfg.DefaultWorkspace
 	}
-	abs, err := filepath.Abs(ws)
+	abs, err := existingDir(ws)
 	if err != nil {
-		return store.Session{}, fmt.Errorf("workspace %q: %v: %w", ws, err, ipc.ErrInvalidInput)
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return store.Session{}, fmt.Errorf("workspace %q is not an existing directory: %w", ws, ipc.ErrInvalidInput)
+		return store.Session{}, err
 	}
 	model := strings.TrimSpace(req.Model)
 	if model != "" {

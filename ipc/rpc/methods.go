@@ -106,6 +106,8 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodListApprovals, h.listPendingApprovals)
 	d.Register(MethodListMCPServers, h.listMCPServers)
 	d.Register(MethodSearch, h.search)
+	d.Register(MethodUpdateSession, h.updateSession)
+	d.Register(MethodReadToolOutput, h.readToolOutput)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's
