@@ -24,7 +24,9 @@ func TestValueSourcesEnvAndFlagsWinOverSettings(t *testing.T) {
 
 func TestSettingsViewCarriesSources(t *testing.T) {
 	ss := newSettingsService(t.TempDir(), Settings{}, nil, settingsStatus{})
-	ss.sources = func(s Settings) map[string]string { return valueSources(s, Config{}, func(string) string { return "" }) }
+	ss.sources = func(s Settings) map[string]string {
+		return valueSources(s, Config{}, func(string) string { return "" })
+	}
 	out, err := ss.Update(json.RawMessage(`{"anthropic_api_key":"sk-ant-1234"}`))
 	if err != nil {
 		t.Fatal(err)
