@@ -92,6 +92,19 @@ describe("sanitiser", () => {
     expect(handleCopyClick(button, { writeText })).toBe('fmt.Println("hi")');
     expect(writeText).toHaveBeenCalledWith('fmt.Println("hi")');
     expect(handleCopyClick(root.querySelector("pre"), { writeText })).toBeNull();
+    // The copy button sits in a header beside the language, not over the code.
+    expect(root.querySelector(".md-code-head .md-lang")?.textContent).toBe("go");
+    expect(root.querySelector("pre [data-md-copy]")).toBeNull();
+  });
+
+  it("draws task list boxes, keeps table alignment and blockquotes", () => {
+    const root = dom(render("- [x] done\n- [ ] todo\n\n| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n> quoted"));
+    const boxes = [...root.querySelectorAll(".md-check")];
+    expect(boxes.map((b) => b.getAttribute("aria-label"))).toEqual(["done", "not done"]);
+    expect(boxes[0]!.classList.contains("is-checked")).toBe(true);
+    expect(root.querySelector("input")).toBeNull();
+    expect([...root.querySelectorAll("th")].map((c) => c.getAttribute("align"))).toEqual(["center", "right"]);
+    expect(root.querySelector("blockquote")?.textContent?.trim()).toBe("quoted");
   });
 });
 

@@ -26,10 +26,16 @@ function createMarked(): Marked {
       code(token: Tokens.Code): string {
         const { html, language } = highlightCode(token.text, token.lang ?? "");
         const cls = language ? `hljs language-${escapeHtml(language)}` : "hljs";
+        const label = escapeHtml(language || (token.lang ?? "").trim().split(/\s+/)[0] || "text");
         return (
-          `<div class="md-code"><button type="button" class="md-copy" data-md-copy="" aria-label="Copy code">Copy</button>` +
+          `<div class="md-code"><div class="md-code-head"><span class="md-lang">${label}</span>` +
+          `<button type="button" class="md-copy" data-md-copy="" aria-label="Copy code">Copy</button></div>` +
           `<pre><code class="${cls}">${html}</code></pre></div>\n`
         );
+      },
+      // Task list boxes: the sanitiser drops <input>, so a drawn box that says its state.
+      checkbox({ checked }: Tokens.Checkbox): string {
+        return `<span class="md-check${checked ? " is-checked" : ""}" role="img" aria-label="${checked ? "done" : "not done"}"></span> `;
       },
     },
   });
@@ -52,7 +58,7 @@ export function createBlockRenderer(sanitize: Sanitizer = createSanitizer()): Bl
 export function handleCopyClick(target: EventTarget | null, clipboard: Pick<Clipboard, "writeText"> | undefined = globalThis.navigator?.clipboard): string | null {
   if (!(target instanceof Element)) return null;
   const button = target.closest("[data-md-copy]");
-  const code = button?.parentElement?.querySelector("pre code");
+  const code = button?.closest(".md-code")?.querySelector("pre code");
   if (!button || !code) return null;
   const text = code.textContent ?? "";
   void clipboard?.writeText(text).catch(() => undefined);

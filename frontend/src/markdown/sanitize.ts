@@ -40,6 +40,9 @@ export function createSanitizer(win: Window & typeof globalThis = window): Sanit
       node.setAttribute("referrerpolicy", "no-referrer");
     }
     if (node.tagName === "BUTTON") node.setAttribute("type", "button");
+    // Table column alignment (GFM): only left/center/right, only on cells.
+    const align = node.getAttribute("align");
+    if (align !== null && (!/^(TH|TD)$/.test(node.tagName) || !/^(left|center|right)$/.test(align))) node.removeAttribute("align");
   });
   return (html) =>
     blockImages(
@@ -47,6 +50,8 @@ export function createSanitizer(win: Window & typeof globalThis = window): Sanit
         USE_PROFILES: { html: true },
         FORBID_TAGS,
         FORBID_ATTR,
+        ADD_ATTR: ["align"],
+        ADD_URI_SAFE_ATTR: ["align"],
         ALLOWED_URI_REGEXP: ALLOWED_URI,
         ALLOW_UNKNOWN_PROTOCOLS: false,
         RETURN_TRUSTED_TYPE: false,
