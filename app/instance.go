@@ -300,6 +300,8 @@ type Info struct {
 	Model string `json:"model"`
 	// DashboardURL is the first-load URL with token, "" when the dashboard is off.
 	DashboardURL string `json:"dashboard_url"`
+	// Workspace is --workspace: the folder new sessions use unless one is chosen.
+	Workspace string `json:"workspace"`
 }
 
 // Info returns the instance's current Info.
@@ -313,12 +315,13 @@ func (in *Instance) Info() Info {
 		model = in.settings.Current().Model
 	}
 	info := Info{
-		Name:     Name,
-		Version:  in.Config.Version,
-		Mode:     mode,
-		DataDir:  in.Config.DataDir,
-		Provider: DetectProvider(in.settings.Current(), in.getenv),
-		Model:    model,
+		Name:      Name,
+		Version:   in.Config.Version,
+		Mode:      mode,
+		DataDir:   in.Config.DataDir,
+		Provider:  DetectProvider(in.settings.Current(), in.getenv),
+		Model:     model,
+		Workspace: in.Config.Workspace,
 	}
 	if in.Dashboard != nil {
 		info.DashboardURL = in.Dashboard.URL()

@@ -20,11 +20,11 @@ await runScenario('approvals', async ({ page, step, shot }) => {
   step('new session in ask mode');
   await page.locator('.sidebar').waitFor({ timeout: T });
   await page.locator('.sidebar .btn-primary').click();
-  await page.locator('.chat-empty').waitFor({ timeout: T });
-  await page.locator('.mode-switch[data-mode="ask"]').waitFor({ timeout: T });
+  await page.locator('.new-session').waitFor({ timeout: T });
 
   step('a bash call waits for approval: prompt, badge, title');
   await send('Run the first command.');
+  await page.locator('.mode-switch[data-mode="ask"]').waitFor({ timeout: T });
   const first = page.locator('.tool-card[data-approval="pending"]', { hasText: 'echo approved-run' });
   await first.locator('.approval-command', { hasText: 'echo approved-run' }).waitFor({ timeout: T });
   await first.locator('.approval-risk', { hasText: 'high risk' }).waitFor({ timeout: T });

@@ -11,17 +11,17 @@ await runScenario('e2e', async ({ page, step, sync, shot }) => {
   await page.locator('.sidebar').waitFor({ timeout: T });
   if (new URL(page.url()).searchParams.has('token')) throw new Error('the token stayed in the address bar');
 
-  step('new session');
+  step('new session (created by its first message)');
   await page.locator('.sidebar .btn-primary').click();
-  await page.locator('.chat-title h1').waitFor({ timeout: T });
+  await page.locator('.new-session .chat-title h1').waitFor({ timeout: T });
   const rows = page.locator('.side-row');
-  await rows.first().waitFor({ timeout: T });
 
   step('send a message: tool call, then streamed text');
   const composer = page.locator('textarea[aria-label="Message"]');
   await composer.fill('Run the tool, then explain.');
   await composer.press('Enter');
   await page.locator('.msg-user', { hasText: 'Run the tool, then explain.' }).waitFor({ timeout: T });
+  await rows.first().waitFor({ timeout: T });
   const tool = page.locator('.tool-card[data-status="done"]', { hasText: 'bash' });
   await tool.waitFor({ timeout: T });
   await tool.locator('.tool-output-text', { hasText: 'hello-from-tool' }).waitFor({ timeout: T });
@@ -83,10 +83,11 @@ await runScenario('e2e', async ({ page, step, sync, shot }) => {
   step('second session: delegation card streams the worker');
   await page.locator('.side-bottom button[aria-label^="Theme"]').click(); // dark → system
   await page.locator('.sidebar .btn-primary').click();
-  await page.locator('.chat-empty').waitFor({ timeout: T });
-  const parentId = await page.locator('.side-row.is-selected').getAttribute('data-session-id');
+  await page.locator('.new-session').waitFor({ timeout: T });
   await composer.fill('Delegate the README summary.');
   await composer.press('Enter');
+  await page.locator('.msg-user', { hasText: 'Delegate the README summary.' }).waitFor({ timeout: T });
+  const parentId = await page.locator('.side-row.is-selected').getAttribute('data-session-id');
   const card = page.locator('.deleg-card');
   await card.locator('.deleg-task', { hasText: 'Summarise the README in one line' }).waitFor({ timeout: T });
   await card.locator('.deleg-output', { hasText: 'Worker reading the README' }).waitFor({ timeout: T });

@@ -210,6 +210,13 @@ var build struct {
 // test failed) at cleanup. It returns the dashboard's address and token.
 func startHeadless(t *testing.T, ctx context.Context, root string, srv *llmtest.Server, extra ...string) dashboardInfo {
 	t.Helper()
+	return startHeadlessEnv(t, ctx, root, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}, extra...)
+}
+
+// startHeadlessEnv is startHeadless with the provider environment given
+// (apptest.Env() plus env).
+func startHeadlessEnv(t *testing.T, ctx context.Context, root string, env []string, extra ...string) dashboardInfo {
+	t.Helper()
 	bin := headlessBin(t, ctx, root)
 	tmp := t.TempDir()
 	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
@@ -221,7 +228,7 @@ func startHeadless(t *testing.T, ctx context.Context, root string, srv *llmtest.
 	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
 		"--workspace", workspace, "--model", "anthropic:" + model}, extra...)
 	app := exec.CommandContext(ctx, bin, args...)
-	app.Env = append(apptest.Env(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+	app.Env = append(apptest.Env(), env...)
 	var appLog apptest.Buffer
 	app.Stderr = &appLog
 	stdout, err := app.StdoutPipe()

@@ -14,7 +14,7 @@ await runScenario('mcp', async ({ page, step, shot }) => {
   step('new session');
   await page.locator('.sidebar').waitFor({ timeout: T });
   await page.locator('.sidebar .btn-primary').click();
-  await page.locator('.chat-empty').waitFor({ timeout: T });
+  await page.locator('.new-session').waitFor({ timeout: T });
 
   step('settings: add a stdio MCP server and see it ready with its tools');
   await page.locator('.side-bottom button', { hasText: 'Settings' }).click();

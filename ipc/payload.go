@@ -74,6 +74,9 @@ type LLMCallFailed struct {
 	Attempt    int    `json:"attempt"`
 	WillRetry  bool   `json:"will_retry"`
 	RetryInMS  int64  `json:"retry_in_ms,omitempty"`
+	// MaxAttempts is how many attempts the call gets in all (additive:
+	// "attempt 2 of 4"); 0 when unknown.
+	MaxAttempts int `json:"max_attempts,omitempty"`
 	// Purpose is "title" for the call that names a session (turn_id
 	// null); empty for the calls of a turn.
 	Purpose string `json:"purpose,omitempty"`
@@ -205,6 +208,9 @@ type CompactionCompleted struct {
 	TokensKept         int64  `json:"tokensKept"`
 	Reason             string `json:"reason"` // "summary" | "tokens"
 	ContextStartOffset int64  `json:"context_start_offset"`
+	// Error says why the summary call failed when Reason is "tokens" after
+	// one was tried (additive; absent when nothing was removed or it worked).
+	Error string `json:"error,omitempty"`
 }
 
 // SessionChanged is the payload of session.created and session.updated.

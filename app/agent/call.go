@@ -72,6 +72,7 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 		l.emit(l.draft(ipc.TypeLLMCallFailed, ipc.ActorAgent, ipc.LLMCallFailed{
 			CallID: callID, Model: l.Model, MessageID: failedMsgID, ErrorClass: le.Class,
 			Message: le.Message, Attempt: attempt, WillRetry: retry, RetryInMS: wait.Milliseconds(),
+			MaxAttempts: l.MaxAttempts,
 		}))
 		if cancelled {
 			l.out.Status = StatusCancelled

@@ -90,6 +90,7 @@ func (h *Hub) compact(ctx context.Context, s *session, turnID, model, trigger st
 		usage = u
 		if err != nil {
 			h.log.Warn("hub: compaction summary failed; truncating", "session", rec.ID, "err", err)
+			res.Error = err.Error()
 		} else {
 			summary, res.Reason = text, CompactSummary
 		}

@@ -1,8 +1,13 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import type { Backend } from './app/backend';
 import { ChatPane } from './app/ChatPane';
-import { useApprovalAttention } from './app/attention';
+import { useAttention } from './app/attention';
+import { HelpDialog } from './app/HelpDialog';
+import { Icon } from './app/Icon';
+import { NewSession } from './app/NewSession';
+import { shortcutFor } from './app/shortcuts';
+import { COMPOSER_ID } from './chat';
 import { AppController } from './app/controller';
 import type { AppInfo } from './app/info';
 import { installLinkHandler } from './app/links';
@@ -33,16 +38,59 @@ function setHash(id: string | null): void {
   window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search + next);
 }
 
+/** Below this width the sidebar overlays the chat and starts hidden. */
+export const NARROW_PX = 760;
+const SIDEBAR_KEY = "agenthub.sidebar";
+
+function isNarrow(): boolean {
+  return typeof window.matchMedia === "function" && window.matchMedia(`(max-width: ${NARROW_PX}px)`).matches;
+}
+
+/** The sidebar's open state: remembered on wide windows, hidden at first on narrow ones. */
+function useSidebar(): [boolean, (open: boolean) => void, boolean] {
+  const [narrow, setNarrow] = useState(isNarrow);
+  const [open, setOpenState] = useState(() => !isNarrow() && localStorage.getItem(SIDEBAR_KEY) !== "closed");
+  useEffect(() => {
+    if (typeof window.matchMedia !== "function") return undefined;
+    const mq = window.matchMedia(`(max-width: ${NARROW_PX}px)`);
+    const on = () => {
+      setNarrow(mq.matches);
+      setOpenState(!mq.matches && localStorage.getItem(SIDEBAR_KEY) !== "closed");
+    };
+    mq.addEventListener("change", on);
+    return () => mq.removeEventListener("change", on);
+  }, []);
+  const setOpen = useCallback(
+    (v: boolean) => {
+      setOpenState(v);
+      if (!narrow) localStorage.setItem(SIDEBAR_KEY, v ? "open" : "closed");
+    },
+    [narrow],
+  );
+  return [open, setOpen, narrow];
+}
+
 /** The chat application once the hub answered: sidebar, chat, settings. */
-function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; backend: Backend }) {
-  const selected = useStore(ctl.store, (s) => s.ui.selectedId);
-  const notice = useStore(ctl.store, (s) => s.ui.notice);
+function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppController; info: AppInfo; backend: Backend; onLayout: (cls: string) => void }) {
+  const selected = useStore(ctl.store, (st) => st.ui.selectedId);
+  const draft = useStore(ctl.store, (st) => st.ui.draft);
+  const notice = useStore(ctl.store, (st) => st.ui.notice);
+  const [info, setInfo] = useState(firstInfo);
   const [settings, setSettings] = useState(false);
+  const [help, setHelp] = useState(false);
   const [theme, setTheme] = useState<Theme>(loadTheme);
-  const closeSettings = useCallback(() => setSettings(false), []);
+  const [sidebarOpen, setSidebarOpen, narrow] = useSidebar();
+  const searchRef = useRef<HTMLInputElement>(null);
+  // Settings may have configured a provider: the banners follow at once.
+  const closeSettings = useCallback(() => {
+    setSettings(false);
+    backend.info().then(setInfo, (err: unknown) => console.debug("[app] info after settings", err));
+  }, [backend]);
   const setWindowTitle = useMemo(() => backend.setWindowTitle?.bind(backend), [backend]);
-  useApprovalAttention(ctl, setWindowTitle);
+  const chooseFolder = useMemo(() => backend.chooseFolder?.bind(backend), [backend]);
+  useAttention(ctl, setWindowTitle);
   useEffect(() => applyTheme(theme), [theme]);
+  useEffect(() => onLayout(`${sidebarOpen ? "layout-side-open" : "layout-side-closed"}${narrow ? " is-narrow" : ""}`), [sidebarOpen, narrow, onLayout]);
   useEffect(() => {
     const open = backend.openLink?.bind(backend);
     if (!open) return undefined;
@@ -53,25 +101,78 @@ function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; 
       const id = sessionFromHash(window.location.hash);
       if (id) ctl.open(id);
     };
-    window.addEventListener('hashchange', onHash);
-    return () => window.removeEventListener('hashchange', onHash);
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
   }, [ctl]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const action = shortcutFor(e, document.activeElement);
+      if (!action) return;
+      e.preventDefault();
+      switch (action) {
+        case "new-session":
+          ctl.startDraft();
+          if (narrow) setSidebarOpen(false);
+          requestAnimationFrame(() => document.getElementById(COMPOSER_ID)?.focus());
+          break;
+        case "search":
+          setSidebarOpen(true);
+          requestAnimationFrame(() => searchRef.current?.focus());
+          break;
+        case "focus-composer":
+          document.getElementById(COMPOSER_ID)?.focus();
+          break;
+        case "stop":
+          void ctl.cancel();
+          break;
+        case "toggle-sidebar":
+          setSidebarOpen(!sidebarOpen);
+          break;
+        case "help":
+          setHelp(true);
+          break;
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [ctl, narrow, sidebarOpen, setSidebarOpen]);
+  const closeOverlay = useCallback(() => narrow && setSidebarOpen(false), [narrow, setSidebarOpen]);
   return (
     <>
-      <Sidebar ctl={ctl} onSettings={() => setSettings(true)} theme={theme} onTheme={() => setTheme(nextTheme(theme))} />
+      <a className="skip-link" href={`#${COMPOSER_ID}`} onClick={(e) => (e.preventDefault(), document.getElementById(COMPOSER_ID)?.focus())}>
+        Skip to the message box
+      </a>
+      {sidebarOpen && (
+        <Sidebar
+          ctl={ctl}
+          onSettings={() => setSettings(true)}
+          theme={theme}
+          onTheme={() => setTheme(nextTheme(theme))}
+          onHelp={() => setHelp(true)}
+          onCollapse={() => setSidebarOpen(false)}
+          searchRef={searchRef}
+          onNavigate={closeOverlay}
+        />
+      )}
+      {sidebarOpen && narrow && <div className="side-backdrop" aria-hidden="true" onClick={() => setSidebarOpen(false)} />}
       <main className="main">
+        {!sidebarOpen && (
+          <button type="button" className="icon-btn side-expand" aria-label="Show the sidebar" title="Show the sidebar (Ctrl+B)" aria-controls="sidebar" onClick={() => setSidebarOpen(true)}>
+            <Icon name="sidebar" />
+          </button>
+        )}
         {notice && (
           <div className="notice" role="alert">
             <span>{notice}</span>
             <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => ctl.notify(null)}>
-              ×
+              <Icon name="close" size={14} />
             </button>
           </div>
         )}
-        {!info.provider.configured && selected && (
+        {!info.provider.configured && (selected || draft) && (
           <div className="notice notice-warn" data-testid="provider-warning">
-            No LLM provider is configured: set <code>ANTHROPIC_API_KEY</code>, or <code>OPENAI_BASE_URL</code> (e.g.{' '}
-            <code>http://127.0.0.1:11434/v1</code> with <code>--model openai:llama3.1</code>), or open{' '}
+            No LLM provider is configured: set <code>ANTHROPIC_API_KEY</code>, or <code>OPENAI_BASE_URL</code> (e.g.{" "}
+            <code>http://127.0.0.1:11434/v1</code> with <code>--model openai:llama3.1</code>), or open{" "}
             <button type="button" className="link-btn" onClick={() => setSettings(true)}>
               Settings
             </button>
@@ -79,12 +180,15 @@ function Workspace({ ctl, info, backend }: { ctl: AppController; info: AppInfo; 
           </div>
         )}
         {selected ? (
-          <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} />
+          <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} chooseFolder={chooseFolder} />
+        ) : draft ? (
+          <NewSession ctl={ctl} defaultModel={info.model} defaultWorkspace={info.workspace} chooseFolder={chooseFolder} />
         ) : (
-          <Welcome info={info} onNew={() => void ctl.newSession()} onSettings={() => setSettings(true)} />
+          <Welcome info={info} onNew={() => ctl.startDraft()} onSettings={() => setSettings(true)} />
         )}
       </main>
       {settings && <SettingsDialog hub={backend.hub()} ctl={ctl} info={info} onClose={closeSettings} />}
+      {help && <HelpDialog onClose={() => setHelp(false)} />}
     </>
   );
 }
@@ -127,15 +231,16 @@ export function App({ backend }: { backend: Backend }) {
     };
   }, [backend, state, ctl]);
 
+  const [layout, setLayout] = useState('layout-side-open');
   return (
-    <div className="ah-app" data-backend={backend.kind} data-ready={ctl ? 'true' : undefined}>
+    <div className={`ah-app ${layout}`} data-backend={backend.kind} data-ready={ctl ? 'true' : undefined}>
       {state.kind === 'loading' && <p className="ah-center muted">Loading…</p>}
       {state.kind === 'error' && (
         <p role="alert" className="ah-center ah-error">
           Could not reach the hub: {state.message}
         </p>
       )}
-      {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} />}
+      {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} onLayout={setLayout} />}
     </div>
   );
 }

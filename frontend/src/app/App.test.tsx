@@ -28,6 +28,7 @@ const info: AppInfo = {
   data_dir: '/data/agenthub',
   provider: { configured: false, providers: [], sources: [] },
   model: '',
+  workspace: '/home/u/proj',
   dashboard_url: '',
 };
 
@@ -88,7 +89,7 @@ describe('App', () => {
     expect(reports).toHaveLength(1);
     expect(q('.chat-title h1')?.textContent).toBe('Demo');
     expect(q('.side-row.is-selected .side-title')?.textContent).toBe('Demo');
-    expect(q('.msg-user')?.textContent).toBe('Say hello in markdown');
+    expect(q('.msg-user .msg-user-text')?.textContent).toBe('Say hello in markdown');
     expect(container.querySelectorAll('.msg-assistant').length).toBe(1);
     expect(q('.msg-assistant .msg-usage')?.textContent).toMatch(/in · .* out · \$/);
     expect(q('[data-testid="session-usage"]')).not.toBeNull();

@@ -3,7 +3,7 @@
 // composer. Each part selects only what it shows from the store, so a
 // streamed delta re-renders the message it belongs to and nothing here.
 
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { useStore } from "zustand";
 import {
   ApprovalModeSwitch,
@@ -15,7 +15,7 @@ import {
   MessageList,
   WorkerApprovals,
   approvalModeOf,
-  formatCost,
+  usageCost,
   formatUsage,
   useSessionSelector,
   type ChatSession,
@@ -23,6 +23,7 @@ import {
 import { contextUsed, pendingApprovalIds, sessionRecord } from "../state";
 import type { AppController } from "./controller";
 import { ExportMenu } from "./ExportMenu";
+import { SessionOptionsForm } from "./SessionOptions";
 
 /** Props of ChatPane. */
 export interface ChatPaneProps {
@@ -30,6 +31,61 @@ export interface ChatPaneProps {
   sessionId: string;
   /** The hub's default model (a session with no model of its own uses it). */
   defaultModel: string;
+  /** The native folder dialog (the window only). */
+  chooseFolder?: ((start: string) => Promise<string>) | undefined;
+}
+
+/** The last path element of a folder ("/home/me/project" → "project"). */
+export function folderName(path: string): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
+
+/** A worker's way back: "Worker of <parent title>", opening the parent. */
+function ParentLink({ ctl, sessionId }: { ctl: AppController; sessionId: string }) {
+  const parentId = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.parent_session_id ?? "");
+  const parentTitle = useStore(ctl.store, (st) => (parentId ? sessionRecord(st, parentId)?.title : undefined));
+  if (!parentId) return null;
+  return (
+    <button type="button" className="chip chip-link" data-testid="parent-link" onClick={() => ctl.open(parentId)} title="Open the session that delegated this work">
+      ↰ Worker of {parentTitle || "its parent session"}
+    </button>
+  );
+}
+
+/** The model and folder chips; a click opens the form that changes them between turns (not for workers). */
+function SessionChips({ ctl, sessionId, model, defaultModel, chooseFolder }: { ctl: AppController; sessionId: string; model: string; defaultModel: string; chooseFolder?: ((start: string) => Promise<string>) | undefined }) {
+  const [open, setOpen] = useState(false);
+  const workspace = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.workspace_path ?? "");
+  const pinned = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.active_model ?? "");
+  const worker = useStore(ctl.store, (st) => Boolean(sessionRecord(st, sessionId)?.parent_session_id));
+  const models = useStore(ctl.store, (st) => st.ui.models);
+  const busy = useSessionSelector((s) => s?.turn.running ?? false);
+  return (
+    <span className="chat-chips">
+      <button type="button" className="chip chip-btn" data-testid="model-chip" title={worker ? `Model: ${model}` : `Model: ${model} — click to change`} disabled={worker} onClick={() => setOpen(!open)} aria-expanded={open}>
+        {model || "no model"}
+      </button>
+      {workspace && (
+        <button type="button" className="chip chip-btn" data-testid="folder-chip" title={worker ? `Folder: ${workspace}` : `Folder: ${workspace} — click to change`} disabled={worker} onClick={() => setOpen(!open)} aria-expanded={open}>
+          {folderName(workspace)}
+        </button>
+      )}
+      {open && (
+        <div className="chat-options-pop">
+          <SessionOptionsForm
+            models={models}
+            defaultModel={defaultModel}
+            chooseFolder={chooseFolder}
+            disabled={busy}
+            initial={{ model: pinned, workspace }}
+            onApply={(v) => ctl.updateSession({ ...(v.model !== pinned ? { model: v.model } : {}), ...(v.workspace !== workspace ? { workspace_path: v.workspace } : {}) })}
+            onClose={() => setOpen(false)}
+          />
+        </div>
+      )}
+    </span>
+  );
 }
 
 const NO_QUEUE: never[] = [];
@@ -42,7 +98,7 @@ function useTitleAndModel(ctl: AppController, sessionId: string, defaultModel: s
   return { title, model: liveModel || recordModel || defaultModel };
 }
 
-function ChatHeader({ ctl, sessionId, defaultModel }: ChatPaneProps) {
+function ChatHeader({ ctl, sessionId, defaultModel, chooseFolder }: ChatPaneProps) {
   const { title, model } = useTitleAndModel(ctl, sessionId, defaultModel);
   useStore(ctl.store, (st) => st.ui.models); // re-render when context windows arrive
   const known = useSessionSelector((s) => s !== undefined);
@@ -55,8 +111,9 @@ function ChatHeader({ ctl, sessionId, defaultModel }: ChatPaneProps) {
   return (
     <header className="chat-head">
       <div className="chat-title">
-        <h1>{title}</h1>
-        {model && <span className="chip">{model}</span>}
+        <h1 title={title}>{title}</h1>
+        <SessionChips ctl={ctl} sessionId={sessionId} model={model} defaultModel={defaultModel} chooseFolder={chooseFolder} />
+        <ParentLink ctl={ctl} sessionId={sessionId} />
         {busy && (
           <span className="chip chip-live" data-testid="running">
             <span className="tool-spinner" aria-hidden="true" /> working
@@ -67,7 +124,7 @@ function ChatHeader({ ctl, sessionId, defaultModel }: ChatPaneProps) {
         {usage && (usage.input_tokens > 0 || usage.output_tokens > 0) && (
           <span className="chat-usage" data-testid="session-usage" title={`Session usage: ${formatUsage(usage)}`}>
             <span className="chat-usage-full">{formatUsage(usage)}</span>
-            <span className="chat-usage-short">{formatCost(usage.cost_usd)}</span>
+            <span className="chat-usage-short">{usageCost(usage)}</span>
           </span>
         )}
         <ContextMeter used={used} window={window} />
@@ -121,9 +178,10 @@ function UnlistedApprovals({ ctl, sessionId }: { ctl: AppController; sessionId: 
   );
 }
 
-/** " — attempt 2 — retrying in 3 s" for a failed call that will be retried. */
-export function retryText(attempt: number | null, retryInMs: number | null): string {
-  const next = attempt !== null ? ` — attempt ${attempt + 1}` : "";
+/** " — attempt 2 of 4 — retrying in 3 s…" for a failed call that will be retried. */
+export function retryText(attempt: number | null, retryInMs: number | null, maxAttempts: number | null = null): string {
+  const of = maxAttempts ? ` of ${maxAttempts}` : "";
+  const next = attempt !== null ? ` — attempt ${attempt + 1}${of}` : "";
   const wait = retryInMs !== null && retryInMs >= 1000 ? ` in ${Math.round(retryInMs / 1000)} s` : "";
   return `${next} — retrying${wait}…`;
 }
@@ -147,7 +205,7 @@ function ChatError({ ctl }: { ctl: AppController }) {
       <strong>{err.source === "llm" ? "Model call failed" : err.source === "turn" ? "Turn failed" : "Error"}</strong>
       <span>
         {err.errorClass}: {err.message}
-        {err.willRetry ? retryText(err.attempt, err.retryInMs) : ""}
+        {err.willRetry ? retryText(err.attempt, err.retryInMs, err.maxAttempts ?? null) : ""}
       </span>
       <button type="button" className="icon-btn" aria-label="Dismiss error" onClick={() => ctl.clearError()}>
         ×
@@ -164,16 +222,23 @@ function ChatComposer({ ctl }: { ctl: AppController }) {
 }
 
 /** The chat view of one session. */
-export function ChatPane({ ctl, sessionId, defaultModel }: ChatPaneProps) {
+export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder }: ChatPaneProps) {
   const session = useMemo<ChatSession>(
-    () => ({ store: ctl.store, sessionId, onOpenSession: (id) => ctl.open(id), onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text), onRetry: (text) => void ctl.send(text) }),
+    () => ({
+      store: ctl.store,
+      sessionId,
+      onOpenSession: (id) => ctl.open(id),
+      onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text),
+      onRetry: (text) => void ctl.send(text),
+      readToolOutput: (toolUseId, offset, length) => ctl.readToolOutput(toolUseId, offset, length),
+    }),
     [ctl, sessionId],
   );
   const title = useStore(ctl.store, (st) => sessionRecord(st, sessionId)?.title) || "Untitled";
   return (
     <ChatSessionContext.Provider value={session}>
       <section className="chat" aria-label={`Session ${title}`}>
-        <ChatHeader ctl={ctl} sessionId={sessionId} defaultModel={defaultModel} />
+        <ChatHeader ctl={ctl} sessionId={sessionId} defaultModel={defaultModel} chooseFolder={chooseFolder} />
         <ChatBody ctl={ctl} sessionId={sessionId} />
         <UnlistedApprovals ctl={ctl} sessionId={sessionId} />
         <WorkerApprovals />

@@ -1,6 +1,7 @@
 // Settings: provider, API keys (masked; never shown back in full, sent only
 // when typed; where they are stored), base URLs, default model, the default
-// approval mode, the permission rules of the open session's workspace, what
+// approval mode, where each value comes from (environment, flag, settings,
+// default), auto titles and notifications, the permission rules of the open session's workspace, what
 // the bash sandbox enforces, the MCP servers, the dashboard port, and About.
 
 import { useEffect, useState, type FormEvent } from "react";
@@ -9,6 +10,7 @@ import { sessionRecord } from "../state";
 import type { AppController } from "./controller";
 import type { HubClient, SettingsView } from "./hub";
 import type { AppInfo } from "./info";
+import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "./attention";
 import { InfoPanel } from "./InfoPanel";
 import { McpServers } from "./McpServers";
 import { PermissionRules } from "./PermissionRules";
@@ -26,9 +28,50 @@ export function settingsPatch(before: SettingsView, form: SettingsView, secrets:
   const keys = ["provider", "model", "anthropic_base_url", "openai_base_url", "approval_mode"] as const;
   for (const k of keys) if ((form[k] ?? "") !== (before[k] ?? "")) patch[k] = (form[k] ?? "").trim();
   if ((form.dashboard_enabled ?? false) !== (before.dashboard_enabled ?? false)) patch.dashboard_enabled = form.dashboard_enabled ?? false;
+  if ((form.auto_title ?? true) !== (before.auto_title ?? true)) patch.auto_title = form.auto_title ?? true;
   if (secrets.anthropic.trim()) patch.anthropic_api_key = secrets.anthropic.trim();
   if (secrets.openai.trim()) patch.openai_api_key = secrets.openai.trim();
   return patch;
+}
+
+const ENV_NAMES: Record<string, string> = {
+  anthropic_api_key: "ANTHROPIC_API_KEY",
+  anthropic_base_url: "ANTHROPIC_BASE_URL",
+  openai_api_key: "OPENAI_API_KEY",
+  openai_base_url: "OPENAI_BASE_URL",
+  model: "--model",
+  approval_mode: "--approval-mode",
+};
+
+/** Where a value in effect comes from, as the field shows it ("" when the hub did not say). */
+export function sourceText(key: string, sources: Record<string, string> | undefined): string {
+  switch (sources?.[key]) {
+    case "env":
+      return `env ${ENV_NAMES[key] ?? key} (overrides this)`;
+    case "flag":
+      return `flag ${ENV_NAMES[key] ?? key} (overrides this)`;
+    case "settings":
+      return "from settings";
+    case "default":
+      return "default";
+    default:
+      return "";
+  }
+}
+
+function Source({ k, sources }: { k: string; sources: Record<string, string> | undefined }) {
+  const text = sourceText(k, sources);
+  return text ? (
+    <span className="settings-source" data-testid={`source-${k}`}>
+      {text}
+    </span>
+  ) : null;
+}
+
+/** The key field's placeholder: set in settings (masked), set in the environment, or not set. */
+export function keyPlaceholder(masked: string | undefined, key: string, sources: Record<string, string> | undefined, unset: string): string {
+  if (sources?.[key] === "env") return `set in the environment (${ENV_NAMES[key]})`;
+  return masked ? `set (${masked}) — type to replace` : unset;
 }
 
 /** Props of SettingsDialog. */
@@ -46,6 +89,13 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
   const [secrets, setSecrets] = useState({ anthropic: "", openai: "" });
   const [status, setStatus] = useState<string>("");
   const [copied, setCopied] = useState(false);
+  const [notify, setNotify] = useState(notificationsEnabled);
+  const toggleNotify = async (on: boolean) => {
+    const api = pageNotifications();
+    if (on && api && api.permission === "default") await api.requestPermission().catch(() => "denied");
+    localStorage.setItem(NOTIFY_KEY, on ? "on" : "off");
+    setNotify(on);
+  };
   const models = ctl.store.getState().ui.models;
   const selected = ctl.store.getState().ui.selectedId;
   const session = selected ? sessionRecord(ctl.store.getState(), selected) : undefined;
@@ -120,7 +170,10 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 </select>
               </label>
               <label>
-                Default model
+                <span>
+                  Default model
+                  <Source k="model" sources={before.sources} />
+                </span>
                 <input {...field("model")} placeholder="anthropic:claude-sonnet-4-6" list="settings-models" />
                 <datalist id="settings-models">
                   {models.map((m) => (
@@ -132,41 +185,67 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
             <fieldset>
               <legend>Anthropic</legend>
               <label>
-                API key
+                <span>
+                  API key
+                  <Source k="anthropic_api_key" sources={before.sources} />
+                </span>
                 <input
                   type="password"
                   autoComplete="off"
                   value={secrets.anthropic}
                   onChange={(e) => setSecrets({ ...secrets, anthropic: e.target.value })}
-                  placeholder={before.anthropic_api_key ? `set (${before.anthropic_api_key}) — type to replace` : "not set"}
+                  placeholder={keyPlaceholder(before.anthropic_api_key, "anthropic_api_key", before.sources, "not set")}
                 />
               </label>
               <label>
-                Base URL
+                <span>
+                  Base URL
+                  <Source k="anthropic_base_url" sources={before.sources} />
+                </span>
                 <input {...field("anthropic_base_url")} placeholder="https://api.anthropic.com" />
               </label>
             </fieldset>
             <fieldset>
               <legend>OpenAI-compatible (OpenAI, Ollama, vLLM, LM Studio)</legend>
               <label>
-                API key
+                <span>
+                  API key
+                  <Source k="openai_api_key" sources={before.sources} />
+                </span>
                 <input
                   type="password"
                   autoComplete="off"
                   value={secrets.openai}
                   onChange={(e) => setSecrets({ ...secrets, openai: e.target.value })}
-                  placeholder={before.openai_api_key ? `set (${before.openai_api_key}) — type to replace` : "not set (not needed for Ollama)"}
+                  placeholder={keyPlaceholder(before.openai_api_key, "openai_api_key", before.sources, "not set (not needed for Ollama)")}
                 />
               </label>
               <label>
-                Base URL
+                <span>
+                  Base URL
+                  <Source k="openai_base_url" sources={before.sources} />
+                </span>
                 <input {...field("openai_base_url")} placeholder="http://127.0.0.1:11434/v1" />
+              </label>
+            </fieldset>
+            <fieldset>
+              <legend>Sessions</legend>
+              <label className="check">
+                <input type="checkbox" checked={form.auto_title ?? true} onChange={(e) => setForm({ ...form, auto_title: e.target.checked })} />
+                Name new sessions after their first answer (one short model call)
+              </label>
+              <label className="check">
+                <input type="checkbox" data-testid="notify-toggle" checked={notify} onChange={(e) => void toggleNotify(e.target.checked)} />
+                Desktop notification when a turn finishes or a tool call waits while this window is in the background
               </label>
             </fieldset>
             <fieldset>
               <legend>Approvals</legend>
               <label>
-                New sessions
+                <span>
+                  New sessions
+                  <Source k="approval_mode" sources={before.sources} />
+                </span>
                 <select {...field("approval_mode")} className={form.approval_mode === "auto-all" ? "is-warning" : undefined}>
                   {!form.approval_mode && <option value="">(not set: ask)</option>}
                   {APPROVAL_MODES.map((m) => (

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ServerFrame, Session } from "../protocol";
 import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames";
 import { mountPerTest } from "../testing/mount";
-import { approvalTitle, notifyWaiting, useApprovalAttention, type NotificationApi } from "./attention";
+import { approvalTitle, notifyWaiting, useAttention, type NotificationApi } from "./attention";
 import { ChatPane } from "./ChatPane";
 import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
@@ -106,7 +106,7 @@ describe("approvals in the chat", () => {
     const { hub, ctl, push } = await setup();
     await push(ev("tool.approval_requested", request("toolu_w", { worker_session_id: WORKER, tool_name: "write_file", risk: "medium", input: { path: "x.txt", content: "hi\n" } })));
     const strip = q('.worker-approvals .worker-approval[data-worker-session-id="' + WORKER + '"]');
-    expect(strip?.querySelector(".diff-add")?.textContent).toBe("+hi\n");
+    expect(strip?.querySelector(".diff-add .diff-text")?.textContent).toBe("hi");
     await key("a");
     expect(hub.calls).toContainEqual(["approveTool", SID, "toolu_w", "always", null]);
     await push(ev("tool.approval_resolved", { tool_use_id: "toolu_w", decision: "always", by: "window", worker_session_id: WORKER }));
@@ -147,7 +147,7 @@ describe("approvals in the chat", () => {
 });
 
 function Attention({ ctl, setTitle }: { ctl: AppController; setTitle: (t: string) => void }) {
-  useApprovalAttention(ctl, setTitle);
+  useAttention(ctl, setTitle);
   return null;
 }
 
@@ -158,7 +158,7 @@ describe("attention while calls wait", () => {
     act(() =>
       dom.root.render(
         <>
-          <Sidebar ctl={ctl} onSettings={() => {}} theme="system" onTheme={() => {}} />
+          <Sidebar ctl={ctl} onSettings={() => {}} theme="system" onTheme={() => {}} onHelp={() => {}} onCollapse={() => {}} searchRef={{ current: null }} />
           <Attention ctl={ctl} setTitle={(t) => titles.push(t)} />
         </>,
       ),
@@ -266,7 +266,7 @@ describe("settings: approvals and workspace rules", () => {
     hub.rules["/home/u/proj"] = [{ tool: "*", action: "ask" }];
     const ctl = new AppController({ hub, pollMs: 0, transport: () => new ScriptedTransport(() => []) });
     await ctl.start(SID);
-    const info: AppInfo = { name: "Agent Hub", version: "1", mode: "headless", data_dir: "/d", provider: { configured: true, providers: [], sources: [] }, model: "", dashboard_url: "" };
+    const info: AppInfo = { name: "Agent Hub", version: "1", mode: "headless", data_dir: "/d", provider: { configured: true, providers: [], sources: [] }, model: "", dashboard_url: "", workspace: "/home/u/proj" };
     await act(async () => dom.root.render(<SettingsDialog hub={hub} ctl={ctl} info={info} onClose={() => {}} />));
     expect(q('[data-testid="rules-workspace"]')?.textContent).toBe("/home/u/proj");
     expect([...document.querySelectorAll(".rule")].map((r) => r.textContent)).toEqual(["*ask×"]);

@@ -1,10 +1,11 @@
-// While tool calls wait for approval, the user should notice even when
-// looking elsewhere: the title says how many ("(2) waiting for approval —
-// Agent Hub"), and when the number grows while the page is hidden a desktop
-// notification says so (the web Notification API, only when notifications
-// are granted or may still be asked for; never an error when unavailable).
+// While tool calls wait for approval, or after a turn ended while the page
+// was in the background, the user should notice even when looking
+// elsewhere: the title says so ("(2) waiting for approval — Agent Hub",
+// "✓ Turn finished — Agent Hub" until the page is visible again), and —
+// when the user turned notifications on in Settings — a desktop
+// notification (the web Notification API; never an error when unavailable).
 
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useStore } from "zustand";
 import { waitingTotal } from "../state";
 import type { AppController } from "./controller";
@@ -44,24 +45,87 @@ export async function notifyWaiting(waiting: number, doc: Document, api: Notific
   }
 }
 
+/** The localStorage key of the notifications opt-in ("on" when the user turned them on). */
+export const NOTIFY_KEY = "agenthub.notifications";
+
+/** Whether the user turned desktop notifications on (Settings). */
+export function notificationsEnabled(storage: Pick<Storage, "getItem"> = localStorage): boolean {
+  try {
+    return storage.getItem(NOTIFY_KEY) === "on";
+  } catch {
+    return false;
+  }
+}
+
+/** The title with the badges: finished turns first, then waiting approvals. */
+export function attentionTitle(base: string, waiting: number, finished: number): string {
+  const done = finished === 0 ? "" : finished === 1 ? "✓ Turn finished — " : `✓ ${finished} turns finished — `;
+  return done + approvalTitle(base, waiting);
+}
+
+/** Shows body as a desktop notification if the page is hidden and notifications are granted; never rejects. */
+export async function notifyHidden(body: string, tag: string, doc: Document, api: NotificationApi | undefined): Promise<boolean> {
+  if (!api || !doc.hidden || api.permission !== "granted") return false;
+  try {
+    const n = new api("Agent Hub", { body, tag });
+    n.onclick = () => doc.defaultView?.focus();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Counts the open session's turns that ended while the page was hidden
+ * (reset when it is shown again), notifying for each when opted in.
+ */
+function useFinishedWhileHidden(ctl: AppController): number {
+  const [finished, setFinished] = useState(0);
+  useEffect(() => {
+    let seen: { id: string | null; ended: number } = { id: null, ended: 0 };
+    const unsubscribe = ctl.store.subscribe((st) => {
+      const id = st.ui.selectedId;
+      const ended = id ? st.chat[id]?.turnsEnded ?? 0 : 0;
+      const more = id === seen.id && ended > seen.ended;
+      seen = { id, ended };
+      if (more && document.hidden) {
+        setFinished((n) => n + 1);
+        if (notificationsEnabled()) {
+          const title = st.sessions.records.find((s) => s.session_id === id)?.title ?? "A session";
+          void notifyHidden(`${title}: the turn finished`, "agenthub-turn", document, pageNotifications());
+        }
+      }
+    });
+    const onVisible = () => !document.hidden && setFinished(0);
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      unsubscribe();
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [ctl]);
+  return finished;
+}
+
 /**
  * Keeps the title (document, and the native window's through setWindowTitle)
- * on the number of calls waiting in every session, and notifies when it
- * grows while the page is hidden.
+ * on the number of calls waiting in every session and the turns finished
+ * while the page was hidden; notifies (when opted in) when the waiting
+ * number grows while the page is hidden.
  */
-export function useApprovalAttention(ctl: AppController, setWindowTitle?: (title: string) => void): void {
+export function useAttention(ctl: AppController, setWindowTitle?: (title: string) => void): void {
   const waiting = useStore(ctl.store, (st) => waitingTotal(st.sessions.records));
+  const finished = useFinishedWhileHidden(ctl);
   const base = useRef(document.title);
   const before = useRef(0);
   useEffect(() => {
-    const title = approvalTitle(base.current, waiting);
+    const title = attentionTitle(base.current, waiting, finished);
     if (document.title !== title) {
       document.title = title;
       setWindowTitle?.(title);
     }
-    if (waiting > before.current) void notifyWaiting(waiting, document, pageNotifications());
+    if (waiting > before.current && notificationsEnabled()) void notifyWaiting(waiting, document, pageNotifications());
     before.current = waiting;
-  }, [waiting, setWindowTitle]);
+  }, [waiting, finished, setWindowTitle]);
   useEffect(() => {
     const original = base.current;
     return () => {

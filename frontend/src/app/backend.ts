@@ -2,7 +2,7 @@
 // methods (frontend/wailsjs) plus the wailsipc Bridge; in the browser
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
 // by the cookie set on first load.
-import { FrontendReady, Info, OpenLink } from '../../wailsjs/go/app/App';
+import { ChooseFolder, FrontendReady, Info, OpenLink } from '../../wailsjs/go/app/App';
 import { WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
 import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from '../transport/rpc';
@@ -28,6 +28,11 @@ export interface Backend {
   openLink?(url: string): Promise<void>;
   /** Sets the native window's title (the window; the browser's tab shows document.title). */
   setWindowTitle?(title: string): void;
+  /**
+   * Shows the native folder dialog (the window); resolves with the chosen
+   * directory, or "" when cancelled. Absent in the browser, which types a path.
+   */
+  chooseFolder?(start: string): Promise<string>;
 }
 
 interface WailsWindow {
@@ -87,6 +92,9 @@ export function wailsBackend(win: unknown): Backend {
     },
     async openLink(url) {
       await OpenLink(url);
+    },
+    chooseFolder(start) {
+      return ChooseFolder(start);
     },
     setWindowTitle(title) {
       try {

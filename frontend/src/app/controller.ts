@@ -9,7 +9,7 @@ import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type ServerFrame,
 import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
-import type { ExportFormat, ExportResult, HubClient } from "./hub";
+import type { ExportFormat, ExportResult, HubClient, SearchHit, SessionUpdate, ToolOutputChunk } from "./hub";
 
 /** Controller options. */
 export interface ControllerOptions {
@@ -162,6 +162,105 @@ export class AppController {
     this.transport = null;
     this.dispatch({ type: "selected", sessionId: null });
     this.onSelect(null);
+  }
+
+  /**
+   * Opens the new-session view: the session is created by its first message
+   * (sendNew), so clicking "New session" stores nothing.
+   */
+  startDraft(): void {
+    if (this.disposed) return;
+    if (this.state.ui.selectedId !== null) this.closeCurrent();
+    this.dispatch({ type: "draft" });
+  }
+
+  /** Creates a session with the draft's options, opens it and submits its first message; false (and a notice) when it failed. */
+  async sendNew(text: string, opts: { model?: string; workspace_path?: string } = {}): Promise<boolean> {
+    if (text.trim() === "") return false;
+    const req: { model?: string; workspace_path?: string } = {};
+    if (opts.model?.trim()) req.model = opts.model.trim();
+    if (opts.workspace_path?.trim()) req.workspace_path = opts.workspace_path.trim();
+    let s: Session;
+    try {
+      s = await this.hub.createSession(req);
+    } catch (err) {
+      this.notify(`Could not create a session: ${message(err)}`);
+      return false;
+    }
+    await this.refreshSessions();
+    this.open(s.session_id);
+    await this.send(text);
+    return true;
+  }
+
+  /** Full-text search over every session; failures become a notice and no hits. */
+  async search(query: string, limit = 20): Promise<SearchHit[]> {
+    try {
+      return await this.hub.search(query, limit);
+    } catch (err) {
+      this.notify(`Search failed: ${message(err)}`);
+      return [];
+    }
+  }
+
+  /**
+   * Opens a session at one of its messages (a search hit): pages older
+   * history in until the message is loaded (at most maxPages pages), then
+   * asks the list to scroll to it and highlight it.
+   */
+  async jumpTo(sessionId: string, messageId: string, maxPages = 50): Promise<void> {
+    this.open(sessionId);
+    await this.until((st) => st.chat[sessionId]?.connection === "connected" && (st.chat[sessionId]?.order.length ?? 0) > 0, 20_000);
+    for (let i = 0; i < maxPages; i++) {
+      const s = this.state.chat[sessionId];
+      if (!s || this.state.ui.selectedId !== sessionId || s.messages[messageId] || !s.hasMoreHistory) break;
+      await this.loadOlder();
+    }
+    if (this.state.ui.selectedId === sessionId) this.dispatch({ type: "focusMessage", focus: { sessionId, messageId } });
+  }
+
+  /** Clears the message highlight of a search hit. */
+  clearFocus(): void {
+    if (this.state.ui.focus) this.dispatch({ type: "focusMessage", focus: null });
+  }
+
+  /** Changes the open session's model or folder (between turns); false (and a notice) when the hub refused. */
+  async updateSession(update: SessionUpdate): Promise<boolean> {
+    const id = this.state.ui.selectedId;
+    if (!id) return false;
+    try {
+      await this.hub.updateSession(id, update);
+      await this.refreshSessions();
+      return true;
+    } catch (err) {
+      this.notify(`Could not change the session: ${message(err)}`);
+      return false;
+    }
+  }
+
+  /** Reads a slice of a tool call's stored output in the open session (errors reject: the panel shows them). */
+  readToolOutput(toolUseId: string, offset: number, length?: number): Promise<ToolOutputChunk> {
+    const id = this.state.ui.selectedId;
+    if (!id) return Promise.reject(new Error("no session is open"));
+    return this.hub.readToolOutput(id, toolUseId, offset, length);
+  }
+
+  /** Resolves once pred holds for the state, or after maxMs. */
+  private until(pred: (st: AppState) => boolean, maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let unsubscribe = () => {};
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      unsubscribe = this.store.subscribe(() => {
+        if (pred(this.state)) done();
+      });
+      this.batcher.flush();
+      if (pred(this.state)) done();
+    });
   }
 
   /** Creates a session and opens it. */

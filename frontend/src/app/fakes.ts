@@ -5,7 +5,7 @@
 import type { ApprovalAnswer, ApprovalMode, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
-import type { ExportFormat, ExportResult, HistoryPage, HubClient, ModelInfo, SettingsView, SubmitResult } from "./hub";
+import type { ExportFormat, ExportResult, HistoryPage, HubClient, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
 
 /** A session record with defaults. */
 export function session(id: string, over: Partial<Session> = {}): Session {
@@ -45,9 +45,14 @@ export class FakeHub implements HubClient {
     this.calls.push(["listSessions"]);
     return Promise.resolve(this.sessions.map((s) => ({ ...s })));
   }
-  createSession(req: { title?: string } = {}): Promise<Session> {
+  /** What search answers. */
+  hits: SearchHit[] = [];
+  /** Tool outputs by tool_use_id (readToolOutput). */
+  outputs: Record<string, string> = {};
+
+  createSession(req: { title?: string; model?: string; workspace_path?: string } = {}): Promise<Session> {
     this.calls.push(["createSession", req]);
-    const s = session(`new${++this.next}`, { title: req.title ?? "New session", created_at: `2027-01-01T00:00:0${this.next}Z` });
+    const s = session(`new${++this.next}`, { title: req.title ?? "New session", created_at: `2027-01-01T00:00:0${this.next}Z`, ...(req.model ? { active_model: req.model } : {}), ...(req.workspace_path ? { workspace_path: req.workspace_path } : {}) });
     this.sessions.push(s);
     return Promise.resolve(s);
   }
@@ -126,6 +131,26 @@ export class FakeHub implements HubClient {
   listMcpServers(): Promise<MCPServerStatus[]> {
     this.calls.push(["listMcpServers"]);
     return Promise.resolve(this.mcpServers.map((s) => ({ ...s, tools: [...s.tools] })));
+  }
+  search(query: string, limit = 20): Promise<SearchHit[]> {
+    this.calls.push(["search", query, limit]);
+    return Promise.resolve(this.hits.slice(0, limit));
+  }
+  updateSession(id: string, update: SessionUpdate): Promise<Session> {
+    this.calls.push(["updateSession", id, update]);
+    const s = this.sessions.find((x) => x.session_id === id);
+    if (!s) return Promise.reject(new RpcError("AGENT_NOT_FOUND", id));
+    if (update.model !== undefined) s.active_model = update.model;
+    if (update.workspace_path !== undefined) s.workspace_path = update.workspace_path;
+    return Promise.resolve({ ...s });
+  }
+  readToolOutput(id: string, toolUseId: string, offset: number, length = 256 * 1024): Promise<ToolOutputChunk> {
+    this.calls.push(["readToolOutput", id, toolUseId, offset]);
+    const text = this.outputs[toolUseId];
+    if (text === undefined) return Promise.reject(new RpcError("RPC_ERROR", `tool call not found: ${toolUseId}`));
+    const slice = text.slice(offset, offset + length);
+    const next = offset + slice.length;
+    return Promise.resolve({ text: slice, offset, next, size: text.length, eof: next >= text.length });
   }
   getPermissionRules(workspace: string): Promise<PermissionRule[]> {
     this.calls.push(["getPermissionRules", workspace]);

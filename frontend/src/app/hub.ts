@@ -57,6 +57,36 @@ export interface SettingsView {
   keys_stored_in?: string;
   /** Read-only: a stored key that could not be read (it has to be entered again). */
   keys_error?: string;
+  /** Read-only: where each overridable value comes from (env | flag | settings | default). */
+  sources?: Record<string, string>;
+  /** Whether sessions are named by the model after their first turn (default on). */
+  auto_title?: boolean;
+}
+
+/** One full-text search hit (ipc.SearchHit). */
+export interface SearchHit {
+  session_id: string;
+  message_id: string;
+  /** Text around the match; the matched words are found again by the UI to highlight them. */
+  snippet: string;
+  role?: string;
+  offset?: number;
+  session_title?: string;
+}
+
+/** A slice of a tool call's stored output (rpc.ToolOutputChunk). */
+export interface ToolOutputChunk {
+  text: string;
+  offset: number;
+  next: number;
+  size: number;
+  eof: boolean;
+}
+
+/** What updateSession changes (absent fields stay). */
+export interface SessionUpdate {
+  model?: string;
+  workspace_path?: string;
 }
 
 /** An export format of exportSession. */
@@ -110,6 +140,12 @@ export interface HubClient {
   setPermissionRules(workspace: string, rules: PermissionRule[]): Promise<PermissionRule[]>;
   /** The state of every configured MCP server. */
   listMcpServers(): Promise<MCPServerStatus[]>;
+  /** Full-text search over every message of every session, newest first. */
+  search(query: string, limit?: number): Promise<SearchHit[]>;
+  /** Changes a session's model or folder between turns; resolves with the record. */
+  updateSession(id: string, update: SessionUpdate): Promise<Session>;
+  /** Reads up to length bytes of a tool call's stored output from offset. */
+  readToolOutput(id: string, toolUseId: string, offset: number, length?: number): Promise<ToolOutputChunk>;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -186,6 +222,15 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async listMcpServers() {
       return decodeMCPServers(await rpc.call("listMcpServers"));
+    },
+    async search(query, limit = 20) {
+      return list<SearchHit>(await rpc.call("search", { query, limit }), "hits");
+    },
+    updateSession(id, update) {
+      return rpc.call<Session>("updateSession", { session_id: id, ...update });
+    },
+    readToolOutput(id, toolUseId, offset, length) {
+      return rpc.call<ToolOutputChunk>("readToolOutput", { session_id: id, tool_use_id: toolUseId, offset, ...(length ? { length } : {}) });
     },
   };
 }

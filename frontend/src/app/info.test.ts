@@ -9,6 +9,7 @@ const wire = {
   provider: { configured: true, providers: ['anthropic', 'openai'], sources: ['anthropic: env ANTHROPIC_API_KEY', 'openai: settings openai_base_url'] },
   model: 'anthropic:claude-sonnet-4-6',
   dashboard_url: 'http://127.0.0.1:8421/?token=abc',
+  workspace: '/home/u/proj',
 };
 
 describe('parseInfo', () => {

@@ -20,6 +20,8 @@ export interface AppInfo {
   model: string;
   /** First-load dashboard URL with token; "" when the dashboard is off. */
   dashboard_url: string;
+  /** The folder new sessions use unless one is chosen (--workspace); "" from an older hub. */
+  workspace: string;
 }
 
 /** What the page tells Go it rendered (Go's app.ReadyReport). */
@@ -68,6 +70,7 @@ export function parseInfo(raw: unknown): AppInfo {
     },
     model: str(raw, 'model'),
     dashboard_url: str(raw, 'dashboard_url'),
+    workspace: typeof raw['workspace'] === 'string' ? raw['workspace'] : '',
   };
 }
 

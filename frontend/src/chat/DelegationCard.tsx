@@ -1,5 +1,7 @@
-// A delegate call: the task, the worker's live output, its result or failure,
-// and a link that opens the worker session.
+// A delegate call: the task, the worker's live status and output while it
+// runs, its result once it returns (the result replaces the streamed text,
+// so it shows once), "Cancelled" after a Stop, its failure otherwise, and a
+// link that opens the worker session.
 
 import type { ApprovalResolution, DelegationCardState } from "../state";
 import { approvalOutcome } from "./ApprovalPrompt";
@@ -14,15 +16,33 @@ export interface DelegationCardProps {
   approval?: ApprovalResolution | null;
 }
 
+/** The card's status line: what the worker is doing now, or how it ended. */
+export function delegationStatus(card: DelegationCardState): string {
+  switch (card.status) {
+    case "running":
+      if (card.workerOutput !== "") return "Worker is writing its answer…";
+      return card.workerSessionId ? "Worker is working…" : card.statusText || "Starting sub-agent…";
+    case "done":
+      return "Worker finished";
+    case "cancelled":
+      return "Cancelled";
+    case "failed":
+      return "Worker failed";
+  }
+}
+
 /** A delegation card. */
 export function DelegationCard({ card, onOpenSession, approval = null }: DelegationCardProps) {
   const worker = card.workerSessionId;
+  const showOutput = card.workerOutput !== "" && card.result === null && card.status === "running";
   return (
     <section className={`deleg-card deleg-${card.status}`} aria-label="Delegation" data-status={card.status}>
       <header className="tool-head">
         <span className={card.status === "running" ? "tool-spinner" : "tool-dot"} aria-hidden="true" />
         <span className="tool-name">worker</span>
-        <span className="tool-status-text">{card.statusText || card.status}</span>
+        <span className="tool-status-text" data-testid="delegation-status">
+          {delegationStatus(card)}
+        </span>
         {worker && onOpenSession && (
           <button type="button" className="deleg-open" onClick={() => onOpenSession(worker)}>
             Open worker session
@@ -31,13 +51,13 @@ export function DelegationCard({ card, onOpenSession, approval = null }: Delegat
       </header>
       {approval && <p className={`approval-outcome outcome-${approval.decision}`}>{approvalOutcome(approval)}</p>}
       <p className="deleg-task">{card.task}</p>
-      {card.workerOutput && (
+      {showOutput && (
         <pre className="deleg-output" aria-live="polite">
           {card.workerOutput.length > 20_000 ? card.workerOutput.slice(-20_000) : card.workerOutput}
         </pre>
       )}
-      {card.result !== null && <MarkdownView className="deleg-result" text={card.result} />}
-      {card.failureMessage && (
+      {card.result !== null && card.status !== "cancelled" && <MarkdownView className="deleg-result" text={card.result} />}
+      {card.failureMessage && card.status === "failed" && (
         <p className="tool-error" role="alert">
           {card.failureMode}: {card.failureMessage}
         </p>

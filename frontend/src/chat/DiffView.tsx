@@ -1,34 +1,64 @@
-// A coloured line diff: removed lines red with "-", added green with "+",
-// unchanged lines plain.
+// A coloured line diff with line numbers: removed lines red with "-" and
+// their old number, added green with "+" and their new number, unchanged
+// lines plain with both.
 
 import { useMemo } from "react";
 import { addedLines, diffLines, type DiffLine } from "./diff";
 
 const MARK: Record<DiffLine["kind"], string> = { context: " ", add: "+", del: "-" };
 
+/** A diff line with its line numbers in the old and the new file (null where it has none). */
+export interface NumberedLine extends DiffLine {
+  oldNo: number | null;
+  newNo: number | null;
+}
+
+/** Numbers diff lines from start (the first line's number in both files). */
+export function numberLines(lines: readonly DiffLine[], start = 1): NumberedLine[] {
+  let o = start;
+  let n = start;
+  return lines.map((l) => ({ ...l, oldNo: l.kind === "add" ? null : o++, newNo: l.kind === "del" ? null : n++ }));
+}
+
 /** Props of DiffView: old → new, or (old undefined) a new file's content. */
 export interface DiffViewProps {
   path: string;
   old?: string;
   text: string;
+  /** The line the change starts at in the file (edit_file reports it); 1 when unknown. */
+  startLine?: number;
 }
 
 /** The diff of an edit (old → text) or a written file (text, all added). */
-export function DiffView({ path, old, text }: DiffViewProps) {
-  const lines = useMemo(() => (old === undefined ? addedLines(text) : diffLines(old, text)), [old, text]);
+export function DiffView({ path, old, text, startLine = 1 }: DiffViewProps) {
+  const lines = useMemo(() => numberLines(old === undefined ? addedLines(text) : diffLines(old, text), startLine), [old, text, startLine]);
+  const added = lines.filter((l) => l.kind === "add").length;
+  const removed = lines.filter((l) => l.kind === "del").length;
+  const width = `${String(Math.max(1, startLine + lines.length)).length + 0.5}ch`;
   return (
     <figure className="diff" aria-label={`Changes to ${path}`}>
       <figcaption className="diff-path">
-        {path}
-        {old === undefined ? " (whole file)" : ""}
+        <span>
+          {path}
+          {old === undefined ? " (whole file)" : ""}
+        </span>
+        <span className="diff-stat">
+          <span className="diff-stat-add">+{added}</span> <span className="diff-stat-del">−{removed}</span>
+        </span>
       </figcaption>
       <pre className="diff-lines">
         {lines.map((l, i) => (
           <span key={i} className={`diff-line diff-${l.kind}`}>
+            <span className="diff-no" style={{ width }} aria-hidden="true">
+              {l.oldNo ?? ""}
+            </span>
+            <span className="diff-no" style={{ width }} aria-hidden="true">
+              {l.newNo ?? ""}
+            </span>
             <span className="diff-mark" aria-hidden="true">
               {MARK[l.kind]}
             </span>
-            {l.text}
+            <span className="diff-text">{l.text}</span>
             {"\n"}
           </span>
         ))}

@@ -9,7 +9,8 @@ import { memo, useLayoutEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { messageSize, visibleMessageIds } from "../state";
 import { MessageView } from "./MessageView";
-import { useSessionSelector } from "./session";
+import { useStore } from "zustand";
+import { useChatSession, useSessionSelector } from "./session";
 
 /** Props of MessageList. */
 export interface MessageListProps {
@@ -22,10 +23,16 @@ const NEAR_BOTTOM_PX = 80;
 const NO_IDS: string[] = [];
 
 /** One message of the list, by id: re-renders when that message changes. */
-export const MessageRow = memo(function MessageRow({ messageId }: { messageId: string }) {
+export const MessageRow = memo(function MessageRow({ messageId, focused }: { messageId: string; focused: boolean }) {
   const message = useSessionSelector((s) => s?.messages[messageId]);
-  return message ? <MessageView message={message} /> : null;
+  return message ? <MessageView message={message} focused={focused} /> : null;
 });
+
+/** The message a search hit asked to show in this session, if any. */
+function useFocusedId(): string | null {
+  const { store, sessionId } = useChatSession();
+  return useStore(store, (st) => (st.ui.focus?.sessionId === sessionId ? st.ui.focus.messageId : null));
+}
 
 /** The open session's messages, virtualised. */
 export function MessageList({ onLoadOlder }: MessageListProps) {
@@ -44,6 +51,15 @@ export function MessageList({ onLoadOlder }: MessageListProps) {
     getItemKey: (i) => ids[i] ?? i,
   });
   const total = v.getTotalSize();
+  const focusedId = useFocusedId();
+  const focusIndex = focusedId ? ids.indexOf(focusedId) : -1;
+
+  // A search hit: scroll its message into the middle (the list stops following the bottom).
+  useLayoutEffect(() => {
+    if (focusIndex < 0) return;
+    atBottom.current = false;
+    v.scrollToIndex(focusIndex, { align: "center" });
+  }, [focusIndex, v]);
 
   // Older messages prepended: keep what the user was looking at in place.
   useLayoutEffect(() => {
@@ -86,7 +102,7 @@ export function MessageList({ onLoadOlder }: MessageListProps) {
       <div className="msg-list-inner" style={{ height: total }}>
         {v.getVirtualItems().map((item) => (
           <div key={item.key} data-index={item.index} ref={v.measureElement} className="msg-row" style={{ transform: `translateY(${item.start}px)` }}>
-            <MessageRow messageId={ids[item.index]!} />
+            <MessageRow messageId={ids[item.index]!} focused={item.index === focusIndex} />
           </div>
         ))}
       </div>

@@ -49,12 +49,30 @@ export function CompactionNotice({ compaction: c }: CompactionNoticeProps) {
   }
   if (!c.last) return null;
   const l = c.last;
+  if (l.removed === 0) {
+    return (
+      <div className="compaction compaction-warn" role="status" data-testid="compaction" data-state="nothing">
+        <span className="compaction-mark" aria-hidden="true">!</span>
+        <span>Nothing was compacted: the conversation ({l.tokensKept.toLocaleString("en-US")} tokens) already fits in the part that is kept.</span>
+      </div>
+    );
+  }
+  if (l.reason === "tokens") {
+    return (
+      <div className="compaction compaction-warn" role="alert" data-testid="compaction" data-state="failed">
+        <span className="compaction-mark" aria-hidden="true">!</span>
+        <span>
+          Compaction could not summarise{l.error ? ` (${l.error})` : ""}: the {l.removed} oldest {l.removed === 1 ? "message was" : "messages were"} left out of the
+          model's context without a summary ({l.tokensRemoved.toLocaleString("en-US")} tokens); they stay in the history.
+        </span>
+      </div>
+    );
+  }
   return (
     <div className="compaction compaction-done" role="status" data-testid="compaction" data-state="done">
       <span className="compaction-mark" aria-hidden="true">⇣</span>
       <span>
-        Context compacted{l.reason === "tokens" ? " (truncated: the summary call failed)" : ""}: {l.removed} {l.removed === 1 ? "message" : "messages"}{" "}
-        {l.reason === "tokens" ? "dropped" : "summarised"} ({l.tokensRemoved.toLocaleString("en-US")} tokens), {l.kept} kept (
+        Context compacted: {l.removed} {l.removed === 1 ? "message" : "messages"} summarised ({l.tokensRemoved.toLocaleString("en-US")} tokens), {l.kept} kept (
         {l.tokensKept.toLocaleString("en-US")} tokens).
       </span>
     </div>

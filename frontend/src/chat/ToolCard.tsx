@@ -1,11 +1,16 @@
-// One tool call: status, input (raw while streaming, parsed after), live
-// output (tail window only), markdown summary, error and cancelled states,
-// and its approval: the prompt while it waits, who answered after.
+// One tool call: status, input (raw while streaming, parsed after), its
+// output once (the tail while it runs or when short; the whole of it in the
+// full-output panel), the head line of its markdown summary, file edits as a
+// coloured numbered diff, error and cancelled states, and its approval: the
+// prompt while it waits, who answered after.
 
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { isPending, type ToolCardState } from "../state";
 import { ApprovalPrompt, approvalOutcome, type AnswerApproval } from "./ApprovalPrompt";
+import { DiffView } from "./DiffView";
 import { MarkdownView } from "./Markdown";
+import { OutputPanel, type ReadOutput } from "./OutputPanel";
+import { useOptionalChatSession } from "./session";
 
 /** Lines shown while the output is collapsed. */
 export const COLLAPSED_TAIL_LINES = 12;
@@ -54,6 +59,41 @@ export function inputPreview(input: unknown): string {
   return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
+/**
+ * The head of a tool summary: its first paragraph. The rest repeats the
+ * output (a code block of its tail) or the edit, which the card shows
+ * itself — once — and names a server path a dashboard cannot open.
+ */
+export function summaryHead(summary: string): string {
+  const cut = summary.indexOf("\n\n");
+  return (cut === -1 ? summary : summary.slice(0, cut)).trim();
+}
+
+/** The line an edit started at, from edit_file's result ("… at line 12."). */
+export function editLine(output: string | null): number {
+  const m = output ? /at line (\d+)/.exec(output) : null;
+  return m ? Number(m[1]) : 1;
+}
+
+function str(input: unknown, key: string): string | undefined {
+  const v = input !== null && typeof input === "object" ? (input as Record<string, unknown>)[key] : undefined;
+  return typeof v === "string" ? v : undefined;
+}
+
+/** The diff a finished file tool shows: edit_file's old → new, write_file's content. */
+function FileDiff({ card }: { card: ToolCardState }) {
+  const path = str(card.input, "path");
+  if (path === undefined || card.status !== "done") return null;
+  if (card.toolName === "edit_file") {
+    const [old, next] = [str(card.input, "old"), str(card.input, "new")];
+    if (old === undefined || next === undefined) return null;
+    return <DiffView path={path} old={old} text={next} startLine={editLine(card.output)} />;
+  }
+  const content = str(card.input, "content");
+  if (card.toolName === "write_file" && content !== undefined) return <DiffView path={path} text={content} />;
+  return null;
+}
+
 /** Props of ToolCard. */
 export interface ToolCardProps {
   card: ToolCardState;
@@ -65,7 +105,9 @@ export interface ToolCardProps {
 
 /** A tool call card. */
 export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
+  const readToolOutput = useOptionalChatSession()?.readToolOutput;
   const [expanded, setExpanded] = useState(false);
+  const [panel, setPanel] = useState(false);
   const output = card.output ?? card.liveOutput;
   const limit = expanded ? MAX_RENDERED_LINES : COLLAPSED_TAIL_LINES;
   const view = useMemo(() => tailLines(output, limit), [output, limit]);
@@ -73,8 +115,14 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const pending = isPending(card);
   const resolution = card.approval?.resolution ?? null;
   const busy = !pending && (card.status === "running" || card.status === "streaming-input");
+  const finished = card.status === "done" || card.status === "error" || card.status === "cancelled";
+  const fileTool = card.toolName === "edit_file" || card.toolName === "write_file";
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
   const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
+  const head = card.summary ? summaryHead(card.summary) : "";
+  // More than the card shows exists: the panel reads all of it from the hub.
+  const more = view.hidden > 0 || card.liveOutputDropped > 0 || card.truncated || (expanded && view.total > MAX_RENDERED_LINES);
+  const read = useCallback<ReadOutput>((offset, length) => readToolOutput!(card.toolUseId, offset, length), [readToolOutput, card.toolUseId]);
   return (
     <section className={`tool-card tool-${card.status}`} aria-label={`Tool ${card.toolName}`} data-status={card.status} data-approval={pending ? "pending" : resolution?.decision}>
       <header className="tool-head">
@@ -91,29 +139,39 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
         <summary>Input</summary>
         <pre className={card.status === "streaming-input" ? "tool-raw" : "tool-json"}>{inputText}</pre>
       </details>
-      {card.summary && !pending && <MarkdownView className="tool-summary" text={card.summary} />}
+      {head && !pending && <MarkdownView className="tool-summary" text={head} />}
+      {!pending && <FileDiff card={card} />}
       {card.errorMessage && card.status === "error" && (
         <p className="tool-error" role="alert">
           {card.errorClass ? `${card.errorClass}: ` : ""}
           {card.errorMessage}
         </p>
       )}
-      {output !== "" && (
+      {output !== "" && !(fileTool && card.status === "done") && (
         <div className="tool-output">
-          {(view.hidden > 0 || card.liveOutputDropped > 0) && (
+          {view.hidden > 0 && (
             <p className="tool-output-hidden">
-              {view.hidden} earlier line{view.hidden === 1 ? "" : "s"} not shown
-              {card.outputPath ? ` — full output in ${card.outputPath}` : ""}
+              {view.hidden.toLocaleString("en-US")} earlier line{view.hidden === 1 ? "" : "s"} not shown
             </p>
           )}
-          <pre className="tool-output-text">{view.tail}</pre>
-          {long && (
-            <button type="button" className="tool-toggle" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
-              {expanded ? "Show less" : `Show more (${view.total} lines)`}
-            </button>
-          )}
+          <pre className="tool-output-text" data-testid="tool-output">
+            {view.tail}
+          </pre>
+          <div className="tool-output-actions">
+            {long && view.total > COLLAPSED_TAIL_LINES && (
+              <button type="button" className="btn btn-xs" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+                {expanded ? "Show less" : `Show more (last ${Math.min(view.total, MAX_RENDERED_LINES)} lines)`}
+              </button>
+            )}
+            {finished && readToolOutput && (more || long) && (
+              <button type="button" className="btn btn-xs" data-testid="full-output" onClick={() => setPanel(true)}>
+                Full output…
+              </button>
+            )}
+          </div>
         </div>
       )}
+      {panel && <OutputPanel title={`${card.toolName}: ${statusText}`} read={read} onClose={() => setPanel(false)} />}
     </section>
   );
 }

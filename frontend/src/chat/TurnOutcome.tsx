@@ -17,7 +17,7 @@ export function TurnOutcomeView({ outcome: o, text }: TurnOutcomeViewProps) {
   const { onRetry } = useChatSession();
   if (o.status !== "failed" && o.status !== "interrupted" && o.status !== "cancelled") return null;
   const retry = onRetry && o.status !== "cancelled" && text.trim() !== "" && (
-    <button type="button" className="btn btn-small turn-retry" onClick={() => onRetry(text)}>
+    <button type="button" className="btn btn-xs turn-retry" onClick={() => onRetry(text)}>
       Retry
     </button>
   );

@@ -98,14 +98,14 @@ describe("the prompt on a tool card", () => {
   it("renders an edit as a coloured diff and a written file as added lines", () => {
     const edit = waiting({ toolName: "edit_file", input: { path: "main.go", old: "a := 1\nb := 2\n", new: "a := 1\nb := 3\n" } });
     act(() => dom.root.render(<ToolCard card={edit} />));
-    expect(q(".diff-path")?.textContent).toBe("main.go");
-    const kinds = [...dom.host.querySelectorAll(".diff-line")].map((l) => `${l.className.replace("diff-line diff-", "")}:${l.textContent}`);
-    expect(kinds).toEqual(["context: a := 1\n", "del:-b := 2\n", "add:+b := 3\n"]);
+    expect(q(".diff-path > span")?.textContent).toBe("main.go");
+    const kinds = [...dom.host.querySelectorAll(".diff-line")].map((l) => `${l.className.replace("diff-line diff-", "")}:${[...l.querySelectorAll(".diff-no")].map((n) => n.textContent).join("/")}:${l.querySelector(".diff-mark")?.textContent}${l.querySelector(".diff-text")?.textContent}`);
+    expect(kinds).toEqual(["context:1/1: a := 1", "del:2/:-b := 2", "add:/2:+b := 3"]);
 
     const write = waiting({ toolName: "write_file", input: { path: "new.txt", content: "one\ntwo\n" } });
     act(() => dom.root.render(<ToolCard card={write} />));
-    expect(q(".diff-path")?.textContent).toBe("new.txt (whole file)");
-    expect([...dom.host.querySelectorAll(".diff-add")].map((l) => l.textContent)).toEqual(["+one\n", "+two\n"]);
+    expect(q(".diff-path > span")?.textContent).toBe("new.txt (whole file)");
+    expect([...dom.host.querySelectorAll(".diff-add .diff-text")].map((l) => l.textContent)).toEqual(["one", "two"]);
     expect(dom.host.querySelectorAll(".diff-del")).toHaveLength(0);
   });
 

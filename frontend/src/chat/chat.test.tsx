@@ -48,11 +48,11 @@ describe("ToolCard", () => {
     const pre = () => dom.host.querySelector(".tool-output-text")!.textContent!;
     expect(pre().split("\n").filter(Boolean)).toHaveLength(12);
     expect(pre().endsWith("line 34999\n")).toBe(true);
-    const toggle = dom.host.querySelector<HTMLButtonElement>(".tool-toggle")!;
+    const toggle = dom.host.querySelector<HTMLButtonElement>(".tool-output-actions [aria-expanded]")!;
     expect(toggle.getAttribute("aria-expanded")).toBe("false");
     act(() => toggle.click());
     expect(pre().split("\n").filter(Boolean)).toHaveLength(MAX_RENDERED_LINES);
-    expect(dom.host.querySelector(".tool-output-hidden")?.textContent).toContain(`${35_000 - MAX_RENDERED_LINES} earlier lines`);
+    expect(dom.host.querySelector(".tool-output-hidden")?.textContent).toContain(`${(35_000 - MAX_RENDERED_LINES).toLocaleString("en-US")} earlier lines`);
   });
 
   it("tailLines counts hidden lines", () => {

@@ -11,3 +11,4 @@ export * from "./ApprovalPrompt";
 export * from "./ApprovalModeSwitch";
 export * from "./DiffView";
 export * from "./WorkerApprovals";
+export * from "./OutputPanel";

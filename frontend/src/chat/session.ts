@@ -18,6 +18,8 @@ export interface ChatSession {
   onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string) => Promise<boolean>;
   /** Sends text again as a new turn (Retry of a failed turn). */
   onRetry?: (text: string) => void;
+  /** Reads a slice of a tool call's stored output (the full-output panel). */
+  readToolOutput?: (toolUseId: string, offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
 }
 
 /** Provided by ChatPane (or a test) around the chat components. */
@@ -28,6 +30,11 @@ export function useChatSession(): ChatSession {
   const c = useContext(ChatSessionContext);
   if (!c) throw new Error("chat components need a ChatSessionContext provider");
   return c;
+}
+
+/** The ChatSession around the caller, or null outside one (a card rendered alone). */
+export function useOptionalChatSession(): ChatSession | null {
+  return useContext(ChatSessionContext);
 }
 
 /**

@@ -115,6 +115,8 @@ export interface LLMCallFailed {
   attempt: number;
   will_retry: boolean;
   retry_in_ms?: number;
+  /** How many attempts the call gets in all (absent from older hubs). */
+  max_attempts?: number;
   /** "title" for the call that names a session (turn_id null); absent for a turn's calls. */
   purpose?: string;
 }
@@ -252,6 +254,8 @@ export interface CompactionCompleted {
   tokensKept: number;
   reason: string;
   context_start_offset: number;
+  /** Why the summary call failed (reason "tokens" after one was tried). */
+  error?: string;
 }
 
 /** Payload of session.created and session.updated. */

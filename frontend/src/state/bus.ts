@@ -75,6 +75,7 @@ export function onLLMCallFailed(s: SessionState, e: Ev<"llm.call_failed">): Sess
       willRetry: p.will_retry,
       attempt: p.attempt,
       retryInMs: p.retry_in_ms ?? null,
+      maxAttempts: p.max_attempts ?? null,
     },
   };
 }
@@ -136,7 +137,7 @@ function endTurn(s: SessionState, turnId: string | null): SessionState {
 /** Applies turn.completed; a failed turn leaves a visible error. */
 export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): SessionState {
   const p = e.payload;
-  const next = endTurn(s, e.turn_id);
+  const next = { ...endTurn(s, e.turn_id), turnsEnded: s.turnsEnded + 1 };
   if (p.status !== "failed") return withTurnOutcome(next, e.turn_id, { id: e.turn_id ?? "", status: "completed" });
   const err = next.lastError ?? {
     source: "turn" as const,
@@ -261,6 +262,7 @@ export function onCompactionCompleted(s: SessionState, e: Ev<"compaction.complet
         tokensKept: p.tokensKept,
         reason: p.reason,
         contextStartOffset: p.context_start_offset,
+        error: p.error ?? null,
       },
     },
     contextTokens: p.tokensKept,

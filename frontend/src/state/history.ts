@@ -35,6 +35,7 @@ export function emptySession(sessionId: string): SessionState {
     lastWarning: null,
     mcpServers: {},
     lastEventId: null,
+    turnsEnded: 0,
     connection: "connecting",
     hasMoreHistory: false,
   };

@@ -139,6 +139,7 @@ describe("recorded traces from the real hub", () => {
             tokensKept: c.tokensKept,
             reason: c.reason,
             contextStartOffset: c.context_start_offset,
+            error: "error" in c && typeof c.error === "string" ? c.error : null,
           });
         }
         expect(sessionRecord(st, t.raw.session_id)?.context_start_offset).toBe(x.context_start_offset);

@@ -161,7 +161,7 @@ describe("reducer on recorded traces", () => {
     const s = final("compaction");
     const st = run(t);
     expect(s.compaction.inProgress).toBe(false);
-    expect(s.compaction.last).toEqual({ removed: 24, kept: 8, tokensRemoved: 45000, tokensKept: 12000, reason: "summary", contextStartOffset: 24 });
+    expect(s.compaction.last).toEqual({ removed: 24, kept: 8, tokensRemoved: 45000, tokensKept: 12000, reason: "summary", contextStartOffset: 24, error: null });
     expect(sessionRecord(st, t.sessionId)?.context_start_offset).toBe(24);
     expect(s.sessionUsage.cost_usd).toBeCloseTo(0.42);
   });

@@ -16,7 +16,7 @@ export function initialState(): AppState {
   return {
     sessions: emptySessionList(),
     chat: {},
-    ui: { selectedId: null, models: [], notice: null, loadingOlder: false },
+    ui: { selectedId: null, models: [], notice: null, loadingOlder: false, draft: false, focus: null },
   };
 }
 
@@ -178,7 +178,13 @@ export function reduce(state: AppState, a: Action): AppState {
     case "sessionsFailed":
       return { ...state, sessions: { ...state.sessions, loaded: true }, ui: { ...state.ui, notice: a.notice } };
     case "selected":
-      return state.ui.selectedId === a.sessionId ? state : { ...state, ui: { ...state.ui, selectedId: a.sessionId } };
+      return state.ui.selectedId === a.sessionId && !state.ui.draft
+        ? state
+        : { ...state, ui: { ...state.ui, selectedId: a.sessionId, draft: false, focus: state.ui.focus?.sessionId === a.sessionId ? state.ui.focus : null } };
+    case "draft":
+      return state.ui.draft ? state : { ...state, ui: { ...state.ui, selectedId: null, draft: true } };
+    case "focusMessage":
+      return { ...state, ui: { ...state.ui, focus: a.focus } };
     case "modelsLoaded":
       return { ...state, ui: { ...state.ui, models: a.models } };
     case "notice":

@@ -6,17 +6,28 @@ import type { Session } from "../protocol";
 import { chunkText } from "./chunks";
 import type { AppState, ChatMessage, MessageBlock, SessionState } from "./types";
 
-/** Ids of the messages to render, oldest first: toolResult messages whose call shows as a tool card inside an assistant message are folded into that card. */
+/**
+ * Ids of the messages to render, oldest first: toolResult messages whose
+ * call shows as a tool card inside an assistant message are folded into
+ * that card, and so is the partial answer of an attempt that failed and was
+ * retried (an errored assistant message followed by another of its turn):
+ * the retried attempts read as one answer.
+ */
 export function visibleMessageIds(s: SessionState): string[] {
   const calls = new Set<string>();
-  for (const id of s.order) {
-    const m = s.messages[id];
-    if (m?.role === "assistant") for (const b of m.content) if (b.type === "toolCall") calls.add(b.id);
+  const retried = new Set<string>();
+  const later = new Set<string>(); // turns with an assistant message after this one
+  for (let i = s.order.length - 1; i >= 0; i--) {
+    const m = s.messages[s.order[i]!];
+    if (m?.role !== "assistant") continue;
+    for (const b of m.content) if (b.type === "toolCall") calls.add(b.id);
+    if (m.status === "error" && m.turnId && later.has(m.turnId)) retried.add(m.id);
+    if (m.turnId) later.add(m.turnId);
   }
   const out: string[] = [];
   for (const id of s.order) {
     const m = s.messages[id];
-    if (!m) continue;
+    if (!m || retried.has(id)) continue;
     if (m.role === "toolResult" && m.toolCallId && calls.has(m.toolCallId)) continue;
     out.push(id);
   }

@@ -58,6 +58,17 @@ function putMessage(s: SessionState, m: ChatMessage): SessionState {
   };
 }
 
+/**
+ * The message's thinking time once something other than thinking arrived at
+ * ts: the open span closed, or — for a message whose thinking came in a
+ * snapshot — a span from the message's creation. Unchanged otherwise.
+ */
+function thinkingEnded(m: ChatMessage, ts: string): ChatMessage["thinkingTime"] {
+  if (m.thinkingTime) return m.thinkingTime.endedAt === null ? { ...m.thinkingTime, endedAt: ts } : m.thinkingTime;
+  const thought = m.content.some((b) => b.type === "thinking" || b.type === "streamingThinking");
+  return thought && m.createdAt ? { startedAt: m.createdAt, endedAt: ts } : undefined;
+}
+
 /** Returns the streaming message, creating it if a delta arrives first. */
 function streamingMessage(s: SessionState, id: string, turnId: string | null): ChatMessage {
   return s.messages[id] ?? newAssistant(id, null, turnId);
@@ -127,6 +138,8 @@ export function onDeltaRun(s: SessionState, run: DeltaRun): SessionState {
   let content: MessageBlock[];
   if (first.type === "text.delta") {
     content = withBlock(m.content, p.content_block_index, (b) => ({ type: "streamingText", chunks: appendChunks(chunksOfBlock(b, "text"), ...texts) }));
+    const thinkingTime = thinkingEnded(m, first.ts);
+    if (thinkingTime !== m.thinkingTime) return putMessage(s, thinkingTime ? { ...m, content, thinkingTime } : { ...m, content });
   } else {
     let signature: string | undefined;
     for (const e of run as Ev<"thinking.delta">[]) if (e.payload.signature) signature = e.payload.signature;
@@ -135,6 +148,7 @@ export function onDeltaRun(s: SessionState, run: DeltaRun): SessionState {
       const chunks = appendChunks(chunksOfBlock(b, "thinking"), ...texts);
       return signature ? { type: "streamingThinking", chunks, signature } : { type: "streamingThinking", chunks };
     });
+    if (!m.thinkingTime) return putMessage(s, { ...m, content, thinkingTime: { startedAt: first.ts, endedAt: null } });
   }
   return putMessage(s, { ...m, content });
 }
@@ -197,7 +211,8 @@ export function onToolUseStart(s: SessionState, e: Ev<"tool.use_start">): Sessio
   let next = s;
   if (m.status === "streaming") {
     const content = withBlock(m.content, p.content_block_index, () => ({ type: "toolCall", id: p.tool_use_id, name: p.tool_name, arguments: {} }));
-    next = putMessage(s, { ...m, content });
+    const thinkingTime = thinkingEnded(m, e.ts);
+    next = putMessage(s, thinkingTime ? { ...m, content, thinkingTime } : { ...m, content });
   }
   const card = next.tools[p.tool_use_id];
   if (card) return next;
@@ -257,6 +272,7 @@ export function onMessageComplete(s: SessionState, e: Ev<"message.complete">): S
     stopReason: p.stop_reason,
     usage: p.usage,
     annotation: annotationFor(status),
+    ...(thinkingEnded(m, e.ts) ? { thinkingTime: thinkingEnded(m, e.ts)! } : {}),
   });
   for (const b of p.final_content) {
     if (b.type !== "toolCall") continue;

@@ -60,6 +60,8 @@ export interface ChatMessage {
   summary?: string;
   /** On a user message that started a turn: how that turn went (history, then live events). */
   turnOutcome?: TurnOutcome;
+  /** When the model thought (event times of the first thinking delta and of what followed it); live messages only. */
+  thinkingTime?: { startedAt: string; endedAt: string | null };
 }
 
 /** What a tool.approval_requested asked (or a listPendingApprovals answer said). */
@@ -162,6 +164,8 @@ export interface CompactionStats {
   tokensKept: number;
   reason: string;
   contextStartOffset: number;
+  /** Why the summary call failed, when it did. */
+  error: string | null;
 }
 
 /** Compaction progress and the last result. */
@@ -203,6 +207,8 @@ export interface ErrorInfo {
   attempt: number | null;
   /** The wait before the next attempt, when willRetry. */
   retryInMs: number | null;
+  /** How many attempts the call gets in all, when known. */
+  maxAttempts?: number | null;
 }
 
 /** An LLM call whose stream has delivered nothing for a while (llm.call_stalled). */
@@ -239,6 +245,8 @@ export interface SessionState {
   lastWarning: string | null;
   /** The last mcp.server_status seen in this session, by server name. */
   mcpServers: Record<string, MCPServerStatus>;
+  /** turn.completed events applied (a finished turn, seen live or replayed), for the "turn finished" badge. */
+  turnsEnded: number;
   /** The cursor: the highest event id applied (ULIDs order lexicographically). */
   lastEventId: string | null;
   connection: ConnectionState;
@@ -273,6 +281,10 @@ export interface UiState {
   /** A failed user action, shown as a dismissible notice. */
   notice: string | null;
   loadingOlder: boolean;
+  /** The new-session view is open: the session is created by its first message. */
+  draft: boolean;
+  /** A message to scroll to and highlight (a search hit), until the list shows it. */
+  focus: { sessionId: string; messageId: string } | null;
 }
 
 /** The client's whole state: one store, three slices. */
@@ -301,7 +313,10 @@ export type AppAction =
   | { type: "selected"; sessionId: string | null }
   | { type: "modelsLoaded"; models: ModelInfo[] }
   | { type: "notice"; text: string | null }
-  | { type: "loadingOlder"; loading: boolean };
+  | { type: "loadingOlder"; loading: boolean }
+  /** Opens the new-session view (nothing selected). */
+  | { type: "draft" }
+  | { type: "focusMessage"; focus: { sessionId: string; messageId: string } | null };
 
 /** Reducer inputs. */
 export type Action = ChatAction | AppAction;

@@ -38,6 +38,7 @@ export namespace app {
 	    provider: ProviderStatus;
 	    model: string;
 	    dashboard_url: string;
+	    workspace: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -52,6 +53,7 @@ export namespace app {
 	        this.provider = this.convertValues(source["provider"], ProviderStatus);
 	        this.model = source["model"];
 	        this.dashboard_url = source["dashboard_url"];
+	        this.workspace = source["workspace"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

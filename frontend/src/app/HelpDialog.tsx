@@ -1,0 +1,36 @@
+// The keyboard shortcuts dialog (? or the sidebar's help button).
+
+import { useEffect, useRef } from "react";
+import { Icon } from "./Icon";
+import { LOCAL_KEYS, SHORTCUTS } from "./shortcuts";
+
+/** The help dialog; Esc or the backdrop closes it. */
+export function HelpDialog({ onClose }: { onClose: () => void }) {
+  const close = useRef<HTMLButtonElement>(null);
+  useEffect(() => close.current?.focus(), []);
+  const rows = [...SHORTCUTS.map((s) => ({ keys: s.keys, description: s.description })), ...LOCAL_KEYS];
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()} onKeyDown={(e) => e.key === "Escape" && onClose()}>
+      <div className="modal help-dialog" role="dialog" aria-modal="true" aria-labelledby="help-title">
+        <div className="modal-head">
+          <h2 id="help-title">Keyboard shortcuts</h2>
+          <button ref={close} type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
+            <Icon name="close" />
+          </button>
+        </div>
+        <table className="help-keys">
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.keys}>
+                <td>
+                  <kbd>{r.keys}</kbd>
+                </td>
+                <td>{r.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

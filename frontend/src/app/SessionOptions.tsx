@@ -1,0 +1,109 @@
+// A session's model and folder: chosen in the new-session view and changed
+// between turns from the chat header. The model field suggests the models
+// the hub lists (configured providers' first) and takes any "provider:model"
+// (a local server's own names); the folder is a path field, with the native
+// folder dialog beside it in the window. The hub validates both.
+
+import { useId, useState, type FormEvent } from "react";
+import type { ModelInfo } from "../protocol";
+import { Icon } from "./Icon";
+
+/** The model and folder of a session as the form edits them. */
+export interface SessionChoice {
+  model: string;
+  workspace: string;
+}
+
+/** Props of SessionOptionsFields. */
+export interface SessionOptionsFieldsProps {
+  models: ModelInfo[];
+  value: SessionChoice;
+  onChange: (v: SessionChoice) => void;
+  /** The default model's id (the option "" says which it is). */
+  defaultModel: string;
+  /** The native folder dialog (the window only). */
+  chooseFolder?: ((start: string) => Promise<string>) | undefined;
+  disabled?: boolean;
+}
+
+/** The models to offer: configured providers' first, the current value kept even when unlisted. */
+export function modelOptions(models: ModelInfo[], current: string): ModelInfo[] {
+  const sorted = [...models].sort((a, b) => Number(b.configured) - Number(a.configured) || a.id.localeCompare(b.id));
+  if (current && !sorted.some((m) => m.id === current)) sorted.unshift({ id: current, provider: current.split(":")[0] ?? "", context_window: 0, configured: true });
+  return sorted;
+}
+
+/** The model select and folder field. */
+export function SessionOptionsFields({ models, value, onChange, defaultModel, chooseFolder, disabled = false }: SessionOptionsFieldsProps) {
+  const id = useId();
+  const browse = async () => {
+    if (!chooseFolder) return;
+    const dir = await chooseFolder(value.workspace).catch(() => "");
+    if (dir) onChange({ ...value, workspace: dir });
+  };
+  return (
+    <div className="session-options">
+      <label htmlFor={`${id}-model`}>Model</label>
+      <input
+        id={`${id}-model`}
+        list={`${id}-models`}
+        value={value.model}
+        disabled={disabled}
+        spellCheck={false}
+        placeholder={defaultModel ? `Default (${defaultModel})` : "provider:model"}
+        onChange={(e) => onChange({ ...value, model: e.target.value })}
+      />
+      <datalist id={`${id}-models`}>
+        {modelOptions(models, value.model).map((m) => (
+          <option key={m.id} value={m.id}>
+            {m.configured ? m.provider : `${m.provider} — not configured`}
+          </option>
+        ))}
+      </datalist>
+      <label htmlFor={`${id}-folder`}>Folder</label>
+      <span className="session-folder">
+        <input id={`${id}-folder`} value={value.workspace} disabled={disabled} spellCheck={false} placeholder="/path/to/project" onChange={(e) => onChange({ ...value, workspace: e.target.value })} />
+        {chooseFolder && (
+          <button type="button" className="btn btn-xs" disabled={disabled} onClick={() => void browse()}>
+            <Icon name="folder" size={14} /> Browse…
+          </button>
+        )}
+      </span>
+    </div>
+  );
+}
+
+/** Props of SessionOptionsForm. */
+export interface SessionOptionsFormProps extends Omit<SessionOptionsFieldsProps, "value" | "onChange"> {
+  initial: SessionChoice;
+  /** Applies the change; resolves false when the hub refused it (the form stays open). */
+  onApply: (v: SessionChoice) => Promise<boolean>;
+  onClose: () => void;
+}
+
+/** The header's popover form: change the open session's model and folder between turns. */
+export function SessionOptionsForm({ initial, onApply, onClose, ...fields }: SessionOptionsFormProps) {
+  const [value, setValue] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    const ok = await onApply(value);
+    setBusy(false);
+    if (ok) onClose();
+  };
+  return (
+    <form className="session-options-form" aria-label="Session model and folder" onSubmit={(e) => void submit(e)} onKeyDown={(e) => e.key === "Escape" && onClose()}>
+      <SessionOptionsFields {...fields} value={value} onChange={setValue} disabled={busy || fields.disabled === true} />
+      <div className="session-options-actions">
+        <button type="button" className="btn btn-xs" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-xs btn-primary" disabled={busy || fields.disabled === true || (value.model === initial.model && value.workspace === initial.workspace)}>
+          Apply
+        </button>
+      </div>
+      {fields.disabled && <p className="muted session-options-note">A turn is running: change these when it ends.</p>}
+    </form>
+  );
+}
