@@ -52,7 +52,7 @@ describe("search and the jump to a hit", () => {
     hub.sessions = [session(plain.sessionId), session("other", { created_at: "2020-01-01T00:00:00Z" })];
     await ctl.start("other");
     clock.tick();
-    const target = plain.frames.flatMap((f) => (f.type === "event" && f.event.type === "message.start" ? [f.event.payload.message_id] : []))[0]!;
+    const target = plain.frames.flatMap((f) => (f.type === "event" && f.event.type === "message.start" ? [(f.event.payload as { message_id: string }).message_id] : []))[0]!;
     hub.hits = [{ session_id: plain.sessionId, message_id: target, snippet: "hello" }];
     expect(await ctl.search("hel")).toEqual(hub.hits);
     const jump = ctl.jumpTo(plain.sessionId, target);

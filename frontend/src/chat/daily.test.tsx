@@ -78,7 +78,8 @@ describe("the tool card shows its output once", () => {
     const card: ToolCardState = { ...newToolCard("tu", "bash", "m", "t"), status: "done", input: { command: "x" }, output: long };
     act(() => dom.root.render(<ToolCard card={card} />));
     expect(q('[data-testid="full-output"]')).toBeNull();
-    const session = { store: createAppStore(), sessionId: "s", readToolOutput: reader(long) };
+    const read = reader(long);
+    const session = { store: createAppStore(), sessionId: "s", readToolOutput: (_id: string, offset: number, length?: number) => read(offset, length) };
     act(() =>
       dom.root.render(
         <ChatSessionContext.Provider value={session}>
