@@ -147,10 +147,10 @@ test-desktop: smoketest
 	timeout 180 xvfb-run -a -s "-screen 0 1280x900x24" ./$(SMOKE_BIN) --data-dir "$$data" --smoke-test $(ARTIFACTS); \
 	test -s $(ARTIFACTS)/desktop-window.png; \
 	echo "desktop smoke test passed: $(ARTIFACTS)/desktop-window.png"
-	@echo "== desktop tests (xvfb: reload mid-stream, finished conversation)"
+	@echo "== desktop tests (xvfb: reload mid-stream, finished conversation, a failed turn after a restart)"
 	AGENTHUB_DESKTOP_BIN="$(abspath $(SMOKE_BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
-	  go test -tags smoketest -count=1 -timeout 120s -v ./app/desktoptest/
-	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png
+	  go test -tags smoketest -count=1 -timeout 240s -v ./app/desktoptest/
+	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png && test -s $(ARTIFACTS)/desktop-failed-turn-after-restart.png
 
 # The long fault run (not part of `make test`, which runs the short one
 # inside test-go): kill -9 ×50, reconnect storm ×1,000, hostile tools,

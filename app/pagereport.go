@@ -52,6 +52,11 @@ type RenderedMessage struct {
 	Status string `json:"status"`
 	// Text is the rendered text of its text blocks (the DOM's textContent).
 	Text string `json:"text"`
+	// Outcome is the data-status of a user message's turn outcome
+	// ("failed", "interrupted", "cancelled"; "" when none shows).
+	Outcome string `json:"outcome,omitempty"`
+	// Retry reports that the outcome offers a Retry button.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // TestReport hands r to the desktop test harness and reports true when the

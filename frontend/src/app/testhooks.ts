@@ -15,6 +15,10 @@ export interface RenderedMessage {
   role: string;
   status: string;
   text: string;
+  /** The turn outcome shown under a user message (its data-status), if any. */
+  outcome?: string;
+  /** Whether that outcome offers Retry. */
+  retry?: boolean;
 }
 
 /** Frames drawn while the harness's frame meter ran (app.FrameStats). */
@@ -87,13 +91,21 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
   return {
     session_id: m ? decodeURIComponent(m[1]!) : '',
     running: doc.querySelector('[data-testid="running"]') !== null,
-    messages: rows.map((el) => ({
-      role: /\bmsg-(user|assistant|toolResult)\b/.exec(el.className)?.[1] ?? '',
-      status: el.getAttribute('data-status') ?? '',
-      text: Array.from(el.querySelectorAll('.msg-user-text, .md, .tool-output-text'))
-        .map((n) => n.textContent ?? '')
-        .join(''),
-    })),
+    messages: rows.map((el) => {
+      const outcome = el.querySelector('[data-testid="turn-outcome"]');
+      const m: RenderedMessage = {
+        role: /\bmsg-(user|assistant|toolResult)\b/.exec(el.className)?.[1] ?? '',
+        status: el.getAttribute('data-status') ?? '',
+        text: Array.from(el.querySelectorAll('.msg-user-text, .md, .tool-output-text'))
+          .map((n) => n.textContent ?? '')
+          .join(''),
+      };
+      if (outcome) {
+        m.outcome = outcome.getAttribute('data-status') ?? '';
+        m.retry = outcome.querySelector('.turn-retry') !== null;
+      }
+      return m;
+    }),
   };
 }
 

@@ -1,0 +1,66 @@
+//go:build smoketest
+
+package desktoptest
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"agenthub/app"
+	"agenthub/app/llm/llmtest"
+)
+
+// failedUser is the first user message of r when it shows a failed turn
+// with Retry.
+func failedUser(r app.PageReport, text string) bool {
+	for _, m := range r.Messages {
+		if m.Role == "user" && m.Text == text && m.Outcome == "failed" && m.Retry {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFailedTurnAfterRestart: a turn the provider refuses (401) shows in the
+// window as failed with Retry, and still does after the app is quit and
+// started again on the same data dir (the outcome is history, not a banner).
+func TestFailedTurnAfterRestart(t *testing.T) {
+	bin, artifacts := setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")))
+	tmp := t.TempDir()
+	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
+	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
+
+	d := startDesktop(t, bin, artifacts, env, args...)
+	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	dash := readDashboard(t, dataDir)
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Failed turn"}, http.StatusCreated, &sess)
+	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
+	const prompt = "This turn fails."
+	dash.call(ctx, t, http.MethodPost, "/sessions/"+sess.SessionID+"/turns", map[string]string{"content": prompt}, http.StatusAccepted, nil)
+	d.awaitReport("the failed turn with Retry", func(r app.PageReport) bool { return r.SessionID == sess.SessionID && failedUser(r, prompt) })
+	d.quit()
+
+	again := startDesktop(t, bin, artifacts, env, args...)
+	again.awaitReport("the failed turn with Retry after the restart", func(r app.PageReport) bool {
+		return r.SessionID == sess.SessionID && !r.Running && failedUser(r, prompt)
+	})
+	again.screenshot("desktop-failed-turn-after-restart.png")
+	again.quit()
+}
