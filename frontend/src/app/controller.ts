@@ -189,6 +189,9 @@ export class AppController {
     }
     await this.refreshSessions();
     this.open(s.session_id);
+    // Submit once the stream is attached, so the whole first turn arrives live
+    // (a snapshot carries messages, not a worker's streamed output).
+    await this.until((st) => st.chat[s.session_id]?.connection === "connected", 10_000);
     await this.send(text);
     return true;
   }

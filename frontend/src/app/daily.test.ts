@@ -13,21 +13,33 @@ import { queryWords } from "./Sidebar";
 function setup(frames: (id: string) => ServerFrame[] = () => []) {
   const hub = new FakeHub();
   const clock = manualScheduler();
-  const ctl = new AppController({ hub, transport: () => new ScriptedTransport(frames), schedule: clock.schedule, pollMs: 0 });
-  return { hub, ctl, clock };
+  const transports: ScriptedTransport[] = [];
+  const transport = () => {
+    const t = new ScriptedTransport(frames);
+    transports.push(t);
+    return t;
+  };
+  const ctl = new AppController({ hub, transport, schedule: clock.schedule, pollMs: 0 });
+  return { hub, ctl, clock, transports };
 }
 
 const plain = TRACES["plain-turn"]!;
 
 describe("a session is created by its first message", () => {
   it("New session stores nothing; the first message creates the session with the chosen model and folder, then submits", async () => {
-    const { hub, ctl } = setup();
+    const { hub, ctl, clock, transports } = setup();
     await ctl.start(null);
     ctl.startDraft();
     ctl.startDraft();
     expect(hub.calls.filter((c) => c[0] === "createSession")).toHaveLength(0);
     expect(ctl.store.getState().ui).toMatchObject({ draft: true, selectedId: null });
-    expect(await ctl.sendNew("hello", { model: " openai:llama3 ", workspace_path: "/p" })).toBe(true);
+    const sent = ctl.sendNew("hello", { model: " openai:llama3 ", workspace_path: "/p" });
+    // The message is submitted once the new session's stream is attached (frames apply per frame tick).
+    for (let i = 0; i < 20 && transports.length === 0; i++) await Promise.resolve();
+    expect(hub.calls.some((c) => c[0] === "submitTurn")).toBe(false); // not before the stream is attached
+    transports[0]!.setState("connected");
+    clock.tick();
+    expect(await sent).toBe(true);
     expect(hub.calls).toContainEqual(["createSession", { model: "openai:llama3", workspace_path: "/p" }]);
     const id = ctl.store.getState().ui.selectedId!;
     expect(hub.calls).toContainEqual(["submitTurn", id, "hello"]);
