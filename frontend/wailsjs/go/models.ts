@@ -78,6 +78,8 @@ export namespace app {
 	    role: string;
 	    status: string;
 	    text: string;
+	    outcome?: string;
+	    retry?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new RenderedMessage(source);
@@ -88,6 +90,8 @@ export namespace app {
 	        this.role = source["role"];
 	        this.status = source["status"];
 	        this.text = source["text"];
+	        this.outcome = source["outcome"];
+	        this.retry = source["retry"];
 	    }
 	}
 	export class PageReport {
