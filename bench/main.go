@@ -34,6 +34,7 @@ func main() {
 	windowDeltas := flag.Int("window-deltas", 100000, "deltas of the burst streamed into the window (-desktop)")
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	sameSession := flag.Bool("same-session", false, "with -only: every run in the same session (a long conversation)")
+	searchN := flag.Int("search", 0, "just the search bench: seed this many messages, start the binary on them, time GET /search beside GET /api/info (prints a table)")
 	flag.Parse()
 	if *role != "" {
 		if err := runFloor(*role, *upstream); err != nil {
@@ -62,6 +63,13 @@ func main() {
 			err = writeDesktop(*out, runs, streams, began, *rounds)
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *searchN > 0 {
+		if err := searchBench(ctx, *bin, *searchN, 200); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
