@@ -13,6 +13,15 @@ function expect(cond, what) {
   if (!cond) throw new Error(what);
 }
 
+/** Polls check (an async predicate) until it holds, or fails with what after T ms. */
+async function eventually(check, what) {
+  const until = Date.now() + T;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(what);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
   await page.setViewportSize({ width: 1440, height: 900 });
@@ -63,7 +72,7 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await folder.fill('/nonexistent/agenthub-e2e');
   await send('Edit the notes and count to 3000.');
   await page.locator('.notice', { hasText: 'not an existing directory' }).waitFor({ timeout: T });
-  expect((await composer.inputValue()) === 'Edit the notes and count to 3000.', 'the refused message was lost');
+  await eventually(async () => (await composer.inputValue()) === 'Edit the notes and count to 3000.', 'the refused message was lost');
   await page.locator('.notice button[aria-label="Dismiss"]').click();
   await folder.fill(project);
   await composer.press('Enter');
@@ -147,8 +156,10 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   step('#12 the composer grows with its content, up to half the window');
   const h0 = await composer.evaluate((e) => e.getBoundingClientRect().height);
   await composer.fill(Array.from({ length: 20 }, (_, i) => `pasted line ${i + 1}`).join('\n'));
-  const h1 = await composer.evaluate((e) => e.getBoundingClientRect().height);
-  expect(h1 > h0 * 3 && h1 <= 900 / 2 + 1, `composer ${h0} → ${h1} px`);
+  const height = () => composer.evaluate((e) => e.getBoundingClientRect().height);
+  await eventually(async () => (await height()) > h0 * 3, `the composer did not grow from ${h0} px`);
+  const h1 = await height();
+  expect(h1 <= 900 / 2 + 1, `the composer grew to ${h1} px, over half the window`);
   await shot('daily-composer');
 
   step('#13 a turn that ends while the page is hidden badges the title');
@@ -173,7 +184,7 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await page.locator('body').click({ position: { x: 700, y: 10 } });
   await page.keyboard.press('Control+k');
   const search = page.locator('input[aria-label="Search sessions and messages"]');
-  expect(await search.evaluate((e) => e === document.activeElement), 'Ctrl+K did not focus the search');
+  await eventually(() => search.evaluate((e) => e === document.activeElement), 'Ctrl+K did not focus the search');
   await search.fill('zebrafish');
   const hit = page.locator('[data-testid="search-hit"]').first();
   await hit.locator('mark', { hasText: 'zebrafish' }).waitFor({ timeout: T });
@@ -210,6 +221,14 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await priced.locator('.msg-usage').waitFor({ timeout: T });
   expect((await priced.locator('.msg-usage').innerText()).endsWith('—'), `usage line: ${await priced.locator('.msg-usage').innerText()}`);
   await idle();
+  await page.locator('.side-bottom button', { hasText: 'Settings' }).click();
+  const prices = page.locator('[data-testid="prices"]');
+  await prices.locator('input[aria-label="Model"]').fill('anthropic:claude-unknown-9');
+  await prices.locator('input[aria-label="Input price"]').fill('3');
+  await prices.locator('input[aria-label="Output price"]').fill('15');
+  await prices.locator('button', { hasText: 'Set price' }).click();
+  await prices.locator('.rule code', { hasText: 'claude-unknown-9' }).waitFor({ timeout: T });
+  await page.locator('button[aria-label="Close settings"]').click();
 
   step('#9 a compaction that removes nothing says so, as a warning');
   await page.locator('.chat-stats button', { hasText: 'Compact' }).click();

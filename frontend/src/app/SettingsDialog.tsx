@@ -14,6 +14,7 @@ import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "./attention
 import { InfoPanel } from "./InfoPanel";
 import { McpServers } from "./McpServers";
 import { PermissionRules } from "./PermissionRules";
+import { Prices } from "./Prices";
 import { SessionSandbox } from "./SessionSandbox";
 
 const MODE_NAMES: Record<(typeof APPROVAL_MODES)[number], string> = {
@@ -316,6 +317,19 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
               onSaved={(next) => {
                 setBefore(next);
                 setForm({ ...form, mcp_servers: next.mcp_servers });
+              }}
+            />
+          </fieldset>
+        )}
+        {before && (
+          <fieldset className="settings-mcp">
+            <legend>Prices</legend>
+            <Prices
+              hub={hub}
+              prices={before.prices ?? {}}
+              onSaved={(prices) => {
+                setBefore({ ...before, prices });
+                setForm({ ...form, prices });
               }}
             />
           </fieldset>

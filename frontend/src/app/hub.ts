@@ -37,6 +37,14 @@ export interface MCPServerConfig {
   disabled?: boolean;
 }
 
+/** A model's price override in USD per million tokens (llm.Price). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cache_read?: number;
+  cache_write?: number;
+}
+
 /** Settings as the hub returns them: secrets masked (app.Settings JSON). */
 export interface SettingsView {
   provider?: string;
@@ -61,6 +69,8 @@ export interface SettingsView {
   sources?: Record<string, string>;
   /** Whether sessions are named by the model after their first turn (default on). */
   auto_title?: boolean;
+  /** Price overrides by model name (without the provider prefix); a patch carrying it replaces them all. */
+  prices?: Record<string, ModelPrice>;
 }
 
 /** One full-text search hit (ipc.SearchHit). */

@@ -20,7 +20,7 @@ export function formatCost(usd: number): string {
 /** Shown instead of a cost when tokens were used but no price is known for the model. */
 export const UNKNOWN_PRICE = "—";
 /** Says how to set a price the hub does not know. */
-export const UNKNOWN_PRICE_HINT = 'No price is known for this model: add it under "prices" in settings.json (USD per million tokens).';
+export const UNKNOWN_PRICE_HINT = "No price is known for this model: set one in Settings → Prices (USD per million tokens).";
 
 /** The cost of a usage record: "—" when tokens were used at no known price. */
 export function usageCost(u: Usage): string {
