@@ -1,12 +1,16 @@
 // The daily-driver walk of issue 15 in a real browser (scenario.mjs runs it,
-// TestDailyDriverInBrowser scripts the provider). Each step names the
-// numbered problem of the issue it asserts; the layout pass at the end
-// checks them again at 420, 800 and 1440 px and screenshots each width.
+// TestDailyDriverInBrowser scripts the provider and runs it once per window
+// width: E2E_WIDTH = 1440, 800, 420). Each step names the numbered problem
+// of the issue it asserts; the layout pass at the end checks the width's
+// layout and screenshots it. Below 760 px the sidebar overlays the chat, so
+// the walk opens it where it needs it.
 
 import { T, runScenario } from './scenario.mjs';
 
 const project = process.env.E2E_PROJECT;
 if (!project) throw new Error('E2E_PROJECT is not set');
+const width = Number(process.env.E2E_WIDTH ?? '1440');
+const narrow = width <= 760;
 
 /** Fails with what unless cond. */
 function expect(cond, what) {
@@ -22,9 +26,21 @@ async function eventually(check, what) {
   }
 }
 
-await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
+await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: shotAt }) => {
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
-  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.setViewportSize({ width, height: 900 });
+  const shot = (name) => shotAt(name.replace(/^daily-/, `daily-${width}-`));
+  /** Shows the sidebar (a narrow window hides it). */
+  const openSidebar = async () => {
+    if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
+    await page.locator('nav.sidebar').waitFor({ timeout: T });
+  };
+  /** Closes the sidebar's overlay in a narrow window. */
+  const closeOverlay = async () => {
+    if (!narrow || (await page.locator('nav.sidebar').count()) === 0) return;
+    await page.locator('.side-backdrop').click({ position: { x: width - 10, y: 450 } });
+    await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T });
+  };
   const composer = page.locator('textarea[aria-label="Message"]');
   const send = async (text) => {
     await composer.fill(text);
@@ -32,6 +48,14 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   };
   const idle = () => page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
   const rows = page.locator('.side-row');
+  const settings = async () => {
+    await openSidebar();
+    await page.locator('.side-bottom button', { hasText: 'Settings' }).click();
+  };
+  const closeSettings = async () => {
+    await page.locator('button[aria-label="Close settings"]').click();
+    await closeOverlay();
+  };
   /** Scrolls the (virtualised) message list down from the top until loc is rendered. */
   const scrollUntil = async (loc) => {
     const list = page.locator('.msg-list');
@@ -42,18 +66,24 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
     }
     await loc.first().waitFor({ timeout: T });
   };
-  await page.locator('.sidebar').waitFor({ timeout: T });
+  await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
+  if (narrow) await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T });
+  else await page.locator('nav.sidebar').waitFor({ timeout: T });
 
   step('#2 New session stores nothing until the first message; the composer has focus');
+  await openSidebar();
   await page.locator('.sidebar .btn-primary').click();
   await page.locator('.new-session').waitFor({ timeout: T });
+  await openSidebar();
   await page.locator('.sidebar .btn-primary').click();
   await page.waitForFunction(() => document.activeElement?.id === 'composer-input', null, { timeout: T });
+  await openSidebar();
   expect((await rows.count()) === 0, 'New session stored a session before any message');
+  await closeOverlay();
 
   step('#9 the provider banner goes away when Settings configures a key (no reload)');
   await page.locator('[data-testid="provider-warning"]').waitFor({ timeout: T });
-  await page.locator('.side-bottom button', { hasText: 'Settings' }).click();
+  await settings();
   const baseSource = page.locator('[data-testid="source-anthropic_base_url"]');
   await baseSource.waitFor({ timeout: T });
   expect((await baseSource.innerText()).includes('env ANTHROPIC_BASE_URL'), `base URL source: ${await baseSource.innerText()}`);
@@ -64,7 +94,11 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await page.locator('.settings-actions', { hasText: 'Saved' }).waitFor({ timeout: T });
   await page.locator('[data-testid="source-anthropic_api_key"]', { hasText: 'from settings' }).waitFor({ timeout: T });
   await shot('daily-settings-sources');
-  await page.locator('button[aria-label="Close settings"]').click();
+  const settingsOverflow = await page.evaluate(() =>
+    [...document.querySelectorAll('.modal *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.className || e.tagName),
+  );
+  expect(settingsOverflow.length === 0, `Settings past the right edge: ${settingsOverflow.slice(0, 5)}`);
+  await closeSettings();
   await page.locator('[data-testid="provider-warning"]').waitFor({ state: 'detached', timeout: T });
 
   step('#8 the folder of a new session: a bad path is refused and the message kept; a good one is used');
@@ -77,7 +111,7 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await folder.fill(project);
   await composer.press('Enter');
   await page.locator('.msg-user', { hasText: 'Edit the notes and count to 3000.' }).waitFor({ timeout: T });
-  await rows.first().waitFor({ timeout: T });
+  if (!narrow) await rows.first().waitFor({ timeout: T });
   await page.locator('[data-testid="folder-chip"]', { hasText: 'proj' }).waitFor({ timeout: T });
 
   step('#5 thinking streams live with a timer, then collapses to "Thought for N s"');
@@ -181,7 +215,7 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await long.locator('.msg-user-wrap:not(.is-collapsed)').waitFor({ timeout: T });
 
   step('#2 full-text search: Ctrl+K, highlighted hits, a hit jumps to its message');
-  await page.locator('body').click({ position: { x: 700, y: 10 } });
+  await page.locator('.chat-title h1').click();
   await page.keyboard.press('Control+k');
   const search = page.locator('input[aria-label="Search sessions and messages"]');
   await eventually(() => search.evaluate((e) => e === document.activeElement), 'Ctrl+K did not focus the search');
@@ -192,7 +226,8 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await page.locator('.msg-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
   await hit.click();
   await page.locator('.msg.is-focused', { hasText: 'zebrafish' }).waitFor({ timeout: T });
-  await search.fill('');
+  if (narrow) await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T }); // the overlay closed on the pick
+  else await search.fill('');
 
   step('#10 delegation: live worker status, a link both ways, Stop reads "Cancelled"');
   await send('Delegate the count.');
@@ -221,26 +256,27 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await priced.locator('.msg-usage').waitFor({ timeout: T });
   expect((await priced.locator('.msg-usage').innerText()).endsWith('—'), `usage line: ${await priced.locator('.msg-usage').innerText()}`);
   await idle();
-  await page.locator('.side-bottom button', { hasText: 'Settings' }).click();
+  await settings();
   const prices = page.locator('[data-testid="prices"]');
   await prices.locator('input[aria-label="Model"]').fill('anthropic:claude-unknown-9');
   await prices.locator('input[aria-label="Input price"]').fill('3');
   await prices.locator('input[aria-label="Output price"]').fill('15');
   await prices.locator('button', { hasText: 'Set price' }).click();
   await prices.locator('.rule code', { hasText: 'claude-unknown-9' }).waitFor({ timeout: T });
-  await page.locator('button[aria-label="Close settings"]').click();
+  await closeSettings();
 
   step('#9 a compaction that removes nothing says so, as a warning');
   await page.locator('.chat-stats button', { hasText: 'Compact' }).click();
   await page.locator('[data-testid="compaction"][data-state="nothing"]').waitFor({ timeout: T });
 
   step('#11 keyboard: skip link, help dialog, one Tab stop per list, arrows, SVG icons');
-  await page.locator('body').click({ position: { x: 700, y: 10 } });
+  await page.locator('.chat-title h1').click();
   await page.keyboard.press('?');
   await page.locator('.help-dialog', { hasText: 'Ctrl+K' }).waitFor({ timeout: T });
   await shot('daily-help');
   await page.keyboard.press('Escape');
   await page.locator('.help-dialog').waitFor({ state: 'detached', timeout: T });
+  await openSidebar();
   expect((await page.locator('.side-open[tabindex="0"]').count()) === 1, 'the sessions list has more than one Tab stop');
   expect((await rows.count()) >= 2, 'the worker session is not listed');
   await page.locator('.side-open[tabindex="0"]').focus();
@@ -249,6 +285,7 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   const afterDown = await page.evaluate(() => document.activeElement?.closest('.side-row')?.getAttribute('data-session-id'));
   expect(before && afterDown && before !== afterDown, 'ArrowDown did not move to the next session');
   expect((await page.locator('.side-actions svg').count()) > 0 && !(await page.locator('.sidebar').innerText()).includes('🗑'), 'icons are emoji');
+  await closeOverlay();
   const first = await page.evaluate(() => {
     const el = [...document.querySelectorAll('a[href], button, input, textarea, select, [tabindex]')].find((e) => e.tabIndex >= 0 && !e.disabled);
     return el?.className ?? '';
@@ -259,24 +296,23 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.activeElement?.id === 'composer-input', null, { timeout: T }); // the skip link reaches the composer
 
-  step('#6 the sidebar collapses (Ctrl+B) and comes back');
-  await page.keyboard.press('Control+b');
-  await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T });
-  await page.locator('.side-expand').click();
-  await page.locator('nav.sidebar').waitFor({ timeout: T });
+  step('#6 the sidebar toggles (Ctrl+B, the button) and a narrow window overlays it');
+  await page.locator('.msg-list').click({ position: { x: 5, y: 5 } });
+  if (narrow) {
+    await page.keyboard.press('Control+b');
+    await page.locator('nav.sidebar').waitFor({ timeout: T });
+    await shot('daily-sidebar');
+    await rows.first().locator('.side-open').click(); // a pick closes the overlay
+    await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T });
+  } else {
+    await page.keyboard.press('Control+b');
+    await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T });
+    await page.locator('.side-expand').click();
+    await page.locator('nav.sidebar').waitFor({ timeout: T });
+  }
 
-  for (const width of [1440, 800, 420]) {
+  {
     step(`#6 layout at ${width} px: nothing clipped, each state still shown`);
-    await page.setViewportSize({ width, height: 900 });
-    const narrow = width <= 760;
-    if (narrow) {
-      await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T }); // it does not cover the chat
-      await page.locator('.side-expand').click();
-      await page.locator('nav.sidebar').waitFor({ timeout: T });
-      await shot(`daily-${width}-sidebar`);
-      await rows.first().locator('.side-open').click();
-      await page.locator('nav.sidebar').waitFor({ state: 'detached', timeout: T });
-    }
     await page.locator('.chat-title h1', { hasText: 'Scripted session title' }).waitFor({ timeout: T });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow <= 0, `the page scrolls sideways by ${overflow} px at ${width} px`);
@@ -289,13 +325,13 @@ await runScenario('daily', async ({ page, browser, step, sync, shot }) => {
     await page.locator('.msg-list').evaluate((el) => (el.scrollTop = 0));
     await page.locator('.tool-card[aria-label="Tool edit_file"] .diff-add').waitFor({ timeout: T });
     await page.locator('[data-testid="thinking"]').first().waitFor({ timeout: T });
-    await shot(`daily-${width}-top`);
+    await shotAt(`daily-${width}-top`);
     const retry = page.locator('[data-testid="turn-outcome"][data-status="failed"] button', { hasText: 'Retry' });
     await scrollUntil(retry);
     await retry.scrollIntoViewIfNeeded();
-    await shot(`daily-${width}-failed`);
+    await shotAt(`daily-${width}-failed`);
     await page.locator('.msg-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.locator('.deleg-card[data-status="cancelled"]').waitFor({ timeout: T });
-    await shot(`daily-${width}-bottom`);
+    await shotAt(`daily-${width}-bottom`);
   }
 });

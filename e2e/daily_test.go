@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,15 +52,23 @@ func dailyScript(srv *llmtest.Server) gates {
 }
 
 // TestDailyDriverInBrowser walks the daily-driver problems of issue 15 in
-// chromium (daily.e2e.mjs): a provider configured from Settings without a
+// chromium (daily.e2e.mjs), once in a window 1440, 800 and 420 px wide: a provider configured from Settings without a
 // reload, a session created by its first message in a chosen folder, live
 // thinking, one tool output and the full-output panel, coloured numbered
 // diffs, Markdown, auto titles, copy, retried attempts as one answer, a
 // failed turn with Retry after a reload, the composer, long messages, the
 // title badge, search, the delegation card, per-session model, failed
-// compaction, keyboard and layout at 420, 800 and 1440 px.
+// compaction, keyboard and the layout.
 func TestDailyDriverInBrowser(t *testing.T) {
-	root, node, ctx := browserTest(t, 5*time.Minute)
+	for _, width := range []int{1440, 800, 420} {
+		t.Run(fmt.Sprintf("%dpx", width), func(t *testing.T) { dailyAt(t, width) })
+	}
+}
+
+// dailyAt runs daily.e2e.mjs in a window width px wide against a fresh
+// headless binary and checks what the provider and the folder saw.
+func dailyAt(t *testing.T, width int) {
+	root, node, ctx := browserTest(t, 4*time.Minute)
 	srv := llmtest.NewServer(t)
 	stalls := dailyScript(srv)
 	defer stalls.releaseAll()
@@ -71,6 +80,7 @@ func TestDailyDriverInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("E2E_PROJECT", project)
+	t.Setenv("E2E_WIDTH", fmt.Sprint(width))
 	// The key comes from Settings (the scenario types it); the base URL from
 	// the environment. No session bus: keys go to the data dir's key file.
 	info := startHeadlessEnv(t, ctx, root, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent"},

@@ -49,6 +49,7 @@ function isNarrow(): boolean {
 /** The sidebar's open state: remembered on wide windows, hidden at first on narrow ones. */
 function useSidebar(): [boolean, (open: boolean) => void, boolean] {
   const [narrow, setNarrow] = useState(isNarrow);
+  const narrowAtMount = useRef(narrow);
   const [open, setOpenState] = useState(() => !isNarrow() && localStorage.getItem(SIDEBAR_KEY) !== "closed");
   useEffect(() => {
     if (typeof window.matchMedia !== "function") return undefined;
@@ -58,6 +59,7 @@ function useSidebar(): [boolean, (open: boolean) => void, boolean] {
       setOpenState(!mq.matches && localStorage.getItem(SIDEBAR_KEY) !== "closed");
     };
     mq.addEventListener("change", on);
+    if (mq.matches !== narrowAtMount.current) on(); // the width changed between the first render and now
     return () => mq.removeEventListener("change", on);
   }, []);
   const setOpen = useCallback(

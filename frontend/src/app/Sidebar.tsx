@@ -287,14 +287,14 @@ export function Sidebar({ ctl, onSettings, theme, onTheme, onHelp, onCollapse, s
         {hits !== null && <MessageHits ctl={ctl} hits={hits} pending={pending} words={words} onPick={() => onNavigate?.()} />}
       </div>
       <div className="side-bottom">
-        <button type="button" className="btn btn-ghost btn-icon" onClick={onSettings}>
+        <button type="button" className="btn btn-ghost btn-icon" onClick={() => (onNavigate?.(), onSettings())}>
           <Icon name="gear" /> Settings
         </button>
         <span>
           <button type="button" className="btn btn-ghost btn-icon" onClick={onTheme} aria-label={`Theme: ${theme}`} title="Switch theme">
             <Icon name={themeIcon} /> {theme}
           </button>
-          <button type="button" className="btn btn-ghost btn-icon" onClick={onHelp} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
+          <button type="button" className="btn btn-ghost btn-icon" onClick={() => (onNavigate?.(), onHelp())} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
             <Icon name="help" />
           </button>
         </span>
