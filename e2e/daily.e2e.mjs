@@ -113,6 +113,7 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   await page.locator('.msg-user', { hasText: 'Edit the notes and count to 3000.' }).waitFor({ timeout: T });
   if (!narrow) await rows.first().waitFor({ timeout: T });
   await page.locator('[data-testid="folder-chip"]', { hasText: 'proj' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="instructions-chip"]', { hasText: 'AGENTS.md · 23 B' }).waitFor({ timeout: T }); // issue 17: the instructions in effect
 
   step('#5 thinking streams live with a timer, then collapses to "Thought for N s"');
   const live = page.locator('[data-testid="thinking-live"]');

@@ -79,6 +79,9 @@ func dailyAt(t *testing.T, width int) {
 	if err := os.WriteFile(filepath.Join(project, "notes.txt"), []byte("alpha\nbeta\ngamma\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(project, "AGENTS.md"), []byte("Keep the notes sorted.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("E2E_PROJECT", project)
 	t.Setenv("E2E_WIDTH", fmt.Sprint(width))
 	// The key comes from Settings (the scenario types it); the base URL from
@@ -89,6 +92,9 @@ func dailyAt(t *testing.T, width int) {
 
 	if b, err := os.ReadFile(filepath.Join(project, "notes.txt")); err != nil || string(b) != "alpha\nBETA\ngamma\n" {
 		t.Errorf("notes.txt in the chosen folder = %q (%v)", b, err)
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "Keep the notes sorted.") {
+		t.Error("the first request's system prompt lacks the project's AGENTS.md")
 	}
 	var models []string
 	for _, r := range srv.Requests() {

@@ -132,3 +132,20 @@ type SessionUpdate struct {
 type SessionUpdater interface {
 	UpdateSession(ctx context.Context, sessionID string, u SessionUpdate) (store.Session, error)
 }
+
+// InstructionFile is one project instruction file a session's turns read
+// (AGENTS.md or CLAUDE.md; docs/sessions.md): its path, size, how much of
+// it the system prompt carries (Kept < Size: cut) and its scope ("global"
+// or "project").
+type InstructionFile struct {
+	Path  string `json:"path"`
+	Size  int64  `json:"size"`
+	Kept  int64  `json:"kept"`
+	Scope string `json:"scope"`
+}
+
+// InstructionsReader is optionally implemented by a HubAPI: the
+// instruction files a session's next turn will read, outermost first.
+type InstructionsReader interface {
+	Instructions(ctx context.Context, sessionID string) ([]InstructionFile, error)
+}

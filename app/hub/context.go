@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"agenthub/app/agent"
 	"agenthub/app/llm"
@@ -42,14 +43,19 @@ func systemPrompt(s store.Session, tools []tool.Tool) string {
 // session when the estimated context passes the threshold, then returns the
 // system prompt and the messages from the session's ContextStartOffset.
 func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) agent.ContextFunc {
+	// The project's instructions are read once per turn, at its first call:
+	// a change to AGENTS.md applies from the next turn.
+	var project string
+	var once sync.Once
 	return func(ctx context.Context) (string, []store.Message, error) {
 		rec := s.record()
+		once.Do(func() { project = h.instructionsPrompt(rec) })
 		msgs, _, err := h.db.Messages(rec.ID, int(rec.ContextStartOffset), 0)
 		if err != nil {
 			return "", nil, fmt.Errorf("reading messages: %w", err)
 		}
 		window := h.contextWindow(model)
-		system := systemPrompt(rec, tools)
+		system := withInstructions(systemPrompt(rec, tools), project)
 		est := estimateTokens(system, msgs)
 		if float64(est) > h.cfg.CompactThreshold*float64(window) {
 			if _, err := h.compact(ctx, s, turnID, model, "threshold", est); err != nil {
@@ -59,11 +65,19 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 				if msgs, _, err = h.db.Messages(rec.ID, int(rec.ContextStartOffset), 0); err != nil {
 					return "", nil, fmt.Errorf("reading messages: %w", err)
 				}
-				system = systemPrompt(rec, tools)
+				system = withInstructions(systemPrompt(rec, tools), project)
 			}
 		}
 		return system, requestMessages(msgs, turnID), nil
 	}
+}
+
+// withInstructions appends the project's instructions (instructions.Prompt) to a system prompt.
+func withInstructions(system, project string) string {
+	if project == "" {
+		return system
+	}
+	return system + "\n\n" + project
 }
 
 // requestMessages is the provider history of stored messages, for the turn

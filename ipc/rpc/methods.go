@@ -108,6 +108,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodSearch, h.search)
 	d.Register(MethodUpdateSession, h.updateSession)
 	d.Register(MethodReadToolOutput, h.readToolOutput)
+	d.Register(MethodGetInstructions, h.getInstructions)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's

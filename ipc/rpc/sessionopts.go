@@ -125,3 +125,30 @@ func wholeRunes(b []byte) int {
 	}
 	return len(b)
 }
+
+// MethodGetInstructions lists the instruction files a session's next turn reads.
+const MethodGetInstructions = "getInstructions"
+
+// InstructionsResult is the answer of getInstructions.
+type InstructionsResult struct {
+	Files []ipc.InstructionFile `json:"files"`
+}
+
+func (h hubMethods) getInstructions(ctx context.Context, raw json.RawMessage) (any, error) {
+	_, id, err := decodeSession[sessionParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := h.hub.(ipc.InstructionsReader)
+	if !ok {
+		return InstructionsResult{Files: []ipc.InstructionFile{}}, nil
+	}
+	files, err := r.Instructions(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if files == nil {
+		files = []ipc.InstructionFile{}
+	}
+	return InstructionsResult{Files: files}, nil
+}

@@ -30,6 +30,10 @@ func (h outputHub) Output(_ context.Context, sessionID, toolUseID string) (ipc.T
 	return ipc.ToolOutput{Content: readSeekCloser{strings.NewReader(h.text)}, ModTime: time.Now()}, nil
 }
 
+func (h outputHub) Instructions(_ context.Context, id string) ([]ipc.InstructionFile, error) {
+	return []ipc.InstructionFile{{Path: "/p/AGENTS.md", Size: 10, Kept: 10, Scope: "project"}}, nil
+}
+
 func (h outputHub) UpdateSession(_ context.Context, id string, u ipc.SessionUpdate) (store.Session, error) {
 	return store.Session{ID: id, ActiveModel: *u.Model}, nil
 }
@@ -68,6 +72,9 @@ func TestReadToolOutputChunks(t *testing.T) {
 	}
 	if r := call(t, d, rpc.MethodUpdateSession, map[string]any{"session_id": "s1"}); r.OK || r.Error.Code != rpc.CodeInvalidParams {
 		t.Fatalf("empty update: %+v", r)
+	}
+	if r := ok[rpc.InstructionsResult](t, call(t, d, rpc.MethodGetInstructions, map[string]any{"session_id": "s1"})); len(r.Files) != 1 || r.Files[0].Path != "/p/AGENTS.md" {
+		t.Fatalf("getInstructions: %+v", r)
 	}
 	if s := ok[store.Session](t, call(t, d, rpc.MethodUpdateSession, map[string]any{"session_id": "s1", "model": "openai:gpt-4.1"})); s.ActiveModel != "openai:gpt-4.1" {
 		t.Fatalf("update: %+v", s)

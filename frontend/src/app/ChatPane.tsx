@@ -23,6 +23,7 @@ import {
 import { contextUsed, pendingApprovalIds, sessionRecord } from "../state";
 import type { AppController } from "./controller";
 import { ExportMenu } from "./ExportMenu";
+import { InstructionsChip } from "./InstructionsChip";
 import { SessionOptionsForm } from "./SessionOptions";
 
 /** Props of ChatPane. */
@@ -113,6 +114,7 @@ function ChatHeader({ ctl, sessionId, defaultModel, chooseFolder }: ChatPaneProp
       <div className="chat-title">
         <h1 title={title}>{title}</h1>
         <SessionChips ctl={ctl} sessionId={sessionId} model={model} defaultModel={defaultModel} chooseFolder={chooseFolder} />
+        <InstructionsChip ctl={ctl} sessionId={sessionId} />
         <ParentLink ctl={ctl} sessionId={sessionId} />
         {busy && (
           <span className="chip chip-live" data-testid="running">

@@ -9,7 +9,7 @@ import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type ServerFrame,
 import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
-import type { ExportFormat, ExportResult, HubClient, SearchHit, SessionUpdate, ToolOutputChunk } from "./hub";
+import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "./hub";
 
 /** Controller options. */
 export interface ControllerOptions {
@@ -246,6 +246,16 @@ export class AppController {
     const id = this.state.ui.selectedId;
     if (!id) return Promise.reject(new Error("no session is open"));
     return this.hub.readToolOutput(id, toolUseId, offset, length);
+  }
+
+  /** The instruction files a session's next turn reads ([] when the hub cannot say). */
+  async instructions(id: string): Promise<InstructionFile[]> {
+    try {
+      return await this.hub.getInstructions(id);
+    } catch (err) {
+      console.debug("[app] could not list the instruction files", message(err));
+      return [];
+    }
   }
 
   /** Resolves once pred holds for the state, or after maxMs. */

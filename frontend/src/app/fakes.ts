@@ -5,7 +5,7 @@
 import type { ApprovalAnswer, ApprovalMode, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
-import type { ExportFormat, ExportResult, HistoryPage, HubClient, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
+import type { ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
 
 /** A session record with defaults. */
 export function session(id: string, over: Partial<Session> = {}): Session {
@@ -49,6 +49,8 @@ export class FakeHub implements HubClient {
   hits: SearchHit[] = [];
   /** Tool outputs by tool_use_id (readToolOutput). */
   outputs: Record<string, string> = {};
+  /** What getInstructions answers. */
+  instructions: InstructionFile[] = [];
 
   createSession(req: { title?: string; model?: string; workspace_path?: string } = {}): Promise<Session> {
     this.calls.push(["createSession", req]);
@@ -151,6 +153,10 @@ export class FakeHub implements HubClient {
     const slice = text.slice(offset, offset + length);
     const next = offset + slice.length;
     return Promise.resolve({ text: slice, offset, next, size: text.length, eof: next >= text.length });
+  }
+  getInstructions(id: string): Promise<InstructionFile[]> {
+    this.calls.push(["getInstructions", id]);
+    return Promise.resolve(this.instructions.map((f) => ({ ...f })));
   }
   getPermissionRules(workspace: string): Promise<PermissionRule[]> {
     this.calls.push(["getPermissionRules", workspace]);

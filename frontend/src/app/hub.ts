@@ -93,6 +93,15 @@ export interface ToolOutputChunk {
   eof: boolean;
 }
 
+/** One instruction file a session's turns read (ipc.InstructionFile). */
+export interface InstructionFile {
+  path: string;
+  size: number;
+  /** Bytes the system prompt carries (less than size: cut). */
+  kept: number;
+  scope: "global" | "project" | string;
+}
+
 /** What updateSession changes (absent fields stay). */
 export interface SessionUpdate {
   model?: string;
@@ -156,6 +165,8 @@ export interface HubClient {
   updateSession(id: string, update: SessionUpdate): Promise<Session>;
   /** Reads up to length bytes of a tool call's stored output from offset. */
   readToolOutput(id: string, toolUseId: string, offset: number, length?: number): Promise<ToolOutputChunk>;
+  /** The instruction files (AGENTS.md / CLAUDE.md) the session's next turn reads, outermost first. */
+  getInstructions(id: string): Promise<InstructionFile[]>;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -238,6 +249,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     updateSession(id, update) {
       return rpc.call<Session>("updateSession", { session_id: id, ...update });
+    },
+    async getInstructions(id) {
+      return list<InstructionFile>(await rpc.call("getInstructions", { session_id: id }), "files");
     },
     readToolOutput(id, toolUseId, offset, length) {
       return rpc.call<ToolOutputChunk>("readToolOutput", { session_id: id, tool_use_id: toolUseId, offset, ...(length ? { length } : {}) });

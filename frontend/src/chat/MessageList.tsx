@@ -72,6 +72,15 @@ export function MessageList({ onLoadOlder }: MessageListProps) {
     prevTotal.current = total;
   });
 
+  // A new message of the user's own (sent from here or elsewhere) brings the
+  // list back to the bottom, wherever it was scrolled (a search hit, history).
+  const lastIsUser = useSessionSelector((s) => s?.messages[ids[ids.length - 1] ?? ""]?.role === "user");
+  const lastCount = useRef(ids.length);
+  useLayoutEffect(() => {
+    if (ids.length > lastCount.current && lastIsUser) atBottom.current = true;
+    lastCount.current = ids.length;
+  }, [ids.length, lastIsUser]);
+
   // Follow the newest content while the user is at the bottom: one direct
   // scrollTop write after layout (scrollToIndex re-measures over several frames).
   useLayoutEffect(() => {
