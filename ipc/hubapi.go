@@ -149,3 +149,10 @@ type InstructionFile struct {
 type InstructionsReader interface {
 	Instructions(ctx context.Context, sessionID string) ([]InstructionFile, error)
 }
+
+// FileLister is optionally implemented by a HubAPI: the session's
+// workspace files matching query (fuzzy; .gitignore respected), best first
+// — the composer's @-completion.
+type FileLister interface {
+	ListFiles(ctx context.Context, sessionID, query string, limit int) ([]string, error)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agenthub/app/agent"
+	"agenthub/app/mention"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -38,6 +39,13 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 	if len(content) > MaxInputBytes {
 		return ipc.SubmitResult{}, fmt.Errorf("message larger than %d bytes: %w", MaxInputBytes, ipc.ErrInvalidInput)
 	}
+	// @path mentions attach the files' current content (read before the lock).
+	var files []store.ContentBlock
+	if strings.Contains(content, "@") {
+		if s, err := h.lookup(sessionID); err == nil {
+			files = mention.Expand(s.record().WorkspacePath, content)
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -50,7 +58,7 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 	if len(s.queue) >= h.cfg.QueueLimit {
 		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, queued, err := h.enqueueLocked(ctx, s, content)
+	t, queued, err := h.enqueueLocked(ctx, s, content, files...)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -63,13 +71,13 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 // behind another one: then only the Turn record (holding the content) is
 // stored and the session record lists it; otherwise the user message is
 // stored with it.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string) (store.Turn, bool, error) {
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, files ...store.ContentBlock) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	queued := s.running != nil || len(s.queue) > 0
 	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now}
-	blocks := []store.ContentBlock{{Type: store.BlockText, Text: content}}
+	blocks := append([]store.ContentBlock{{Type: store.BlockText, Text: content}}, files...)
 	var ops []store.Op
 	prevQueued := s.rec.QueuedTurns
 	if queued {

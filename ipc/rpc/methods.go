@@ -109,6 +109,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodUpdateSession, h.updateSession)
 	d.Register(MethodReadToolOutput, h.readToolOutput)
 	d.Register(MethodGetInstructions, h.getInstructions)
+	d.Register(MethodListFiles, h.listFiles)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's

@@ -152,3 +152,36 @@ func (h hubMethods) getInstructions(ctx context.Context, raw json.RawMessage) (a
 	}
 	return InstructionsResult{Files: files}, nil
 }
+
+// MethodListFiles completes @-mentions: workspace paths matching a query.
+const MethodListFiles = "listFiles"
+
+// FilesResult is the answer of listFiles: paths relative to the session's folder.
+type FilesResult struct {
+	Files []string `json:"files"`
+}
+
+type filesParams struct {
+	sessionParams
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+func (h hubMethods) listFiles(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, err := decodeSession[filesParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := h.hub.(ipc.FileLister)
+	if !ok {
+		return FilesResult{Files: []string{}}, nil
+	}
+	files, err := l.ListFiles(ctx, id, p.Query, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if files == nil {
+		files = []string{}
+	}
+	return FilesResult{Files: files}, nil
+}

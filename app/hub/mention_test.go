@@ -1,0 +1,42 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"agenthub/store"
+)
+
+// TestMentionedFilesReachTheModel: an @path of the session's folder is
+// stored with the user message as the file's content and sent to the
+// model; ListFiles completes paths.
+func TestMentionedFilesReachTheModel(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	if err := os.MkdirAll(filepath.Join(h.ws, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.ws, "docs", "plan.md"), []byte("Step one: measure.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.hub.ListFiles(context.Background(), s.ID, "plan", 5)
+	if err != nil || fmt.Sprint(got) != "[docs/plan.md]" {
+		t.Fatalf("ListFiles = %v %v", got, err)
+	}
+	w := h.watch(s.ID, false)
+	h.srv.Enqueue(textReply("ok"))
+	h.submit(s.ID, "Follow @docs/plan.md please.")
+	w.turnEnd(s.ID)
+	body := string(h.srv.Requests()[0].Body)
+	if !strings.Contains(body, "Step one: measure.") || !strings.Contains(body, `docs/plan.md`) {
+		t.Fatalf("the request lacks the mentioned file:\n%s", body)
+	}
+	user := h.messages(s.ID)[0]
+	if user.Role != store.RoleUser || len(user.Content) != 2 || user.Content[0].Text != "Follow @docs/plan.md please." || !strings.HasPrefix(user.Content[1].Text, `<file path="docs/plan.md"`) {
+		t.Fatalf("stored user message: %+v", user.Content)
+	}
+}

@@ -1,0 +1,223 @@
+// Package mention lists a workspace's files for @-completion and expands
+// the @path mentions of a user message into file blocks: the file's
+// current content, bounded, appended to the message so the model reads it.
+package mention
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"agenthub/app/tool"
+	"agenthub/store"
+)
+
+// Bounds.
+const (
+	// MaxListed is the most paths List returns.
+	MaxListed = 20000
+	// MaxFileBytes is the most of one mentioned file attached.
+	MaxFileBytes = 64 << 10
+	// MaxMentions is the most files one message attaches.
+	MaxMentions = 10
+	// listTimeout bounds `git ls-files`.
+	listTimeout = 5 * time.Second
+)
+
+// skipDirs are not walked when the workspace is not a git work tree.
+var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "target": true, "dist": true, "build": true, "__pycache__": true}
+
+// List returns the workspace's files as slash-separated paths relative to
+// root, at most MaxListed: in a git work tree what `git ls-files` lists
+// (tracked and untracked, .gitignore respected), else a walk that skips
+// hidden directories and dependency/build directories.
+func List(ctx context.Context, root string) ([]string, error) {
+	if paths, err := gitFiles(ctx, root); err == nil {
+		return paths, nil
+	}
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: skipped
+		}
+		if len(out) >= MaxListed {
+			return fs.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || skipDirs[name]) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(root, p)
+			if err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", root, err)
+	}
+	return out, nil
+}
+
+func gitFiles(ctx context.Context, root string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range strings.Split(stdout.String(), "\x00") {
+		if p != "" && len(out) < MaxListed {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// Match returns at most limit paths matching query, best first: the
+// query's characters in order (case-insensitive), scored higher when they
+// run together, fall in the file name, and the path is short. An empty
+// query returns the shallowest paths.
+func Match(paths []string, query string, limit int) []string {
+	q := strings.ToLower(strings.TrimSpace(query))
+	type hit struct {
+		path  string
+		score int
+	}
+	var hits []hit
+	for _, p := range paths {
+		if s, ok := score(strings.ToLower(p), q); ok {
+			hits = append(hits, hit{p, s})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].path < hits[j].path
+	})
+	out := make([]string, 0, min(limit, len(hits)))
+	for _, h := range hits[:min(limit, len(hits))] {
+		out = append(out, h.path)
+	}
+	return out
+}
+
+// score rates p for q (both lower case); false when q is not a subsequence of p.
+func score(p, q string) (int, bool) {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	s := -len(p) - 10*strings.Count(p, "/")
+	if q == "" {
+		return s, true
+	}
+	switch {
+	case strings.HasPrefix(base, q):
+		return s + 3000, true
+	case strings.Contains(base, q):
+		return s + 2000, true
+	case strings.Contains(p, q):
+		return s + 1000, true
+	}
+	i, run := 0, 0
+	for k := 0; k < len(p) && i < len(q); k++ {
+		if p[k] == q[i] {
+			i++
+			run++
+			s += 5 * run
+		} else {
+			run = 0
+		}
+	}
+	return s, i == len(q)
+}
+
+var mentionRe = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+
+// Expand returns a file block for each distinct @path in text that names a
+// regular file inside workspace (at most MaxMentions): its content up to
+// MaxFileBytes, in a <file path=… bytes=…> wrapper the model reads. Trailing
+// punctuation is tried off a mention that names no file. Paths outside the
+// workspace, missing files, directories and binary files attach nothing.
+func Expand(workspace, text string) []store.ContentBlock {
+	var out []store.ContentBlock
+	seen := map[string]bool{}
+	for _, m := range mentionRe.FindAllStringSubmatch(text, -1) {
+		if len(out) >= MaxMentions {
+			break
+		}
+		name := m[1]
+		for {
+			if b, ok := fileBlock(workspace, name); ok {
+				if !seen[name] {
+					seen[name] = true
+					out = append(out, b)
+				}
+				break
+			}
+			trimmed := strings.TrimRight(name, ".,;:!?)]}'\"")
+			if trimmed == name || trimmed == "" {
+				break
+			}
+			name = trimmed
+		}
+	}
+	return out
+}
+
+// FilePrefix starts the text of a file block (the UI shows such blocks as attachments).
+const FilePrefix = "<file path="
+
+func fileBlock(workspace, name string) (store.ContentBlock, bool) {
+	real, err := tool.Resolve(workspace, name)
+	if err != nil {
+		return store.ContentBlock{}, false
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return store.ContentBlock{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return store.ContentBlock{}, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes))
+	if err != nil || bytes.IndexByte(b, 0) >= 0 {
+		return store.ContentBlock{}, false
+	}
+	for len(b) > 0 && int64(len(b)) < fi.Size() {
+		if r, size := utf8.DecodeLastRune(b); r != utf8.RuneError || size > 1 {
+			break
+		}
+		b = b[:len(b)-1]
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s%q bytes=\"%d\">\n", FilePrefix, name, fi.Size())
+	t.WriteString(strings.ToValidUTF8(string(b), "\uFFFD"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		t.WriteByte('\n')
+	}
+	if int64(len(b)) < fi.Size() {
+		fmt.Fprintf(&t, "[… %d of its %d bytes were cut: read the file for the rest]\n", fi.Size()-int64(len(b)), fi.Size())
+	}
+	t.WriteString("</file>")
+	return store.ContentBlock{Type: store.BlockText, Text: t.String()}, true
+}
