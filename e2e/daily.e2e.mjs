@@ -270,6 +270,18 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   await page.locator('.chat-stats button', { hasText: 'Compact' }).click();
   await page.locator('[data-testid="compaction"][data-state="nothing"]').waitFor({ timeout: T });
 
+  step('issue 17: @ completes the folder\'s paths; the mentioned file is attached');
+  await composer.fill('Summarise @not');
+  const option = page.locator('#mention-list [role="option"]', { hasText: 'notes.txt' });
+  await option.waitFor({ timeout: T });
+  await composer.press('Enter');
+  await eventually(async () => (await composer.inputValue()) === 'Summarise @notes.txt ', 'Enter did not insert the completion');
+  await composer.press('Enter');
+  const mentioned = page.locator('.msg-user', { hasText: 'Summarise @notes.txt' });
+  await mentioned.locator('[data-testid="attached-file"]', { hasText: 'notes.txt · 17 B' }).waitFor({ timeout: T });
+  await page.locator('.msg-assistant', { hasText: 'Read the notes.' }).waitFor({ timeout: T });
+  await idle();
+
   step('#11 keyboard: skip link, help dialog, one Tab stop per list, arrows, SVG icons');
   await page.locator('.chat-title h1').click();
   await page.keyboard.press('?');

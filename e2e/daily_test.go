@@ -48,6 +48,8 @@ func dailyScript(srv *llmtest.Server) gates {
 	srv.Enqueue(stream().BeginText().TextDelta("Worker counting the notes").Stall(llmtest.NewGate()).TextDelta(" done.").EndBlock().Finish("end_turn", 5).Response())
 	// Turn 7: after the model was changed to one without a known price.
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-unknown-9", usage).Text("Priced unknown.").Finish("end_turn", 4).Response())
+	// Turn 8: a message with an @-mentioned file (issue 17).
+	srv.Enqueue(llmtest.NewAnthropicStream("claude-unknown-9", usage).Text("Read the notes.").Finish("end_turn", 4).Response())
 	return gates{"release-thinking": thinking}
 }
 
@@ -95,6 +97,11 @@ func dailyAt(t *testing.T, width int) {
 	}
 	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "Keep the notes sorted.") {
 		t.Error("the first request's system prompt lacks the project's AGENTS.md")
+	}
+	// (The SDK's JSON escapes < and >: look for the parts between them.)
+	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), `file path=\"notes.txt\" bytes=\"17\"`) ||
+		!strings.Contains(string(reqs[len(reqs)-1].Body), `\nalpha\nBETA\ngamma\n`) {
+		t.Error("the last request lacks the @-mentioned notes.txt as it is now")
 	}
 	var models []string
 	for _, r := range srv.Requests() {

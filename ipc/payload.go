@@ -15,6 +15,17 @@ import (
 type TurnStarted struct {
 	UserMessageID string `json:"user_message_id"`
 	Input         string `json:"input"` // the user's text
+	// Attachments are the files the message attached (@-mentions; additive):
+	// their content is in the stored user message, not in Input.
+	Attachments []AttachedFile `json:"attachments,omitempty"`
+}
+
+// AttachedFile is one file attached to a user message: its path in the
+// session's folder, its size, and whether only part of it was attached.
+type AttachedFile struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	Cut   bool   `json:"cut,omitempty"`
 }
 
 // RouteDecided is the payload of route.decided.

@@ -77,7 +77,8 @@ func fixturePayloads() map[string]struct {
 	}
 	sig := "EqQBCkgIARABGAIiQ"
 	return map[string]ap{
-		TypeTurnStarted:  {ActorUser, TurnStarted{UserMessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Input: "Run the tests"}},
+		TypeTurnStarted: {ActorUser, TurnStarted{UserMessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Input: "Run the tests",
+			Attachments: []AttachedFile{{Path: "docs/plan.md", Bytes: 131072, Cut: true}}}},
 		TypeRouteDecided: {ActorAgent, RouteDecided{Model: fxModel, Reason: "default model", Policy: "static", PolicyVersion: "2026-05-08T14:23:11Z"}},
 		TypeLLMCallStarted: {ActorAgent, LLMCallStarted{CallID: "call_01JZ3K9B", Model: fxModel, MessageID: fxMessage,
 			Attempt: 1, Purpose: "title"}},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -30,6 +31,11 @@ func TestMentionedFilesReachTheModel(t *testing.T) {
 	w := h.watch(s.ID, false)
 	h.srv.Enqueue(textReply("ok"))
 	h.submit(s.ID, "Follow @docs/plan.md please.")
+	var started ipc.TurnStarted
+	w.untilType(ipc.TypeTurnStarted).decode(t, &started)
+	if started.Input != "Follow @docs/plan.md please." || fmt.Sprint(started.Attachments) != "[{docs/plan.md 19 false}]" {
+		t.Fatalf("turn.started = %+v", started)
+	}
 	w.turnEnd(s.ID)
 	body := string(h.srv.Requests()[0].Body)
 	if !strings.Contains(body, "Step one: measure.") || !strings.Contains(body, `docs/plan.md`) {

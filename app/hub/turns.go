@@ -264,7 +264,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 	// Committed, not just enqueued: the context loader reads the user message.
 	rec.Commit(ipc.Draft{
 		Type: ipc.TypeTurnStarted, SessionID: sessionID, TurnID: turn.ID, Actor: ipc.ActorAgent,
-		Payload: ipc.TurnStarted{UserMessageID: turn.UserMessageID, Input: agent.TextOf(user.Content)},
+		Payload: turnStarted(turn.UserMessageID, user.Content),
 		Ops:     append(ops, store.PutTurn(turn)),
 	}, func(s *store.Session) {
 		s.CurrentTurnID = turn.ID
@@ -425,4 +425,23 @@ func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
 	if err != nil {
 		r.h.log.Error("hub: committing event", "type", d.Type, "session", d.SessionID, "err", err)
 	}
+}
+
+// turnStarted is the turn.started payload of a user message: its text,
+// and the files it attached listed apart (their content is not the user's
+// text).
+func turnStarted(userMessageID string, content []store.ContentBlock) ipc.TurnStarted {
+	p := ipc.TurnStarted{UserMessageID: userMessageID}
+	var typed []store.ContentBlock
+	for _, b := range content {
+		if b.Type == store.BlockText {
+			if path, size, cut, ok := mention.Info(b.Text); ok {
+				p.Attachments = append(p.Attachments, ipc.AttachedFile{Path: path, Bytes: size, Cut: cut})
+				continue
+			}
+		}
+		typed = append(typed, b)
+	}
+	p.Input = agent.TextOf(typed)
+	return p
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -184,6 +185,26 @@ func Expand(workspace, text string) []store.ContentBlock {
 
 // FilePrefix starts the text of a file block (the UI shows such blocks as attachments).
 const FilePrefix = "<file path="
+
+var fileHead = regexp.MustCompile(`^<file path=("(?:[^"\\]|\\.)*") bytes="(\d+)">`)
+
+// Info reads a file block's path and size, and whether it was cut; false
+// when text is not a file block.
+func Info(text string) (path string, size int64, cut bool, ok bool) {
+	m := fileHead.FindStringSubmatch(text)
+	if m == nil {
+		return "", 0, false, false
+	}
+	if _, err := fmt.Sscanf(m[2], "%d", &size); err != nil {
+		return "", 0, false, false
+	}
+	if p, err := strconv.Unquote(m[1]); err == nil {
+		path = p
+	} else {
+		return "", 0, false, false
+	}
+	return path, size, strings.Contains(text, " bytes were cut: read the file for the rest]\n</file>"), true
+}
 
 func fileBlock(workspace, name string) (store.ContentBlock, bool) {
 	real, err := tool.Resolve(workspace, name)

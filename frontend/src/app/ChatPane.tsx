@@ -220,7 +220,18 @@ function ChatComposer({ ctl }: { ctl: AppController }) {
   const busy = useSessionSelector((s) => s?.turn.running ?? false);
   const queued = useSessionSelector((s) => s?.turn.queued ?? NO_QUEUE);
   const disabled = useSessionSelector((s) => !s || s.deleted);
-  return <Composer busy={busy} queued={queued} onSend={(t) => void ctl.send(t)} onCancel={() => void ctl.cancel()} onCancelQueued={(t) => void ctl.cancelQueued(t)} disabled={disabled} />;
+  const complete = useMemo(() => (q: string) => ctl.listFiles(q), [ctl]);
+  return (
+    <Composer
+      busy={busy}
+      queued={queued}
+      onSend={(t) => void ctl.send(t)}
+      onCancel={() => void ctl.cancel()}
+      onCancelQueued={(t) => void ctl.cancelQueued(t)}
+      complete={complete}
+      disabled={disabled}
+    />
+  );
 }
 
 /** The chat view of one session. */

@@ -248,6 +248,18 @@ export class AppController {
     return this.hub.readToolOutput(id, toolUseId, offset, length);
   }
 
+  /** The open session folder's files matching query, for @-completion ([] when none or on failure). */
+  async listFiles(query: string): Promise<string[]> {
+    const id = this.state.ui.selectedId;
+    if (!id) return [];
+    try {
+      return await this.hub.listFiles(id, query);
+    } catch (err) {
+      console.debug("[app] could not list files", message(err));
+      return [];
+    }
+  }
+
   /** The instruction files a session's next turn reads ([] when the hub cannot say). */
   async instructions(id: string): Promise<InstructionFile[]> {
     try {

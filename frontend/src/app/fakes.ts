@@ -51,6 +51,8 @@ export class FakeHub implements HubClient {
   outputs: Record<string, string> = {};
   /** What getInstructions answers. */
   instructions: InstructionFile[] = [];
+  /** The folder's files listFiles filters (by substring). */
+  files: string[] = [];
 
   createSession(req: { title?: string; model?: string; workspace_path?: string } = {}): Promise<Session> {
     this.calls.push(["createSession", req]);
@@ -153,6 +155,10 @@ export class FakeHub implements HubClient {
     const slice = text.slice(offset, offset + length);
     const next = offset + slice.length;
     return Promise.resolve({ text: slice, offset, next, size: text.length, eof: next >= text.length });
+  }
+  listFiles(id: string, query: string, limit = 12): Promise<string[]> {
+    this.calls.push(["listFiles", id, query]);
+    return Promise.resolve(this.files.filter((f) => f.includes(query)).slice(0, limit));
   }
   getInstructions(id: string): Promise<InstructionFile[]> {
     this.calls.push(["getInstructions", id]);

@@ -167,6 +167,8 @@ export interface HubClient {
   readToolOutput(id: string, toolUseId: string, offset: number, length?: number): Promise<ToolOutputChunk>;
   /** The instruction files (AGENTS.md / CLAUDE.md) the session's next turn reads, outermost first. */
   getInstructions(id: string): Promise<InstructionFile[]>;
+  /** The session folder's files matching query (fuzzy, .gitignore respected), best first. */
+  listFiles(id: string, query: string, limit?: number): Promise<string[]>;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -249,6 +251,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     updateSession(id, update) {
       return rpc.call<Session>("updateSession", { session_id: id, ...update });
+    },
+    async listFiles(id, query, limit = 12) {
+      return list<string>(await rpc.call("listFiles", { session_id: id, query, limit }), "files");
     },
     async getInstructions(id) {
       return list<InstructionFile>(await rpc.call("getInstructions", { session_id: id }), "files");

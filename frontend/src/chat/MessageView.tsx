@@ -36,9 +36,47 @@ export function formatUsage(u: Usage): string {
   return parts.join(" · ");
 }
 
-/** The message as Markdown: its text blocks (user text as typed), tool calls and thinking left out. */
+/** The start of a user message's file block (an @-mentioned file the hub attached; app/mention). */
+export const FILE_BLOCK_PREFIX = "<file path=";
+
+/** Whether a text block is an attached file. */
+export function isFileBlock(text: string): boolean {
+  return text.startsWith(FILE_BLOCK_PREFIX);
+}
+
+/** The path and size of a file block ("<file path=\"a.txt\" bytes=\"12\">…"), null when it is not one. */
+export function fileBlockInfo(text: string): { path: string; bytes: number; cut: boolean } | null {
+  const m = /^<file path=("(?:[^"\\]|\\.)*") bytes="(\d+)"( cut="true")?>/.exec(text);
+  if (!m) return null;
+  let path: string;
+  try {
+    path = JSON.parse(m[1]!) as string;
+  } catch {
+    return null;
+  }
+  return { path, bytes: Number(m[2]), cut: m[3] !== undefined || /\n\[… \d+ of its \d+ bytes were cut/.test(text) };
+}
+
+/** An attached file under a user message: its path and size; the content stays with the model. */
+function FileChip({ text }: { text: string }) {
+  const info = fileBlockInfo(text);
+  if (!info) return <p className="msg-user-text">{text}</p>;
+  const size = info.bytes < 1024 ? `${info.bytes} B` : `${(info.bytes / 1024).toFixed(1)} KB`;
+  return (
+    <span className="msg-file" data-testid="attached-file" title={`${info.path} was attached with its content${info.cut ? " (cut at 64 KB)" : ""}`}>
+      <svg className="icon" width={13} height={13} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" aria-hidden="true">
+        <path d="M20 11.5l-8.5 8.5a5 5 0 0 1-7-7L13 4.5a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L14 7.5" />
+      </svg>{" "}
+      {info.path} · {size}
+      {info.cut ? " (cut)" : ""}
+    </span>
+  );
+}
+
+/** The message as Markdown: its text blocks (user text as typed), tool calls, thinking and attached files left out. */
 export function messageMarkdown(m: ChatMessage): string {
   return m.content
+    .filter((b) => !(b.type === "text" && isFileBlock(b.text)))
     .map((b) => blockText(b))
     .filter((t) => t !== "")
     .join("\n\n");
@@ -182,6 +220,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
       {m.content.map((b, i) => {
         switch (b.type) {
           case "text":
+            if (m.role === "user" && isFileBlock(b.text)) return <FileChip key={i} text={b.text} />;
             return m.role === "user" ? <UserText key={i} text={b.text} /> : <MarkdownView key={i} text={b.text} live={streaming} />;
           case "streamingText":
             return <MarkdownView key={i} text={b.chunks} live />;
@@ -204,7 +243,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
       })}
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
       {m.role === "user" && m.turnOutcome && (
-        <TurnOutcomeView outcome={m.turnOutcome} text={m.content.map((b) => (b.type === "text" ? b.text : "")).join("")} />
+        <TurnOutcomeView outcome={m.turnOutcome} text={m.content.map((b) => (b.type === "text" && !isFileBlock(b.text) ? b.text : "")).join("")} />
       )}
       {(m.annotation || m.usage || copyable) && (
         <footer className="msg-meta">

@@ -5,11 +5,12 @@ import { newToolCard } from "../state/history";
 import type { ChatMessage, DelegationCardState, ToolCardState } from "../state";
 import { newDelegation } from "../state/stream";
 import { mountPerTest } from "../testing/mount";
+import * as composerModule from "./Composer";
 import { Composer } from "./Composer";
 import { DelegationCard, delegationStatus } from "./DelegationCard";
 import { numberLines } from "./DiffView";
 import { diffLines } from "./diff";
-import { isLongText, messageMarkdown, MessageView, usageCost } from "./MessageView";
+import { fileBlockInfo, isLongText, messageMarkdown, MessageView, usageCost } from "./MessageView";
 import { matchingLines, OutputPanel, readAll, type ReadOutput } from "./OutputPanel";
 import { CompactionNotice } from "./Status";
 import { ChatSessionContext } from "./session";
@@ -170,5 +171,56 @@ describe("the composer", () => {
       ta.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
     });
     expect(ta.value).toBe("keep me");
+  });
+});
+
+describe("@-mentions", () => {
+  it("finds the mention before the caret", () => {
+    const { mentionAt } = composerModule;
+    expect(mentionAt("see @no", 7)).toEqual({ query: "no", start: 4 });
+    expect(mentionAt("@", 1)).toEqual({ query: "", start: 0 });
+    expect(mentionAt("mail me@x.org", 13)).toBeNull();
+    expect(mentionAt("see @no and", 11)).toBeNull();
+  });
+
+  it("completes folder paths: arrows choose, Enter inserts, the message is unchanged otherwise", async () => {
+    const asked: string[] = [];
+    const complete = (q: string) => (asked.push(q), Promise.resolve(["a/notes.txt", "b/notes.md"]));
+    act(() => dom.root.render(<Composer busy={false} queued={[]} onSend={() => {}} onCancel={() => {}} complete={complete} />));
+    const ta = dom.host.querySelector("textarea")!;
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
+    act(() => {
+      setter.call(ta, "read @no");
+      ta.setSelectionRange(8, 8);
+      ta.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, composerModule.MENTION_DEBOUNCE_MS + 30));
+    });
+    expect(asked).toEqual(["no"]);
+    expect([...dom.host.querySelectorAll('[role="option"]')].map((o) => o.textContent)).toEqual(["a/notes.txt", "b/notes.md"]);
+    const key = (k: string) => act(() => void ta.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true })));
+    key("ArrowDown");
+    expect(dom.host.querySelector('[aria-selected="true"]')?.textContent).toBe("b/notes.md");
+    key("Enter");
+    expect(ta.value).toBe("read @b/notes.md ");
+    expect(dom.host.querySelector('[role="listbox"]')).toBeNull();
+  });
+
+  it("shows an attached file as a chip, not its content", () => {
+    expect(fileBlockInfo('<file path="docs/plan.md" bytes="19">\nStep one\n</file>')).toEqual({ path: "docs/plan.md", bytes: 19, cut: false });
+    expect(fileBlockInfo("plain text")).toBeNull();
+    const session = { store: createAppStore(), sessionId: "s" };
+    const m = message({ role: "user", content: [{ type: "text", text: "Follow @docs/plan.md" }, { type: "text", text: '<file path="docs/plan.md" bytes="19">\nStep one\n</file>' }] });
+    act(() =>
+      dom.root.render(
+        <ChatSessionContext.Provider value={session}>
+          <MessageView message={m} />
+        </ChatSessionContext.Provider>,
+      ),
+    );
+    expect(q('[data-testid="attached-file"]')?.textContent?.trim()).toBe("docs/plan.md · 19 B");
+    expect(dom.host.textContent).not.toContain("Step one");
+    expect(messageMarkdown(m)).toBe("Follow @docs/plan.md");
   });
 });

@@ -12,6 +12,7 @@ import {
   PAYLOAD_SPECS,
   PERMISSION_RULE_SPEC,
   QUEUED_TURN_SPEC,
+  ATTACHED_FILE_SPEC,
   SESSION_SPEC,
   TURN_ERROR_SPEC,
   TURN_OUTCOME_SPEC,
@@ -51,6 +52,13 @@ function checkKind(kind: Kind, v: unknown): string | null {
       for (const q of v) {
         const why = checkObject(QUEUED_TURN_SPEC, q);
         if (why !== null) return `queued turn: ${why}`;
+      }
+      return null;
+    case "attachments":
+      if (!Array.isArray(v)) return "want attachment array";
+      for (const a of v) {
+        const why = checkObject(ATTACHED_FILE_SPEC, a);
+        if (why !== null) return `attachment: ${why}`;
       }
       return null;
     case "image-source":

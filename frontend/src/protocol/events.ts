@@ -1,7 +1,7 @@
 // Event envelope, catalog and payloads. Mirrors ipc/event.go, ipc/catalog.go
 // and ipc/payload.go exactly (snake_case as on the wire).
 
-import type { ContentBlock, Session, Usage } from "./records";
+import type { AttachedFile, ContentBlock, Session, Usage } from "./records";
 
 /** Bus-family event types (ipc.BusTypes), in catalog order. */
 export const BUS_TYPES = [
@@ -72,7 +72,10 @@ export type DelegationFailureMode = "cancelled_by_user" | "error" | "depth_excee
 /** Payload of turn.started. */
 export interface TurnStarted {
   user_message_id: string;
+  /** The user's text (attached files' content is not in it). */
   input: string;
+  /** Files the message attached (@-mentions); their content is in the stored message. */
+  attachments?: AttachedFile[];
 }
 
 /** Payload of route.decided. */

@@ -124,6 +124,14 @@ export interface Session {
   sandbox_no_network?: boolean;
 }
 
+/** A file attached to a user message (ipc.AttachedFile): an @-mentioned file of the session's folder. */
+export interface AttachedFile {
+  path: string;
+  bytes: number;
+  /** Only part of it was attached. */
+  cut?: boolean;
+}
+
 /** A submission waiting in a session's queue (store.QueuedTurn). */
 export interface QueuedTurnRecord {
   turn_id: string;

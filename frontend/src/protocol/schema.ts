@@ -4,7 +4,7 @@
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
 import type { EventType, PayloadMap } from "./events";
-import type { ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
+import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -20,7 +20,8 @@ export type Kind =
   | "blocks"
   | "image-source"
   | "turn-outcome"
-  | "turn-error";
+  | "turn-error"
+  | "attachments";
 
 /** A field spec: its kind, with a "?" suffix when the key is optional (omitempty in Go). */
 export type FieldSpec = Kind | `${Kind}?`;
@@ -66,6 +67,9 @@ export const SESSION_SPEC: Spec<Session> = {
 
 /** Spec of store.QueuedTurn. */
 export const QUEUED_TURN_SPEC: Spec<QueuedTurnRecord> = { turn_id: "string", content: "string" };
+
+/** Spec of ipc.AttachedFile. */
+export const ATTACHED_FILE_SPEC: Spec<AttachedFile> = { path: "string", bytes: "number", cut: "boolean?" };
 
 /** Spec of ipc.PermissionRule (getPermissionRules / setPermissionRules). */
 export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", action: "string" };
@@ -126,7 +130,7 @@ export const ENVELOPE_SPEC = {
 
 /** Payload spec of every known event type. */
 export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
-  "turn.started": { user_message_id: "string", input: "string" },
+  "turn.started": { user_message_id: "string", input: "string", attachments: "attachments?" },
   "route.decided": { model: "string", reason: "string", policy: "string", policy_version: "string" },
   "llm.call_started": { call_id: "string", model: "string", message_id: "string", attempt: "number", purpose: "string?" },
   "llm.call_completed": {

@@ -1,12 +1,21 @@
 // Reducer cases of the bus family (turns, LLM calls, tools, delegation,
 // compaction, sessions, warnings). Pure functions of (state, event).
 
-import type { EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
+import type { AttachedFile, EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
 import { newDelegation, putDelegation, putTool, settleBlocks, toolCard } from "./stream";
 import type { SessionState } from "./types";
 
 type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
+
+/**
+ * The head of an attached file's block (app/mention's format) for a file
+ * known from turn.started: the UI shows it as an attachment; the content
+ * itself is in the stored message, which a reload reads.
+ */
+export function fileBlockHead(a: AttachedFile): string {
+  return `<file path=${JSON.stringify(a.path)} bytes="${a.bytes}"${a.cut ? ' cut="true"' : ""}>`;
+}
 
 /** Applies turn.started: the turn runs, leaves the queue, and its user message appears. */
 export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionState {
@@ -25,7 +34,7 @@ export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionSt
       [p.user_message_id]: {
         id: p.user_message_id,
         role: "user",
-        content: [{ type: "text", text: p.input }],
+        content: [{ type: "text", text: p.input }, ...(p.attachments ?? []).map((a) => ({ type: "text" as const, text: fileBlockHead(a) }))],
         status: "complete",
         stopReason: null,
         usage: null,
