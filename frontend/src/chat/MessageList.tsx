@@ -72,14 +72,18 @@ export function MessageList({ onLoadOlder }: MessageListProps) {
     prevTotal.current = total;
   });
 
-  // A new message of the user's own (sent from here or elsewhere) brings the
-  // list back to the bottom, wherever it was scrolled (a search hit, history).
-  const lastIsUser = useSessionSelector((s) => s?.messages[ids[ids.length - 1] ?? ""]?.role === "user");
-  const lastCount = useRef(ids.length);
+  // A new turn (the user sent a message, here or elsewhere) brings the list
+  // back to the bottom, wherever it was scrolled (a search hit, history).
+  const turnId = useSessionSelector((s) => s?.turn.currentTurnId ?? null);
+  const lastTurn = useRef(turnId);
   useLayoutEffect(() => {
-    if (ids.length > lastCount.current && lastIsUser) atBottom.current = true;
-    lastCount.current = ids.length;
-  }, [ids.length, lastIsUser]);
+    if (turnId !== null && turnId !== lastTurn.current) {
+      atBottom.current = true;
+      const el = scrollRef.current;
+      if (el) el.scrollTop = el.scrollHeight;
+    }
+    lastTurn.current = turnId;
+  }, [turnId]);
 
   // Follow the newest content while the user is at the bottom: one direct
   // scrollTop write after layout (scrollToIndex re-measures over several frames).
