@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/app/search/searchtest"
 	"agenthub/ipc"
 	"agenthub/store"
 )
@@ -20,52 +20,14 @@ import (
 // dbFile is the bbolt file in the data dir (app.DBFile; bench does not import app and its SDKs).
 const dbFile = "agenthub.db"
 
-// searchQueries are the bench's queries: a word in most messages, two
-// words, a rare word, a short prefix matching ~1,000 words, three words.
-var searchQueries = []string{"the", "flaky test", "zanzibar", "w12", "flaky zanzibar the"}
-
-// seedCorpus stores n messages over n/100 sessions in DATA/agenthub.db: 30–300
-// words each, drawn Zipf-like from a 20,000-word vocabulary (the corpus of
-// app/search's BenchmarkSearch100k).
+// seedCorpus stores searchtest's corpus of n messages in DATA/agenthub.db.
 func seedCorpus(data string, n int) error {
 	db, err := store.Open(filepath.Join(data, dbFile), store.Options{NoSync: true})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	st := ipc.BoltStore(db)
-	rng := rand.New(rand.NewPCG(1, 2))
-	zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, 19999)
-	vocab := make([]string, 20000)
-	for i := range vocab {
-		vocab[i] = fmt.Sprintf("w%dx", i)
-	}
-	vocab[0], vocab[1], vocab[500], vocab[19000] = "the", "test", "flaky", "zanzibar"
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var ops []store.Op
-	for i := range n {
-		sid := fmt.Sprintf("s%05d", i/100)
-		if i%100 == 0 {
-			ops = append(ops, store.PutSession(store.Session{ID: sid, Title: sid, CreatedAt: t0}))
-		}
-		words := make([]string, 30+rng.IntN(270))
-		for k := range words {
-			words[k] = vocab[zipf.Uint64()]
-		}
-		role := store.RoleUser
-		if i%2 == 1 {
-			role = store.RoleAssistant
-		}
-		ops = append(ops, store.PutMessage(store.Message{ID: fmt.Sprintf("m%06d", i), SessionID: sid, Role: role, Status: store.StatusComplete,
-			Offset: int64(i % 100), Content: []store.ContentBlock{{Type: store.BlockText, Text: strings.Join(words, " ")}}, CreatedAt: t0}))
-		if len(ops) >= 2000 {
-			if err := st.Commit(nil, ops); err != nil {
-				return err
-			}
-			ops = ops[:0]
-		}
-	}
-	return st.Commit(nil, ops)
+	return searchtest.Seed(ipc.BoltStore(db), n)
 }
 
 // searchBench seeds n messages, starts the headless binary on them and
@@ -138,7 +100,7 @@ func searchBench(ctx context.Context, bin string, n, reps int) error {
 		return err
 	}
 	fmt.Printf("| floor: GET /api/info | %v | %v |\n", p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
-	for _, q := range searchQueries {
+	for _, q := range searchtest.Queries {
 		p50, p99, err := timed("/search?limit=20&q=" + url.QueryEscape(q))
 		if err != nil {
 			return err

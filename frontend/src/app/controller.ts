@@ -467,23 +467,11 @@ export class AppController {
 
   /** Resolves once the open session (if any) shows its state and no turn runs, or after maxMs. */
   settled(maxMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      let unsubscribe = () => {};
-      const done = () => {
-        clearTimeout(timer);
-        unsubscribe();
-        resolve();
-      };
-      const timer = setTimeout(done, maxMs);
-      const check = () => {
-        const { sessions, ui, chat } = this.state;
-        if (!sessions.loaded) return;
-        if (ui.selectedId === null) return done();
-        const s = chat[ui.selectedId];
-        if (s && s.connection === "connected" && !s.turn.running) done();
-      };
-      unsubscribe = this.store.subscribe(check);
-      check();
-    });
+    return this.until(({ sessions, ui, chat }) => {
+      if (!sessions.loaded) return false;
+      if (ui.selectedId === null) return true;
+      const s = chat[ui.selectedId];
+      return s !== undefined && s.connection === "connected" && !s.turn.running;
+    }, maxMs);
   }
 }
