@@ -335,6 +335,13 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
       [...document.querySelectorAll('.chat-head *, .composer *, .msg-list .msg > *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.className || e.tagName),
     );
     expect(outside.length === 0, `past the right edge at ${width} px: ${outside.slice(0, 5)}`);
+    if (!narrow) {
+      const sideOut = await page.evaluate(() => {
+        const edge = document.querySelector('nav.sidebar').getBoundingClientRect().right;
+        return [...document.querySelectorAll('nav.sidebar *')].filter((e) => e.getBoundingClientRect().right > edge + 1).map((e) => e.className || e.tagName);
+      });
+      expect(sideOut.length === 0, `past the sidebar's edge at ${width} px: ${sideOut.slice(0, 5)}`);
+    }
     await page.locator('.msg-list').evaluate((el) => (el.scrollTop = 0));
     await page.locator('.tool-card[aria-label="Tool edit_file"] .diff-add').waitFor({ timeout: T });
     await page.locator('[data-testid="thinking"]').first().waitFor({ timeout: T });

@@ -265,7 +265,7 @@ export function Sidebar({ ctl, onSettings, theme, onTheme, onHelp, onCollapse, s
             ref={searchRef}
             className="side-filter"
             type="search"
-            placeholder="Search sessions and messages"
+            placeholder="Search (Ctrl+K)"
             aria-label="Search sessions and messages"
             aria-keyshortcuts="Control+K"
             value={filter}
@@ -292,7 +292,7 @@ export function Sidebar({ ctl, onSettings, theme, onTheme, onHelp, onCollapse, s
         </button>
         <span>
           <button type="button" className="btn btn-ghost btn-icon" onClick={onTheme} aria-label={`Theme: ${theme}`} title="Switch theme">
-            <Icon name={themeIcon} /> {theme}
+            <Icon name={themeIcon} /> <span className="side-theme-label">{theme}</span>
           </button>
           <button type="button" className="btn btn-ghost btn-icon" onClick={() => (onNavigate?.(), onHelp())} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
             <Icon name="help" />
