@@ -29,7 +29,7 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 		MinHeight: 420,
 		AssetServer: &assetserver.Options{
 			Assets:     assets,
-			Middleware: windowCSP,
+			Middleware: func(next http.Handler) http.Handler { return windowCSP(windowAttachments(a.inst, next)) },
 		},
 		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
 		OnStartup:        a.startup,

@@ -19,6 +19,10 @@ var (
 	ErrInvalidInput = errors.New("invalid input")
 	// ErrQueueFull: the session's turn queue is at its bound (HTTP 429).
 	ErrQueueFull = errors.New("turn queue full")
+	// ErrTooLarge: an upload is past its bound (HTTP 413, INVALID_PARAMS).
+	ErrTooLarge = errors.New("too large")
+	// ErrAttachmentNotFound: no attachment has the id (HTTP 404).
+	ErrAttachmentNotFound = errors.New("attachment not found")
 )
 
 // CreateSessionRequest is the body of POST /sessions and the createSession RPC.
@@ -155,4 +159,41 @@ type InstructionsReader interface {
 // — the composer's @-completion.
 type FileLister interface {
 	ListFiles(ctx context.Context, sessionID, query string, limit int) ([]string, error)
+}
+
+// AttachmentInfo describes a stored attachment: the answer to an upload
+// (RPC uploadAttachment, POST /attachments). ID is the SHA-256 of the
+// stored bytes (uploads of equal content share it); Kind is "image" or
+// "text"; an image may have been resized to the providers' limits
+// (Resized), and Width/Height are its stored size.
+type AttachmentInfo struct {
+	ID        string `json:"id"`
+	Name      string `json:"name,omitempty"`
+	Kind      string `json:"kind"`
+	MediaType string `json:"media_type"`
+	Bytes     int64  `json:"bytes"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+	Resized   bool   `json:"resized,omitempty"`
+}
+
+// AttachmentRef names an uploaded attachment in a turn submission, with
+// the file name to show and tell the model.
+type AttachmentRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// Attacher is optionally implemented by a HubAPI: uploads (pasted or
+// dropped images and text files) and turns that carry them.
+// PutAttachment refuses an unsupported type (ErrInvalidInput) or a size
+// past the bounds (ErrTooLarge) with a message the user can act on;
+// ReadAttachment of an unknown id is ErrAttachmentNotFound;
+// SubmitTurnWithAttachments is SubmitTurn whose message also carries the
+// named attachments (content may then be empty), an unknown id being
+// ErrInvalidInput.
+type Attacher interface {
+	PutAttachment(ctx context.Context, name, mediaType string, data []byte) (AttachmentInfo, error)
+	ReadAttachment(ctx context.Context, id string) (AttachmentInfo, []byte, error)
+	SubmitTurnWithAttachments(ctx context.Context, sessionID, content string, attachments []AttachmentRef) (SubmitResult, error)
 }

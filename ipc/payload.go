@@ -15,18 +15,34 @@ import (
 type TurnStarted struct {
 	UserMessageID string `json:"user_message_id"`
 	Input         string `json:"input"` // the user's text
-	// Attachments are the files the message attached (@-mentions; additive):
-	// their content is in the stored user message, not in Input.
+	// Attachments are the files the message attached (@-mentions and
+	// uploads; additive): their content is in the stored user message, not
+	// in Input.
 	Attachments []AttachedFile `json:"attachments,omitempty"`
 }
 
 // AttachedFile is one file attached to a user message: its path in the
-// session's folder, its size, and whether only part of it was attached.
+// session's folder (an @-mention) or the name it was uploaded under, its
+// size, and whether only part of it was attached. Kind is "" for a
+// mentioned file, "file" for an uploaded text file, "image" for an image;
+// an image also carries its attachment id (GET /attachments/{id}), media
+// type and pixel size.
 type AttachedFile struct {
-	Path  string `json:"path"`
-	Bytes int64  `json:"bytes"`
-	Cut   bool   `json:"cut,omitempty"`
+	Path      string `json:"path"`
+	Bytes     int64  `json:"bytes"`
+	Cut       bool   `json:"cut,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	ID        string `json:"id,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
 }
+
+// Kinds of AttachedFile.
+const (
+	AttachedUpload = "file"
+	AttachedImage  = "image"
+)
 
 // RouteDecided is the payload of route.decided.
 type RouteDecided struct {

@@ -76,9 +76,11 @@ func fixturePayloads() map[string]struct {
 		payload any
 	}
 	sig := "EqQBCkgIARABGAIiQ"
+	const fxAttachment = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	return map[string]ap{
 		TypeTurnStarted: {ActorUser, TurnStarted{UserMessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Input: "Run the tests",
-			Attachments: []AttachedFile{{Path: "docs/plan.md", Bytes: 131072, Cut: true}}}},
+			Attachments: []AttachedFile{{Path: "docs/plan.md", Bytes: 131072, Cut: true},
+				{Path: "screen.png", Bytes: 48213, Kind: AttachedImage, ID: fxAttachment, MediaType: "image/png", Width: 1280, Height: 800}}}},
 		TypeRouteDecided: {ActorAgent, RouteDecided{Model: fxModel, Reason: "default model", Policy: "static", PolicyVersion: "2026-05-08T14:23:11Z"}},
 		TypeLLMCallStarted: {ActorAgent, LLMCallStarted{CallID: "call_01JZ3K9B", Model: fxModel, MessageID: fxMessage,
 			Attempt: 1, Purpose: "title"}},
@@ -130,6 +132,8 @@ func fixturePayloads() map[string]struct {
 				{Type: store.BlockText, Text: "Let me run the tests."},
 				{Type: store.BlockToolCall, ID: fxTool, Name: "bash", Arguments: fxInput},
 				{Type: store.BlockImage, Source: &store.ImageSource{Type: "base64", MediaType: "image/png", Data: "iVBORw0KGgo="}},
+				{Type: store.BlockImage, Source: &store.ImageSource{Type: store.ImageAttachment, MediaType: "image/png", Attachment: fxAttachment,
+					Name: "screen.png", Width: 1280, Height: 800, Bytes: 48213}},
 			}}},
 	}
 }

@@ -48,11 +48,31 @@ type ContentBlock struct {
 	Source    *ImageSource    `json:"source,omitempty"`
 }
 
-// ImageSource is an inline image in a user message.
+// Image source types.
+const (
+	// ImageBase64: the image is inline in Data.
+	ImageBase64 = "base64"
+	// ImageAttachment: the image is a stored attachment named by
+	// Attachment (its content hash); the hub reads its bytes into a base64
+	// copy for each provider request, so messages stay small.
+	ImageAttachment = "attachment"
+)
+
+// ImageSource is an image in a user message: inline (Type "base64", Data)
+// or a stored attachment (Type "attachment", Attachment and the
+// descriptive fields).
 type ImageSource struct {
-	Type      string `json:"type"` // "base64"
+	Type      string `json:"type"` // ImageBase64 or ImageAttachment
 	MediaType string `json:"media_type"`
 	Data      string `json:"data"`
+	// Attachment is the attachment id (SHA-256 hex of the stored bytes).
+	Attachment string `json:"attachment,omitempty"`
+	// Name is the file name the user attached it under.
+	Name string `json:"name,omitempty"`
+	// Width, Height and Bytes describe the stored image.
+	Width  int   `json:"width,omitempty"`
+	Height int   `json:"height,omitempty"`
+	Bytes  int64 `json:"bytes,omitempty"`
 }
 
 // Usage is the token accounting of one LLM call (or a sum of calls). Each

@@ -81,6 +81,10 @@ func exportMarkdown(s store.Session, msgs []store.Message) string {
 				b.WriteString("\n\n")
 			case store.BlockToolCall:
 				fmt.Fprintf(&b, "**Tool call** `%s`\n\n%s", c.Name, fence(string(c.Arguments)))
+			case store.BlockImage:
+				if c.Source != nil {
+					fmt.Fprintf(&b, "_Attached image %q (%s, %d×%d)_\n\n", c.Source.Name, c.Source.MediaType, c.Source.Width, c.Source.Height)
+				}
 			}
 		}
 	}

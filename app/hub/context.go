@@ -68,7 +68,7 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 				system = withInstructions(systemPrompt(rec, tools), project)
 			}
 		}
-		return system, requestMessages(msgs, turnID), nil
+		return system, h.withImageData(requestMessages(msgs, turnID)), nil
 	}
 }
 
@@ -153,8 +153,8 @@ func messageChars(m store.Message) int64 {
 	n := int64(16) // role and framing
 	for _, c := range m.Content {
 		n += int64(len(c.Text) + len(c.Thinking) + len(c.Name) + len(c.Arguments))
-		if c.Source != nil {
-			n += int64(len(c.Source.Data))
+		if c.Type == store.BlockImage && c.Source != nil {
+			n += 4 * imageTokens(c.Source)
 		}
 	}
 	return n
@@ -177,6 +177,12 @@ func transcript(msgs []store.Message) string {
 				b.WriteByte('\n')
 			case store.BlockToolCall:
 				fmt.Fprintf(&b, "(called %s %s)\n", c.Name, c.Arguments)
+			case store.BlockImage:
+				name := "an image"
+				if c.Source != nil && c.Source.Name != "" {
+					name = fmt.Sprintf("the image %q", c.Source.Name)
+				}
+				fmt.Fprintf(&b, "(attached %s)\n", name)
 			}
 		}
 		b.WriteByte('\n')

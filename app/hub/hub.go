@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"agenthub/app/agent"
+	"agenthub/app/attachment"
 	"agenthub/app/llm"
 	"agenthub/app/permission"
 	"agenthub/app/tool"
@@ -136,8 +137,9 @@ type Hub struct {
 	providers *llm.Registry
 	sessions  map[string]*session
 
-	perms     *permission.Store // workspace rules (DATA_DIR/permissions.json)
-	approvals approvals         // tool calls waiting for the user
+	perms       *permission.Store // workspace rules (DATA_DIR/permissions.json)
+	approvals   approvals         // tool calls waiting for the user
+	attachments *attachment.Store // uploads (DATA_DIR/attachments)
 }
 
 var _ ipc.HubAPI = (*Hub)(nil)
@@ -220,6 +222,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 	h := &Hub{
 		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
 		providers: providers, sessions: map[string]*session{},
+		attachments: attachment.New(filepath.Join(cfg.DataDir, "attachments")),
 	}
 	perms, err := permission.OpenStore(filepath.Join(cfg.DataDir, permission.FileName))
 	if err != nil {

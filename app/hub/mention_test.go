@@ -33,7 +33,7 @@ func TestMentionedFilesReachTheModel(t *testing.T) {
 	h.submit(s.ID, "Follow @docs/plan.md please.")
 	var started ipc.TurnStarted
 	w.untilType(ipc.TypeTurnStarted).decode(t, &started)
-	if started.Input != "Follow @docs/plan.md please." || fmt.Sprint(started.Attachments) != "[{docs/plan.md 19 false}]" {
+	if started.Input != "Follow @docs/plan.md please." || len(started.Attachments) != 1 || started.Attachments[0] != (ipc.AttachedFile{Path: "docs/plan.md", Bytes: 19}) {
 		t.Fatalf("turn.started = %+v", started)
 	}
 	w.turnEnd(s.ID)

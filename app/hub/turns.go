@@ -33,11 +33,22 @@ const MaxInputBytes = 1 << 20
 // session record lists it in QueuedTurns; its user message is stored only
 // when the turn starts, so its offset follows the earlier turns' messages.
 func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.SubmitResult, error) {
-	if strings.TrimSpace(content) == "" {
+	return h.SubmitTurnWithAttachments(ctx, sessionID, content, nil)
+}
+
+// SubmitTurnWithAttachments is SubmitTurn for a message that also carries
+// uploaded attachments (images as image blocks, text files as file blocks;
+// attachments.go). With attachments the text may be empty.
+func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content string, refs []ipc.AttachmentRef) (ipc.SubmitResult, error) {
+	if strings.TrimSpace(content) == "" && len(refs) == 0 {
 		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
 	}
 	if len(content) > MaxInputBytes {
 		return ipc.SubmitResult{}, fmt.Errorf("message larger than %d bytes: %w", MaxInputBytes, ipc.ErrInvalidInput)
+	}
+	uploads, err := h.attachmentBlocks(refs)
+	if err != nil {
+		return ipc.SubmitResult{}, err
 	}
 	// @path mentions attach the files' current content (read before the lock).
 	var files []store.ContentBlock
@@ -46,6 +57,7 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 			files = mention.Expand(s.record().WorkspacePath, content)
 		}
 	}
+	files = append(files, uploads...)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -77,7 +89,11 @@ func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, fil
 	defer s.mu.Unlock()
 	queued := s.running != nil || len(s.queue) > 0
 	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now}
-	blocks := append([]store.ContentBlock{{Type: store.BlockText, Text: content}}, files...)
+	var blocks []store.ContentBlock
+	if content != "" || len(files) == 0 {
+		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
+	}
+	blocks = append(blocks, files...)
 	var ops []store.Op
 	prevQueued := s.rec.QueuedTurns
 	if queued {
@@ -434,11 +450,21 @@ func turnStarted(userMessageID string, content []store.ContentBlock) ipc.TurnSta
 	p := ipc.TurnStarted{UserMessageID: userMessageID}
 	var typed []store.ContentBlock
 	for _, b := range content {
-		if b.Type == store.BlockText {
-			if path, size, cut, ok := mention.Info(b.Text); ok {
-				p.Attachments = append(p.Attachments, ipc.AttachedFile{Path: path, Bytes: size, Cut: cut})
+		switch {
+		case b.Type == store.BlockText:
+			if f, ok := mention.Describe(b.Text); ok {
+				a := ipc.AttachedFile{Path: f.Path, Bytes: f.Bytes, Cut: f.Cut}
+				if f.Uploaded {
+					a.Kind = ipc.AttachedUpload
+				}
+				p.Attachments = append(p.Attachments, a)
 				continue
 			}
+		case b.Type == store.BlockImage && b.Source != nil && b.Source.Type == store.ImageAttachment:
+			src := b.Source
+			p.Attachments = append(p.Attachments, ipc.AttachedFile{Path: src.Name, Bytes: src.Bytes, Kind: ipc.AttachedImage,
+				ID: src.Attachment, MediaType: src.MediaType, Width: src.Width, Height: src.Height})
+			continue
 		}
 		typed = append(typed, b)
 	}

@@ -183,27 +183,62 @@ func Expand(workspace, text string) []store.ContentBlock {
 	return out
 }
 
-// FilePrefix starts the text of a file block (the UI shows such blocks as attachments).
-const FilePrefix = "<file path="
+// FilePrefix starts the text of a mentioned file's block, UploadPrefix
+// that of an uploaded text file (the UI shows both as attachments).
+const (
+	FilePrefix   = "<file path="
+	UploadPrefix = "<file name="
+)
 
-var fileHead = regexp.MustCompile(`^<file path=("(?:[^"\\]|\\.)*") bytes="(\d+)">`)
+var fileHead = regexp.MustCompile(`^<file (path|name)=("(?:[^"\\]|\\.)*") bytes="(\d+)">`)
 
-// Info reads a file block's path and size, and whether it was cut; false
-// when text is not a file block.
+// Info reads a file block's path (or, for an uploaded file, name) and
+// size, and whether it was cut; false when text is not a file block.
 func Info(text string) (path string, size int64, cut bool, ok bool) {
+	f, ok := Describe(text)
+	return f.Path, f.Bytes, f.Cut, ok
+}
+
+// File describes a file block.
+type File struct {
+	// Path is the workspace path of a mentioned file, or the name of an
+	// uploaded one.
+	Path     string
+	Bytes    int64
+	Cut      bool
+	Uploaded bool
+}
+
+// Describe reads a file block's head; false when text is not one.
+func Describe(text string) (File, bool) {
 	m := fileHead.FindStringSubmatch(text)
 	if m == nil {
-		return "", 0, false, false
+		return File{}, false
 	}
-	if _, err := fmt.Sscanf(m[2], "%d", &size); err != nil {
-		return "", 0, false, false
+	var f File
+	if _, err := fmt.Sscanf(m[3], "%d", &f.Bytes); err != nil {
+		return File{}, false
 	}
-	if p, err := strconv.Unquote(m[1]); err == nil {
-		path = p
-	} else {
-		return "", 0, false, false
+	p, err := strconv.Unquote(m[2])
+	if err != nil {
+		return File{}, false
 	}
-	return path, size, strings.Contains(text, " bytes were cut: read the file for the rest]\n</file>"), true
+	f.Path, f.Uploaded = p, m[1] == "name"
+	f.Cut = strings.Contains(text, " bytes were cut: read the file for the rest]\n</file>")
+	return f, true
+}
+
+// UploadBlock is the text block of an uploaded text file: its whole
+// content (the upload bounds its size) in a <file name=… bytes=…> wrapper.
+func UploadBlock(name string, content []byte) store.ContentBlock {
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s%q bytes=\"%d\">\n", UploadPrefix, name, len(content))
+	t.WriteString(strings.ToValidUTF8(string(content), "\uFFFD"))
+	if len(content) > 0 && content[len(content)-1] != '\n' {
+		t.WriteByte('\n')
+	}
+	t.WriteString("</file>")
+	return store.ContentBlock{Type: store.BlockText, Text: t.String()}
 }
 
 func fileBlock(workspace, name string) (store.ContentBlock, bool) {

@@ -90,6 +90,17 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
   }, [backend]);
   const setWindowTitle = useMemo(() => backend.setWindowTitle?.bind(backend), [backend]);
   const chooseFolder = useMemo(() => backend.chooseFolder?.bind(backend), [backend]);
+  const upload = useMemo(() => backend.uploadAttachment.bind(backend), [backend]);
+  // A file dropped outside the composer must not navigate the page to it.
+  useEffect(() => {
+    const stray = (e: DragEvent) => e.dataTransfer?.types.includes("Files") && e.preventDefault();
+    window.addEventListener("dragover", stray);
+    window.addEventListener("drop", stray);
+    return () => {
+      window.removeEventListener("dragover", stray);
+      window.removeEventListener("drop", stray);
+    };
+  }, []);
   useAttention(ctl, setWindowTitle);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => onLayout(`${sidebarOpen ? "layout-side-open" : "layout-side-closed"}${narrow ? " is-narrow" : ""}`), [sidebarOpen, narrow, onLayout]);
@@ -182,9 +193,9 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
           </div>
         )}
         {selected ? (
-          <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} chooseFolder={chooseFolder} />
+          <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} chooseFolder={chooseFolder} upload={upload} />
         ) : draft ? (
-          <NewSession ctl={ctl} defaultModel={info.model} defaultWorkspace={info.workspace} chooseFolder={chooseFolder} />
+          <NewSession ctl={ctl} defaultModel={info.model} defaultWorkspace={info.workspace} chooseFolder={chooseFolder} upload={upload} />
         ) : (
           <Welcome info={info} onNew={() => ctl.startDraft()} onSettings={() => setSettings(true)} />
         )}

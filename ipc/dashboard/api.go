@@ -123,6 +123,10 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	denyOtherMethods(s, "/sessions/{id}/stream", "GET")
 	s.Handle("GET /sessions/{id}/tools/{tool_use_id}/output", http.HandlerFunc(a.toolOutput))
 	denyOtherMethods(s, "/sessions/{id}/tools/{tool_use_id}/output", "GET")
+	s.Handle("POST /attachments", http.HandlerFunc(a.uploadAttachment))
+	denyOtherMethods(s, "/attachments", "POST")
+	s.Handle("GET /attachments/{id}", http.HandlerFunc(a.attachment))
+	denyOtherMethods(s, "/attachments/{id}", "GET")
 	s.Handle("GET /search", http.HandlerFunc(a.search))
 	denyOtherMethods(s, "/search", "GET")
 	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
@@ -306,16 +310,21 @@ func (a *API) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) submitTurn(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		Content *string `json:"content"`
+		Content     *string             `json:"content"`
+		Attachments []ipc.AttachmentRef `json:"attachments"`
 	}
 	if !readJSON(w, r, &body) {
 		return
 	}
-	if body.Content == nil || strings.TrimSpace(*body.Content) == "" {
+	if (body.Content == nil || strings.TrimSpace(*body.Content) == "") && len(body.Attachments) == 0 {
 		writeError(w, http.StatusBadRequest, "invalid_input", "content is required")
 		return
 	}
-	res, err := a.hub.SubmitTurn(r.Context(), r.PathValue("id"), *body.Content)
+	content := ""
+	if body.Content != nil {
+		content = *body.Content
+	}
+	res, err := rpc.Submit(r.Context(), a.hub, r.PathValue("id"), content, body.Attachments)
 	if err != nil {
 		a.writeHubError(w, err)
 		return

@@ -309,6 +309,9 @@ func (h hubMethods) renameSession(ctx context.Context, raw json.RawMessage) (any
 type submitParams struct {
 	sessionParams
 	Content *string `json:"content"`
+	// Attachments are uploads (POST /attachments, the window's
+	// App.UploadAttachment) the message carries; with them content may be empty.
+	Attachments []ipc.AttachmentRef `json:"attachments"`
 }
 
 func (h hubMethods) submitTurn(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -316,10 +319,27 @@ func (h hubMethods) submitTurn(ctx context.Context, raw json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if p.Content == nil || strings.TrimSpace(*p.Content) == "" {
+	if (p.Content == nil || strings.TrimSpace(*p.Content) == "") && len(p.Attachments) == 0 {
 		return nil, Errorf(CodeInvalidParams, "content is required")
 	}
-	return h.hub.SubmitTurn(ctx, id, *p.Content)
+	content := ""
+	if p.Content != nil {
+		content = *p.Content
+	}
+	return Submit(ctx, h.hub, id, content, p.Attachments)
+}
+
+// Submit submits a turn: with attachments through ipc.Attacher (a hub
+// without it refuses them), else SubmitTurn.
+func Submit(ctx context.Context, hub ipc.HubAPI, sessionID, content string, attachments []ipc.AttachmentRef) (ipc.SubmitResult, error) {
+	if len(attachments) == 0 {
+		return hub.SubmitTurn(ctx, sessionID, content)
+	}
+	att, ok := hub.(ipc.Attacher)
+	if !ok {
+		return ipc.SubmitResult{}, Errorf(CodeInvalidParams, "this hub takes no attachments")
+	}
+	return att.SubmitTurnWithAttachments(ctx, sessionID, content, attachments)
 }
 
 type cancelParams struct {

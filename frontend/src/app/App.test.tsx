@@ -49,6 +49,7 @@ function fakeBackend(data: AppInfo, hub = new FakeHub()) {
     },
     hub: () => hub,
     transport: () => new ScriptedTransport((id) => (id === plain.sessionId ? plain.frames : [])),
+    uploadAttachment: (file) => Promise.reject(new Error(`no uploads in this test (${file.name})`)),
   };
   return { backend, reports, firstReady, hub };
 }

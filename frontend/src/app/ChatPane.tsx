@@ -21,6 +21,7 @@ import {
   type ChatSession,
 } from "../chat";
 import { contextUsed, pendingApprovalIds, sessionRecord } from "../state";
+import type { AttachmentInfo } from "../protocol";
 import type { AppController } from "./controller";
 import { ExportMenu } from "./ExportMenu";
 import { InstructionsChip } from "./InstructionsChip";
@@ -34,6 +35,8 @@ export interface ChatPaneProps {
   defaultModel: string;
   /** The native folder dialog (the window only). */
   chooseFolder?: ((start: string) => Promise<string>) | undefined;
+  /** Uploads a pasted or dropped file (Backend.uploadAttachment). */
+  upload?: ((file: File) => Promise<AttachmentInfo>) | undefined;
 }
 
 /** The last path element of a folder ("/home/me/project" → "project"). */
@@ -216,7 +219,7 @@ function ChatError({ ctl }: { ctl: AppController }) {
   );
 }
 
-function ChatComposer({ ctl }: { ctl: AppController }) {
+function ChatComposer({ ctl, upload }: { ctl: AppController; upload?: ((file: File) => Promise<AttachmentInfo>) | undefined }) {
   const busy = useSessionSelector((s) => s?.turn.running ?? false);
   const queued = useSessionSelector((s) => s?.turn.queued ?? NO_QUEUE);
   const disabled = useSessionSelector((s) => !s || s.deleted);
@@ -225,17 +228,18 @@ function ChatComposer({ ctl }: { ctl: AppController }) {
     <Composer
       busy={busy}
       queued={queued}
-      onSend={(t) => void ctl.send(t)}
+      onSend={(t, attachments) => void ctl.send(t, attachments)}
       onCancel={() => void ctl.cancel()}
       onCancelQueued={(t) => void ctl.cancelQueued(t)}
       complete={complete}
       disabled={disabled}
+      upload={upload}
     />
   );
 }
 
 /** The chat view of one session. */
-export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder }: ChatPaneProps) {
+export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }: ChatPaneProps) {
   const session = useMemo<ChatSession>(
     () => ({
       store: ctl.store,
@@ -257,7 +261,7 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder }: ChatPan
         <WorkerApprovals />
         <StallNotice />
         <ChatError ctl={ctl} />
-        <ChatComposer ctl={ctl} />
+        <ChatComposer ctl={ctl} upload={upload} />
       </section>
     </ChatSessionContext.Provider>
   );

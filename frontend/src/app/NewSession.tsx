@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { useStore } from "zustand";
 import { Composer } from "../chat";
+import type { AttachmentInfo } from "../protocol";
 import type { AppController } from "./controller";
 import { SessionOptionsFields, type SessionChoice } from "./SessionOptions";
 
@@ -15,12 +16,14 @@ export interface NewSessionProps {
   /** The folder new sessions use by default (--workspace), shown in the field. */
   defaultWorkspace: string;
   chooseFolder?: ((start: string) => Promise<string>) | undefined;
+  /** Uploads a pasted or dropped file (Backend.uploadAttachment). */
+  upload?: ((file: File) => Promise<AttachmentInfo>) | undefined;
 }
 
 const NO_QUEUE: never[] = [];
 
 /** The new-session view. */
-export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder }: NewSessionProps) {
+export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, upload }: NewSessionProps) {
   const models = useStore(ctl.store, (st) => st.ui.models);
   const [choice, setChoice] = useState<SessionChoice>({ model: "", workspace: defaultWorkspace });
   return (
@@ -34,7 +37,13 @@ export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder }
         <p className="muted">The session starts with your first message. Choose where the agent works and which model answers:</p>
         <SessionOptionsFields models={models} value={choice} onChange={setChoice} defaultModel={defaultModel} chooseFolder={chooseFolder} />
       </div>
-      <Composer busy={false} queued={NO_QUEUE} onSend={(text) => ctl.sendNew(text, { model: choice.model, workspace_path: choice.workspace === defaultWorkspace ? "" : choice.workspace })} onCancel={() => undefined} />
+      <Composer
+        busy={false}
+        queued={NO_QUEUE}
+        onSend={(text, attachments) => ctl.sendNew(text, { model: choice.model, workspace_path: choice.workspace === defaultWorkspace ? "" : choice.workspace }, attachments)}
+        onCancel={() => undefined}
+        upload={upload}
+      />
     </section>
   );
 }

@@ -2,7 +2,8 @@
 // methods (frontend/wailsjs) plus the wailsipc Bridge; in the browser
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
 // by the cookie set on first load.
-import { ChooseFolder, FrontendReady, Info, OpenLink } from '../../wailsjs/go/app/App';
+import { ChooseFolder, FrontendReady, Info, OpenLink, UploadAttachment } from '../../wailsjs/go/app/App';
+import type { AttachmentInfo } from '../protocol';
 import { WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
 import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from '../transport/rpc';
@@ -33,6 +34,36 @@ export interface Backend {
    * directory, or "" when cancelled. Absent in the browser, which types a path.
    */
   chooseFolder?(start: string): Promise<string>;
+  /**
+   * Uploads a pasted, dropped or chosen file for the next message (the
+   * window: the bound App.UploadAttachment; the browser: POST /attachments).
+   * Rejects with the hub's message when it refuses the file.
+   */
+  uploadAttachment(file: File): Promise<AttachmentInfo>;
+}
+
+/** The file's bytes as base64 (for the window's bound upload). */
+export async function fileBase64(file: Blob): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** POSTs a file to the dashboard's /attachments; the error body's message becomes the rejection. */
+export async function postAttachment(fetchFn: typeof fetch, base: string, file: File): Promise<AttachmentInfo> {
+  const res = await fetchFn(`${base}/attachments?name=${encodeURIComponent(file.name)}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': file.type || 'application/octet-stream', Accept: 'application/json' },
+    body: file,
+  });
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    const msg = (body as { error?: { message?: unknown } } | null)?.error?.message;
+    throw new Error(typeof msg === 'string' && msg !== '' ? msg : `uploading ${file.name}: ${res.status} ${res.statusText}`.trim());
+  }
+  return body as AttachmentInfo;
 }
 
 interface WailsWindow {
@@ -96,6 +127,9 @@ export function wailsBackend(win: unknown): Backend {
     chooseFolder(start) {
       return ChooseFolder(start);
     },
+    async uploadAttachment(file) {
+      return (await UploadAttachment(file.name, file.type, await fileBase64(file))) as AttachmentInfo;
+    },
     setWindowTitle(title) {
       try {
         WindowSetTitle(title);
@@ -128,6 +162,9 @@ export function httpBackend(fetchFn: typeof fetch, base = ''): Backend {
     },
     transport() {
       return new WsTransport({ baseUrl: base, token: null, fetch: fetchFn, filter: UI_FILTER });
+    },
+    uploadAttachment(file) {
+      return postAttachment(fetchFn, base, file);
     },
   };
 }

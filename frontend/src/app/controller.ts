@@ -5,7 +5,7 @@
 // animation frame. Components read the store and call these methods.
 
 import type { StoreApi } from "zustand/vanilla";
-import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type ServerFrame, type Session } from "../protocol";
+import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type ServerFrame, type Session } from "../protocol";
 import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
@@ -175,8 +175,8 @@ export class AppController {
   }
 
   /** Creates a session with the draft's options, opens it and submits its first message; false (and a notice) when it failed. */
-  async sendNew(text: string, opts: { model?: string; workspace_path?: string } = {}): Promise<boolean> {
-    if (text.trim() === "") return false;
+  async sendNew(text: string, opts: { model?: string; workspace_path?: string } = {}, attachments: AttachmentRef[] = []): Promise<boolean> {
+    if (text.trim() === "" && attachments.length === 0) return false;
     const req: { model?: string; workspace_path?: string } = {};
     if (opts.model?.trim()) req.model = opts.model.trim();
     if (opts.workspace_path?.trim()) req.workspace_path = opts.workspace_path.trim();
@@ -192,7 +192,7 @@ export class AppController {
     // Submit once the stream is attached, so the whole first turn arrives live
     // (a snapshot carries messages, not a worker's streamed output).
     await this.until((st) => st.chat[s.session_id]?.connection === "connected", 10_000);
-    await this.send(text);
+    await this.send(text, attachments);
     return true;
   }
 
@@ -331,11 +331,11 @@ export class AppController {
   }
 
   /** Submits text to the open session; a submission during a running turn shows as queued. */
-  async send(text: string): Promise<void> {
+  async send(text: string, attachments: AttachmentRef[] = []): Promise<void> {
     const id = this.state.ui.selectedId;
-    if (!id || text.trim() === "") return;
+    if (!id || (text.trim() === "" && attachments.length === 0)) return;
     try {
-      const r = await this.hub.submitTurn(id, text);
+      const r = await this.hub.submitTurn(id, text, attachments.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })));
       this.batcher.flush();
       this.dispatch({ type: "turnSubmitted", sessionId: id, turnId: r.turn_id, content: text, queued: r.queued });
     } catch (err) {

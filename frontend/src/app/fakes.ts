@@ -2,7 +2,7 @@
 // that plays recorded server frames (the real wire traces). Used by the
 // Vitest suites only.
 
-import type { ApprovalAnswer, ApprovalMode, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
+import type { ApprovalAnswer, ApprovalMode, AttachmentRef, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
 import type { ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
@@ -71,8 +71,11 @@ export class FakeHub implements HubClient {
     this.sessions = this.sessions.filter((s) => s.session_id !== id);
     return Promise.resolve();
   }
-  submitTurn(id: string, content: string): Promise<SubmitResult> {
+  /** The attachments of each submitTurn call, in order ([] for none). */
+  attachments: AttachmentRef[][] = [];
+  submitTurn(id: string, content: string, attachments?: AttachmentRef[]): Promise<SubmitResult> {
     this.calls.push(["submitTurn", id, content]);
+    this.attachments.push(attachments ?? []);
     return Promise.resolve({ turn_id: `turn${++this.next}`, queued: this.submitQueued });
   }
   cancelTurn(id: string, turnId?: string | null): Promise<void> {

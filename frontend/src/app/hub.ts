@@ -7,6 +7,7 @@ import {
   decodePermissionRules,
   type ApprovalAnswer,
   type ApprovalMode,
+  type AttachmentRef,
   type HistoryMessage,
   type MCPServerStatus,
   type ModelInfo,
@@ -130,7 +131,8 @@ export interface HubClient {
   createSession(req?: { title?: string; model?: string; workspace_path?: string }): Promise<Session>;
   renameSession(id: string, title: string): Promise<Session>;
   deleteSession(id: string): Promise<void>;
-  submitTurn(id: string, content: string): Promise<SubmitResult>;
+  /** Submits a message; attachments are uploads (Backend.uploadAttachment) it carries. */
+  submitTurn(id: string, content: string, attachments?: AttachmentRef[]): Promise<SubmitResult>;
   cancelTurn(id: string, turnId?: string | null): Promise<void>;
   compactSession(id: string): Promise<void>;
   /** The session's conversation as a Markdown or JSON document. */
@@ -195,8 +197,8 @@ export function createHubClient(rpc: RpcClient): HubClient {
     async deleteSession(id) {
       await rpc.call("deleteSession", { agentId: id });
     },
-    submitTurn(id, content) {
-      return rpc.call<SubmitResult>("submitTurn", { agentId: id, content });
+    submitTurn(id, content, attachments) {
+      return rpc.call<SubmitResult>("submitTurn", { agentId: id, content, ...(attachments?.length ? { attachments } : {}) });
     },
     async cancelTurn(id, turnId) {
       await rpc.call("cancelTurn", { agentId: id, ...(turnId ? { turnId } : {}), reason: "user_cancel" });

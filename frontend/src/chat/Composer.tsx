@@ -2,10 +2,14 @@
 // running turn, Stop button while busy, queued submissions listed. It grows
 // with its text up to half the window, then scrolls. Typing @ completes the
 // folder's file paths (↑ ↓ choose, Enter or Tab insert, Esc closes); the
-// hub attaches a mentioned file's content when the message is sent.
+// hub attaches a mentioned file's content when the message is sent. Images
+// and text files pasted, dropped or chosen with the paperclip upload at once
+// and go with the next message.
 
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import type { AttachmentInfo } from "../protocol";
 import type { QueuedTurn } from "../state";
+import { MAX_ATTACHMENTS, PendingAttachments, type PendingAttachment } from "./Attachments";
 
 /** The composer textarea's element id (the skip link and the focus shortcut target it). */
 export const COMPOSER_ID = "composer-input";
@@ -32,19 +36,63 @@ export function fitHeight(el: HTMLTextAreaElement, maxPx: number): void {
 export interface ComposerProps {
   busy: boolean;
   queued: QueuedTurn[];
-  /** Sends the text; a promise resolving false (e.g. the session could not be created) puts the text back. */
-  onSend: (text: string) => void | Promise<boolean>;
+  /**
+   * Sends the text and the uploaded attachments; a promise resolving false
+   * (e.g. the session could not be created) puts both back.
+   */
+  onSend: (text: string, attachments: AttachmentInfo[]) => void | Promise<boolean>;
   onCancel: () => void;
   /** Cancels one queued submission (its turn never starts). */
   onCancelQueued?: (turnId: string) => void;
   /** Completes an @-mention: the folder's paths matching the query (absent: no completion). */
   complete?: (query: string) => Promise<string[]>;
   disabled?: boolean;
+  /** Uploads a pasted, dropped or chosen file (absent: no attachments); rejects with a message to show. */
+  upload?: ((file: File) => Promise<AttachmentInfo>) | undefined;
 }
 
+let pendingSeq = 0;
+
 /** The message composer. */
-export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, complete, disabled = false }: ComposerProps) {
+export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, complete, disabled = false, upload }: ComposerProps) {
   const [text, setText] = useState("");
+  const [pending, setPending] = useState<PendingAttachment[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const picker = useRef<HTMLInputElement>(null);
+  const ready = pending.filter((p) => p.info !== null && p.error === null);
+  const uploading = pending.some((p) => p.info === null && p.error === null);
+  const canSend = !disabled && !uploading && (text.trim() !== "" || ready.length > 0);
+  const attach = (files: File[]) => {
+    if (!upload || files.length === 0) return;
+    const room = MAX_ATTACHMENTS - pending.filter((p) => p.error === null).length;
+    const items = files.map((f, i): PendingAttachment => ({
+      key: `att-${++pendingSeq}`,
+      name: f.name || "pasted image",
+      info: null,
+      error: i < room ? null : `${f.name || "pasted image"}: a message carries at most ${MAX_ATTACHMENTS} attachments`,
+    }));
+    setPending((cur) => [...cur, ...items]);
+    items.forEach((item, i) => {
+      if (item.error) return;
+      upload(files[i]!).then(
+        (info) => setPending((cur) => cur.map((p) => (p.key === item.key ? { ...p, info } : p))),
+        (err: unknown) => setPending((cur) => cur.map((p) => (p.key === item.key ? { ...p, error: err instanceof Error ? err.message : String(err) } : p))),
+      );
+    });
+  };
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = Array.from(e.clipboardData?.files ?? []);
+    if (!upload || files.length === 0) return;
+    e.preventDefault();
+    attach(files);
+  };
+  const onDrop = (e: DragEvent<HTMLDivElement>) => {
+    setDragging(false);
+    const files = Array.from(e.dataTransfer?.files ?? []);
+    if (!upload || files.length === 0) return;
+    e.preventDefault();
+    attach(files);
+  };
   const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
   const [options, setOptions] = useState<string[]>([]);
@@ -84,11 +132,18 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
     if (area.current) fitHeight(area.current, Math.max(120, Math.floor(window.innerHeight / 2)));
   }, [text]);
   const send = () => {
-    if (disabled || text.trim() === "") return;
+    if (!canSend) return;
     const sent = text;
-    const r = onSend(sent);
+    const kept = pending;
+    const r = onSend(sent, ready.map((p) => ({ ...p.info!, name: p.name })));
     setText("");
-    if (r instanceof Promise) void r.then((ok) => !ok && setText((cur) => (cur === "" ? sent : cur)));
+    setPending([]);
+    if (r instanceof Promise)
+      void r.then((ok) => {
+        if (ok) return;
+        setText((cur) => (cur === "" ? sent : cur));
+        setPending((cur) => (cur.length === 0 ? kept : cur));
+      });
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (open) {
@@ -117,7 +172,21 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
     }
   };
   return (
-    <div className="composer">
+    <div
+      className={`composer${dragging ? " is-dragging" : ""}`}
+      {...(upload
+        ? {
+            onDragOver: (e: DragEvent<HTMLDivElement>) => {
+              if (Array.from(e.dataTransfer?.types ?? []).includes("Files")) {
+                e.preventDefault();
+                setDragging(true);
+              }
+            },
+            onDragLeave: () => setDragging(false),
+            onDrop,
+          }
+        : {})}
+    >
       {queued.length > 0 && (
         <ul className="composer-queue" aria-label="Queued messages">
           {queued.map((q) => (
@@ -142,6 +211,7 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
           ))}
         </ul>
       )}
+      <PendingAttachments items={pending} onRemove={(key) => setPending((cur) => cur.filter((p) => p.key !== key))} />
       <textarea
         ref={area}
         aria-autocomplete={complete ? "list" : undefined}
@@ -160,14 +230,35 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
         }}
         onSelect={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
         onKeyDown={onKeyDown}
+        onPaste={onPaste}
       />
       <div className="composer-actions">
+        {upload && (
+          <>
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              hidden
+              data-testid="attach-input"
+              onChange={(e) => {
+                attach(Array.from(e.target.files ?? []));
+                e.target.value = "";
+              }}
+            />
+            <button type="button" className="composer-attach icon-btn" aria-label="Attach images or files" title="Attach images or text files (or paste / drop them)" disabled={disabled} onClick={() => picker.current?.click()}>
+              <svg className="icon" width={16} height={16} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" aria-hidden="true">
+                <path d="M20 11.5l-8.5 8.5a5 5 0 0 1-7-7L13 4.5a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L14 7.5" />
+              </svg>
+            </button>
+          </>
+        )}
         {busy && (
           <button type="button" className="composer-stop" onClick={onCancel}>
             Stop
           </button>
         )}
-        <button type="button" className="composer-send" onClick={send} disabled={disabled || text.trim() === ""}>
+        <button type="button" className="composer-send" onClick={send} disabled={!canSend}>
           {busy ? "Queue" : "Send"}
         </button>
       </div>

@@ -6,6 +6,7 @@
 import { useEffect, useState } from "react";
 import type { Usage } from "../protocol";
 import { blockText, firstPendingId, isPending, type ChatMessage, type MessageBlock } from "../state";
+import { AttachedImage, FileChip, isFileBlock } from "./Attachments";
 import { DelegationCard } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
@@ -34,43 +35,6 @@ export function formatUsage(u: Usage): string {
   if (cached > 0) parts.push(`${cached.toLocaleString("en-US")} cached`);
   parts.push(usageCost(u));
   return parts.join(" · ");
-}
-
-/** The start of a user message's file block (an @-mentioned file the hub attached; app/mention). */
-export const FILE_BLOCK_PREFIX = "<file path=";
-
-/** Whether a text block is an attached file. */
-export function isFileBlock(text: string): boolean {
-  return text.startsWith(FILE_BLOCK_PREFIX);
-}
-
-/** The path and size of a file block ("<file path=\"a.txt\" bytes=\"12\">…"), null when it is not one. */
-export function fileBlockInfo(text: string): { path: string; bytes: number; cut: boolean } | null {
-  const m = /^<file path=("(?:[^"\\]|\\.)*") bytes="(\d+)"( cut="true")?>/.exec(text);
-  if (!m) return null;
-  let path: string;
-  try {
-    path = JSON.parse(m[1]!) as string;
-  } catch {
-    return null;
-  }
-  return { path, bytes: Number(m[2]), cut: m[3] !== undefined || /\n\[… \d+ of its \d+ bytes were cut/.test(text) };
-}
-
-/** An attached file under a user message: its path and size; the content stays with the model. */
-function FileChip({ text }: { text: string }) {
-  const info = fileBlockInfo(text);
-  if (!info) return <p className="msg-user-text">{text}</p>;
-  const size = info.bytes < 1024 ? `${info.bytes} B` : `${(info.bytes / 1024).toFixed(1)} KB`;
-  return (
-    <span className="msg-file" data-testid="attached-file" title={`${info.path} was attached with its content${info.cut ? " (cut at 64 KB)" : ""}`}>
-      <svg className="icon" width={13} height={13} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" aria-hidden="true">
-        <path d="M20 11.5l-8.5 8.5a5 5 0 0 1-7-7L13 4.5a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L14 7.5" />
-      </svg>{" "}
-      {info.path} · {size}
-      {info.cut ? " (cut)" : ""}
-    </span>
-  );
 }
 
 /** The message as Markdown: its text blocks (user text as typed), tool calls, thinking and attached files left out. */
@@ -238,7 +202,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
           case "toolCall":
             return <ToolCallView key={i} toolUseId={b.id} />;
           case "image":
-            return <img key={i} className="msg-image" alt="attached" src={`data:${b.source.media_type};base64,${b.source.data}`} />;
+            return <AttachedImage key={i} source={b.source} />;
         }
       })}
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}

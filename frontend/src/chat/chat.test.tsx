@@ -85,7 +85,7 @@ describe("Composer", () => {
     press(ta, "Enter", true);
     expect(onSend).not.toHaveBeenCalled();
     press(ta, "Enter");
-    expect(onSend).toHaveBeenCalledWith("hello");
+    expect(onSend).toHaveBeenCalledWith("hello", []);
     expect(ta.value).toBe("");
     press(ta, "Enter");
     expect(onSend).toHaveBeenCalledTimes(1);

@@ -10,7 +10,8 @@ import { Composer } from "./Composer";
 import { DelegationCard, delegationStatus } from "./DelegationCard";
 import { numberLines } from "./DiffView";
 import { diffLines } from "./diff";
-import { fileBlockInfo, isLongText, messageMarkdown, MessageView, usageCost } from "./MessageView";
+import { fileBlockInfo } from "./Attachments";
+import { isLongText, messageMarkdown, MessageView, usageCost } from "./MessageView";
 import { matchingLines, OutputPanel, readAll, type ReadOutput } from "./OutputPanel";
 import { CompactionNotice } from "./Status";
 import { ChatSessionContext } from "./session";
@@ -208,7 +209,8 @@ describe("@-mentions", () => {
   });
 
   it("shows an attached file as a chip, not its content", () => {
-    expect(fileBlockInfo('<file path="docs/plan.md" bytes="19">\nStep one\n</file>')).toEqual({ path: "docs/plan.md", bytes: 19, cut: false });
+    expect(fileBlockInfo('<file path="docs/plan.md" bytes="19">\nStep one\n</file>')).toEqual({ path: "docs/plan.md", bytes: 19, cut: false, uploaded: false });
+    expect(fileBlockInfo('<file name="notes.md" bytes="7">\nremember\n</file>')).toEqual({ path: "notes.md", bytes: 7, cut: false, uploaded: true });
     expect(fileBlockInfo("plain text")).toBeNull();
     const session = { store: createAppStore(), sessionId: "s" };
     const m = message({ role: "user", content: [{ type: "text", text: "Follow @docs/plan.md" }, { type: "text", text: '<file path="docs/plan.md" bytes="19">\nStep one\n</file>' }] });

@@ -3,6 +3,7 @@ export * from "./Markdown";
 export * from "./ToolCard";
 export * from "./DelegationCard";
 export * from "./MessageView";
+export * from "./Attachments";
 export * from "./MessageList";
 export * from "./Status";
 export * from "./Composer";

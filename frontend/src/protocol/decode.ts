@@ -4,7 +4,7 @@
 
 import { isEventType, type AgentEvent, type KnownEvent, type MCPServerStatus, type ToolApprovalRequested, type UnknownEvent } from "./events";
 import type { ServerFrame, UnknownFrame, HistoryMessage } from "./frames";
-import type { ContentBlock, Message, PermissionRule } from "./records";
+import type { ContentBlock, ImageSource, Message, PermissionRule } from "./records";
 import {
   ENVELOPE_SPEC,
   IMAGE_SOURCE_SPEC,
@@ -125,8 +125,7 @@ export function normaliseBlocks(raw: unknown): ContentBlock[] {
         break;
       case "image":
         if (checkObject(IMAGE_SOURCE_SPEC, b.source) === null) {
-          const s = b.source as Obj;
-          out.push({ type: "image", source: { type: "base64", media_type: s.media_type as string, data: s.data as string } });
+          out.push({ type: "image", source: { ...(b.source as unknown as ImageSource), type: (b.source as Obj).type === "attachment" ? "attachment" : "base64" } });
         }
         break;
     }

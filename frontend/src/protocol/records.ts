@@ -21,11 +21,22 @@ export interface Usage {
   cost_usd: number;
 }
 
-/** Inline image of a user message (store.ImageSource). */
+/**
+ * An image of a user message (store.ImageSource): inline ("base64", data) or
+ * a stored attachment ("attachment": data is "", the bytes are served at
+ * attachments/{attachment}).
+ */
 export interface ImageSource {
-  type: "base64";
+  type: "base64" | "attachment";
   media_type: string;
   data: string;
+  /** The attachment id (SHA-256 hex of the stored bytes). */
+  attachment?: string;
+  /** The file name it was attached under. */
+  name?: string;
+  width?: number;
+  height?: number;
+  bytes?: number;
 }
 
 /** A text content block. */
@@ -124,12 +135,41 @@ export interface Session {
   sandbox_no_network?: boolean;
 }
 
-/** A file attached to a user message (ipc.AttachedFile): an @-mentioned file of the session's folder. */
+/**
+ * A file attached to a user message (ipc.AttachedFile): an @-mentioned file
+ * of the session's folder (no kind; path is its path), an uploaded text file
+ * (kind "file") or an image (kind "image"); for uploads path is the name.
+ */
 export interface AttachedFile {
   path: string;
   bytes: number;
   /** Only part of it was attached. */
   cut?: boolean;
+  kind?: "file" | "image";
+  /** An image's attachment id (attachments/{id}). */
+  id?: string;
+  media_type?: string;
+  width?: number;
+  height?: number;
+}
+
+/** A stored upload (ipc.AttachmentInfo): the answer to uploading a pasted or dropped file. */
+export interface AttachmentInfo {
+  id: string;
+  name?: string;
+  kind: "image" | "text";
+  media_type: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+  /** The image was scaled down to the providers' limits. */
+  resized?: boolean;
+}
+
+/** An upload named in a turn submission (ipc.AttachmentRef). */
+export interface AttachmentRef {
+  id: string;
+  name?: string;
 }
 
 /** A submission waiting in a session's queue (store.QueuedTurn). */

@@ -69,7 +69,16 @@ export const SESSION_SPEC: Spec<Session> = {
 export const QUEUED_TURN_SPEC: Spec<QueuedTurnRecord> = { turn_id: "string", content: "string" };
 
 /** Spec of ipc.AttachedFile. */
-export const ATTACHED_FILE_SPEC: Spec<AttachedFile> = { path: "string", bytes: "number", cut: "boolean?" };
+export const ATTACHED_FILE_SPEC: Spec<AttachedFile> = {
+  path: "string",
+  bytes: "number",
+  cut: "boolean?",
+  kind: "string?",
+  id: "string?",
+  media_type: "string?",
+  width: "number?",
+  height: "number?",
+};
 
 /** Spec of ipc.PermissionRule (getPermissionRules / setPermissionRules). */
 export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", action: "string" };
@@ -102,7 +111,16 @@ export const TURN_OUTCOME_SPEC: Spec<TurnOutcome> = { id: "string", status: "str
 export const TURN_ERROR_SPEC: Spec<TurnError> = { class: "string", message: "string", attempts: "number" };
 
 /** Spec of store.ImageSource. */
-export const IMAGE_SOURCE_SPEC: Spec<ImageSource> = { type: "string", media_type: "string", data: "string" };
+export const IMAGE_SOURCE_SPEC: Spec<ImageSource> = {
+  type: "string",
+  media_type: "string",
+  data: "string",
+  attachment: "string?",
+  name: "string?",
+  width: "number?",
+  height: "number?",
+  bytes: "number?",
+};
 
 /** Specs of each content block variant, keyed by block type. */
 export const BLOCK_SPECS: {

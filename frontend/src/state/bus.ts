@@ -1,7 +1,7 @@
 // Reducer cases of the bus family (turns, LLM calls, tools, delegation,
 // compaction, sessions, warnings). Pure functions of (state, event).
 
-import type { AttachedFile, EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
+import type { AttachedFile, ContentBlock, EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
 import { newDelegation, putDelegation, putTool, settleBlocks, toolCard } from "./stream";
 import type { SessionState } from "./types";
@@ -14,7 +14,27 @@ type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
  * itself is in the stored message, which a reload reads.
  */
 export function fileBlockHead(a: AttachedFile): string {
-  return `<file path=${JSON.stringify(a.path)} bytes="${a.bytes}"${a.cut ? ' cut="true"' : ""}>`;
+  return `<file ${a.kind === "file" ? "name" : "path"}=${JSON.stringify(a.path)} bytes="${a.bytes}"${a.cut ? ' cut="true"' : ""}>`;
+}
+
+/** The content block turn.started's attachment stands for: an image block naming the upload, or a file block's head. */
+export function attachedBlock(a: AttachedFile): ContentBlock {
+  if (a.kind === "image" && a.id) {
+    return {
+      type: "image",
+      source: {
+        type: "attachment",
+        media_type: a.media_type ?? "",
+        data: "",
+        attachment: a.id,
+        name: a.path,
+        bytes: a.bytes,
+        ...(a.width ? { width: a.width } : {}),
+        ...(a.height ? { height: a.height } : {}),
+      },
+    };
+  }
+  return { type: "text", text: fileBlockHead(a) };
 }
 
 /** Applies turn.started: the turn runs, leaves the queue, and its user message appears. */
@@ -34,7 +54,7 @@ export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionSt
       [p.user_message_id]: {
         id: p.user_message_id,
         role: "user",
-        content: [{ type: "text", text: p.input }, ...(p.attachments ?? []).map((a) => ({ type: "text" as const, text: fileBlockHead(a) }))],
+        content: [...(p.input !== "" || !p.attachments?.length ? [{ type: "text" as const, text: p.input }] : []), ...(p.attachments ?? []).map(attachedBlock)],
         status: "complete",
         stopReason: null,
         usage: null,

@@ -152,3 +152,34 @@ export namespace app {
 
 }
 
+export namespace ipc {
+	
+	export class AttachmentInfo {
+	    id: string;
+	    name?: string;
+	    kind: string;
+	    media_type: string;
+	    bytes: number;
+	    width?: number;
+	    height?: number;
+	    resized?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AttachmentInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.media_type = source["media_type"];
+	        this.bytes = source["bytes"];
+	        this.width = source["width"];
+	        this.height = source["height"];
+	        this.resized = source["resized"];
+	    }
+	}
+
+}
+

@@ -31,9 +31,12 @@ type Hub struct {
 	waiting  map[string]string // tool_use_id → session, awaiting approval
 	answers  []ipc.ApproveToolRequest
 	rules    map[string][]ipc.PermissionRule
-	wg       sync.WaitGroup
-	ctx      context.Context
-	stop     context.CancelFunc
+	// attachments are uploads by id; attached the refs submitted with turns.
+	attachments map[string][]byte
+	attached    []ipc.AttachmentRef
+	wg          sync.WaitGroup
+	ctx         context.Context
+	stop        context.CancelFunc
 }
 
 // New returns a hub over bus; Close waits for scripted turns.
