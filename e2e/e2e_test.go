@@ -225,6 +225,18 @@ func startHeadlessEnv(t *testing.T, ctx context.Context, root string, env []stri
 			t.Fatal(err)
 		}
 	}
+	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace, env, extra...)
+	t.Cleanup(stop)
+	return info
+}
+
+// launchHeadless starts bin --headless on dataDir and workspace with the
+// provider environment env (apptest.Env() plus env) and extra flags, and
+// returns the dashboard's address and token, and stop: it interrupts the
+// process, waits for it (killing it after 10 s) and shows its log if the
+// test failed. Calling stop twice is harmless.
+func launchHeadless(t *testing.T, ctx context.Context, bin, dataDir, workspace string, env []string, extra ...string) (dashboardInfo, func()) {
+	t.Helper()
 	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
 		"--workspace", workspace, "--model", "anthropic:" + model}, extra...)
 	app := exec.CommandContext(ctx, bin, args...)
@@ -240,29 +252,43 @@ func startHeadlessEnv(t *testing.T, ctx context.Context, root string, env []stri
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- app.Wait() }()
-	t.Cleanup(func() {
-		_ = app.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = app.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("agenthub log:\n%s", appLog.String())
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = app.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				_ = app.Process.Kill()
+				<-exited
+			}
+			if t.Failed() {
+				t.Logf("agenthub log:\n%s", appLog.String())
+			}
+		})
+	}
 	info := waitDashboard(t, stdout, dataDir)
 	if info.Token == "" || !strings.Contains(info.URL, "token=") {
+		stop()
 		t.Fatalf("dashboard.json = %+v", info)
 	}
-	return info
+	return info, stop
 }
 
 // runScenario runs e2e/<script> (a scenario.mjs scenario) in chromium
 // against the dashboard, releasing stalls when it asks, and fails the test
 // unless it prints "E2E OK".
 func runScenario(t *testing.T, ctx context.Context, root, node, script string, info dashboardInfo, stalls gates) {
+	t.Helper()
+	runScenarioWith(t, ctx, root, node, script, info, stalls, nil)
+}
+
+// actions are what a scenario may ask the Go side to do besides releasing
+// a stall: sync(name) answers with the action's line (a new URL, say).
+type actions map[string]func() string
+
+// runScenarioWith is runScenario whose syncs may also name acts.
+func runScenarioWith(t *testing.T, ctx context.Context, root, node, script string, info dashboardInfo, stalls gates, acts actions) {
 	t.Helper()
 	artifacts := filepath.Join(root, "artifacts")
 	e2e := exec.CommandContext(ctx, node, filepath.Join(root, "e2e", script))
@@ -287,6 +313,8 @@ func runScenario(t *testing.T, ctx context.Context, root, node, script string, i
 		line := sc.Text()
 		transcript = append(transcript, line)
 		switch {
+		case strings.HasPrefix(line, "SYNC ") && acts[strings.TrimPrefix(line, "SYNC ")] != nil:
+			fmt.Fprintln(in, acts[strings.TrimPrefix(line, "SYNC ")]())
 		case strings.HasPrefix(line, "SYNC "):
 			g, known := stalls[strings.TrimPrefix(line, "SYNC ")]
 			if !known {

@@ -40,19 +40,19 @@ type normalised struct {
 func normaliseImage(data []byte, mediaType string) (normalised, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return normalised{}, fmt.Errorf("not a readable %s image (%v): %w", mediaType, err, ErrUnsupported)
+		return normalised{}, refuse(ErrUnsupported, "not a readable %s image (%v)", mediaType, err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return normalised{}, fmt.Errorf("an image of %d×%d pixels: %w", cfg.Width, cfg.Height, ErrUnsupported)
+		return normalised{}, refuse(ErrUnsupported, "an image of %d×%d pixels", cfg.Width, cfg.Height)
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
-		return normalised{}, fmt.Errorf("%d×%d pixels is more than %d megapixels: %w", cfg.Width, cfg.Height, MaxPixels/1_000_000, ErrTooLarge)
+		return normalised{}, refuse(ErrTooLarge, "%d×%d pixels is more than %d megapixels", cfg.Width, cfg.Height, MaxPixels/1_000_000)
 	}
 	// Decoded whole even when kept as it is: a truncated or corrupt
 	// image is refused here, not by the provider mid-turn.
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
-		return normalised{}, fmt.Errorf("not a readable %s image (%v): %w", mediaType, err, ErrUnsupported)
+		return normalised{}, refuse(ErrUnsupported, "not a readable %s image (%v)", mediaType, err)
 	}
 	animated := format == "gif" && gifFrames(data) > 1
 	if max(cfg.Width, cfg.Height) <= MaxEdge && len(data) <= MaxImageBytes && !animated {

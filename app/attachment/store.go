@@ -51,6 +51,24 @@ var (
 	ErrUnsupported = errors.New("unsupported attachment")
 )
 
+// Error is a refused upload: Error() is the reason as the user reads it
+// (naming the file and what would be accepted); errors.Is matches Kind
+// (ErrTooLarge or ErrUnsupported).
+type Error struct {
+	Reason string
+	Kind   error
+}
+
+func (e *Error) Error() string { return e.Reason }
+
+// Unwrap returns Kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// refuse returns an *Error of kind with the formatted reason.
+func refuse(kind error, format string, args ...any) error {
+	return &Error{Reason: fmt.Sprintf(format, args...), Kind: kind}
+}
+
 // Info describes a stored attachment.
 type Info struct {
 	// ID is the SHA-256 of the stored bytes, lowercase hex: the same
@@ -95,26 +113,30 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) Put(name, mediaType string, data []byte) (Info, error) {
 	name = cleanName(name)
 	if len(data) == 0 {
-		return Info{}, fmt.Errorf("%s is empty: %w", quoted(name), ErrUnsupported)
+		return Info{}, refuse(ErrUnsupported, "%s is empty", quoted(name))
 	}
 	if len(data) > MaxUploadBytes {
-		return Info{}, fmt.Errorf("%s is %s; attachments are at most %s: %w", quoted(name), humanBytes(int64(len(data))), humanBytes(MaxUploadBytes), ErrTooLarge)
+		return Info{}, refuse(ErrTooLarge, "%s is %s; attachments are at most %s", quoted(name), humanBytes(int64(len(data))), humanBytes(MaxUploadBytes))
 	}
 	info := Info{Name: name}
 	if sniffed := http.DetectContentType(data); imageTypes[sniffed] {
 		img, err := normaliseImage(data, sniffed)
 		if err != nil {
+			var re *Error
+			if errors.As(err, &re) {
+				return Info{}, refuse(re.Kind, "%s: %s", quoted(name), re.Reason)
+			}
 			return Info{}, fmt.Errorf("%s: %w", quoted(name), err)
 		}
 		data = img.data
 		info.Kind, info.MediaType, info.Width, info.Height, info.Resized = KindImage, img.mediaType, img.width, img.height, img.resized
 	} else {
 		if !isText(data) {
-			return Info{}, fmt.Errorf("%s is %s, which cannot be attached: attach PNG, JPEG, GIF or WebP images or UTF-8 text files: %w",
-				quoted(name), describeType(sniffed), ErrUnsupported)
+			return Info{}, refuse(ErrUnsupported, "%s is %s, which cannot be attached: attach PNG, JPEG, GIF or WebP images or UTF-8 text files",
+				quoted(name), describeType(sniffed))
 		}
 		if len(data) > MaxTextBytes {
-			return Info{}, fmt.Errorf("%s is %s; text files are attached whole, at most %s: %w", quoted(name), humanBytes(int64(len(data))), humanBytes(MaxTextBytes), ErrTooLarge)
+			return Info{}, refuse(ErrTooLarge, "%s is %s; text files are attached whole, at most %s", quoted(name), humanBytes(int64(len(data))), humanBytes(MaxTextBytes))
 		}
 		info.Kind, info.MediaType = KindText, textMediaType(mediaType)
 	}

@@ -26,15 +26,25 @@ func (h *Hub) PutAttachment(_ context.Context, name, mediaType string, data []by
 	info, err := h.attachments.Put(name, mediaType, data)
 	switch {
 	case errors.Is(err, attachment.ErrTooLarge):
-		return ipc.AttachmentInfo{}, fmt.Errorf("%w: %w", err, ipc.ErrTooLarge)
+		return ipc.AttachmentInfo{}, refusal{err, ipc.ErrTooLarge}
 	case errors.Is(err, attachment.ErrUnsupported):
-		return ipc.AttachmentInfo{}, fmt.Errorf("%w: %w", err, ipc.ErrInvalidInput)
+		return ipc.AttachmentInfo{}, refusal{err, ipc.ErrInvalidInput}
 	case err != nil:
 		return ipc.AttachmentInfo{}, err
 	}
 	h.log.Info("hub: attachment stored", "id", info.ID, "kind", info.Kind, "bytes", info.Bytes, "resized", info.Resized)
 	return attachmentInfo(info), nil
 }
+
+// refusal is a refused upload: its text is the store's reason alone (what
+// the user reads), and it matches both that error and the protocol's kind.
+type refusal struct {
+	err  error
+	kind error
+}
+
+func (r refusal) Error() string   { return r.err.Error() }
+func (r refusal) Unwrap() []error { return []error{r.err, r.kind} }
 
 // ReadAttachment implements ipc.Attacher.
 func (h *Hub) ReadAttachment(_ context.Context, id string) (ipc.AttachmentInfo, []byte, error) {

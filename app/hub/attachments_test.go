@@ -173,8 +173,9 @@ func TestAttachmentLimits(t *testing.T) {
 	h := newHarness(t)
 	s := h.session()
 	ctx := t.Context()
-	if _, err := h.hub.PutAttachment(ctx, "a.pdf", "application/pdf", []byte("%PDF-1.4\n\x00\x00")); !errors.Is(err, ipc.ErrInvalidInput) || !strings.Contains(err.Error(), "a.pdf") {
-		t.Fatalf("a PDF: %v", err)
+	_, err := h.hub.PutAttachment(ctx, "a.pdf", "application/pdf", []byte("%PDF-1.4\n\x00\x00"))
+	if want := `"a.pdf" is application/pdf, which cannot be attached: attach PNG, JPEG, GIF or WebP images or UTF-8 text files`; !errors.Is(err, ipc.ErrInvalidInput) || err.Error() != want {
+		t.Fatalf("a PDF: %v\nwant the reason alone: %s", err, want)
 	}
 	if _, err := h.hub.PutAttachment(ctx, "big.log", "text/plain", bytes.Repeat([]byte("x"), 300<<10)); !errors.Is(err, ipc.ErrTooLarge) {
 		t.Fatalf("a 300 KB text file: %v", err)
