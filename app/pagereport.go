@@ -33,6 +33,9 @@ type PageReport struct {
 	Messages []RenderedMessage `json:"messages"`
 	// FrameStats is set on a "frames" report.
 	FrameStats *FrameStats `json:"frame_stats,omitempty"`
+	// ComposerAttachments are the states of the composer's pending
+	// attachments ("uploading", "ready", "error").
+	ComposerAttachments []string `json:"composer_attachments,omitempty"`
 }
 
 // FrameStats is what the page's frame meter measured between the
@@ -57,6 +60,12 @@ type RenderedMessage struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Retry reports that the outcome offers a Retry button.
 	Retry bool `json:"retry,omitempty"`
+	// Images is how many attached images the message shows; ImagesLoaded
+	// how many of them the window has loaded.
+	Images       int `json:"images,omitempty"`
+	ImagesLoaded int `json:"images_loaded,omitempty"`
+	// Files are the texts of the message's attached-file chips.
+	Files []string `json:"files,omitempty"`
 }
 
 // TestReport hands r to the desktop test harness and reports true when the

@@ -19,6 +19,11 @@ export interface RenderedMessage {
   outcome?: string;
   /** Whether that outcome offers Retry. */
   retry?: boolean;
+  /** Attached images shown under the message, and how many of them loaded. */
+  images?: number;
+  images_loaded?: number;
+  /** Names of the files attached to the message (chips). */
+  files?: string[];
 }
 
 /** Frames drawn while the harness's frame meter ran (app.FrameStats). */
@@ -35,6 +40,8 @@ export interface PageReport {
   running: boolean;
   messages: RenderedMessage[];
   frame_stats?: FrameStats;
+  /** The composer's pending attachments' states ("uploading", "ready", "error"). */
+  composer_attachments?: string[];
 }
 
 /**
@@ -44,7 +51,8 @@ export interface PageReport {
  * fetch of a URL (a probe of the window's Content-Security-Policy); stop
  * reporting transcript changes (quiet: reports only on request, so a
  * benchmark does not pay for them); start the frame meter (frames on) or
- * stop it and report what it measured (frames off, kind "frames").
+ * stop it and report what it measured (frames off, kind "frames"); paste a
+ * width×height PNG named name into the composer (as a screenshot paste).
  */
 type TestCommand =
   | { cmd: 'open'; session_id: string }
@@ -53,7 +61,26 @@ type TestCommand =
   | { cmd: 'click'; selector: string }
   | { cmd: 'fetch'; url: string }
   | { cmd: 'quiet' }
-  | { cmd: 'frames'; on: boolean };
+  | { cmd: 'frames'; on: boolean }
+  | { cmd: 'paste'; name: string; width: number; height: number };
+
+/** Pastes a solid width×height PNG named name into the composer, as the clipboard does. */
+export async function pasteImage(doc: Document, name: string, width: number, height: number): Promise<void> {
+  const canvas = doc.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  const g = canvas.getContext('2d');
+  if (g) {
+    g.fillStyle = '#2a6';
+    g.fillRect(0, 0, width, height);
+  }
+  const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
+  const area = doc.querySelector<HTMLTextAreaElement>('textarea#composer-input');
+  if (!blob || !area) return;
+  const dt = new DataTransfer();
+  dt.items.add(new File([blob], name, { type: 'image/png' }));
+  area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+}
 
 /**
  * A frame meter: a requestAnimationFrame loop counting frames and keeping
@@ -104,8 +131,16 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
         m.outcome = outcome.getAttribute('data-status') ?? '';
         m.retry = outcome.querySelector('.turn-retry') !== null;
       }
+      const images = Array.from(el.querySelectorAll<HTMLImageElement>('[data-testid="attached-image"] img'));
+      if (images.length > 0) {
+        m.images = images.length;
+        m.images_loaded = images.filter((i) => i.getAttribute('data-loaded') === 'true').length;
+      }
+      const files = Array.from(el.querySelectorAll('[data-testid="attached-file"]')).map((f) => (f.textContent ?? '').trim());
+      if (files.length > 0) m.files = files;
       return m;
     }),
+    composer_attachments: Array.from(doc.querySelectorAll('[data-testid="pending-attachment"]')).map((p) => p.getAttribute('data-state') ?? ''),
   };
 }
 
@@ -173,6 +208,7 @@ export function installTestHooks(win: Window = window): void {
     else if (c?.cmd === 'paint') win.requestAnimationFrame(() => win.requestAnimationFrame(() => void send(current('painted'))));
     else if (c?.cmd === 'click' && typeof c.selector === 'string') win.document.querySelector<HTMLElement>(c.selector)?.click();
     else if (c?.cmd === 'fetch' && typeof c.url === 'string') void win.fetch(c.url).catch(() => undefined);
+    else if (c?.cmd === 'paste' && typeof c.name === 'string') void pasteImage(win.document, c.name, c.width, c.height);
     else if (c?.cmd === 'quiet') {
       observer?.disconnect();
       win.removeEventListener('hashchange', schedule);
@@ -190,7 +226,7 @@ export function installTestHooks(win: Window = window): void {
       if (!enabled) return off();
       active = true;
       observer = new MutationObserver(schedule);
-      observer.observe(win.document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid'] });
+      observer.observe(win.document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid', 'data-state', 'data-loaded'] });
       win.addEventListener('hashchange', schedule);
       schedule();
     },

@@ -82,7 +82,14 @@ export function AttachedImage({ source }: { source: ImageSource }) {
   return (
     <>
       <button type="button" className="msg-image-btn" data-testid="attached-image" aria-label={`Show ${name} full size`} title={[name, size].filter(Boolean).join(" · ")} onClick={() => setOpen(true)}>
-        <img className="msg-image" alt={name} src={src} loading="lazy" {...(source.width && source.height ? { width: source.width, height: source.height } : {})} />
+        <img
+          className="msg-image"
+          alt={name}
+          src={src}
+          loading="lazy"
+          onLoad={(e) => e.currentTarget.setAttribute("data-loaded", "true")}
+          {...(source.width && source.height ? { width: source.width, height: source.height } : {})}
+        />
       </button>
       {open && (
         <dialog ref={dialog} className="image-viewer" aria-label={name} onClose={() => setOpen(false)} onClick={() => setOpen(false)}>

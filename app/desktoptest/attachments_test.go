@@ -1,0 +1,67 @@
+//go:build smoketest
+
+package desktoptest
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"agenthub/app"
+	"agenthub/app/llm/llmtest"
+)
+
+// TestImagePastedInWindow: a screenshot pasted into the real window's
+// composer uploads through the bound App.UploadAttachment, shows its
+// thumbnail from the window's own asset server (/attachments/{id}), and
+// reaches the provider as an image block when the message is sent.
+func TestImagePastedInWindow(t *testing.T) {
+	bin, artifacts := setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 600, Output: 8}).Text("A green rectangle.").Finish("end_turn", 8).Response())
+	tmp := t.TempDir()
+	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
+	d := startDesktop(t, bin, artifacts, env, "--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)
+	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	dash := readDashboard(t, dataDir)
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Pasted image"}, http.StatusCreated, &sess)
+	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
+	d.awaitReport("the session open", func(r app.PageReport) bool { return r.SessionID == sess.SessionID })
+	d.command("emit", map[string]any{"data": map[string]any{"cmd": "paste", "name": "window-shot.png", "width": 50, "height": 30}})
+	d.awaitReport("the pasted image uploaded", func(r app.PageReport) bool {
+		return slices.Equal(r.ComposerAttachments, []string{"ready"})
+	})
+	d.command("emit", map[string]any{"data": map[string]string{"cmd": "click", "selector": ".composer-send"}})
+	r := d.awaitReport("the sent image shown and answered", func(r app.PageReport) bool {
+		if len(r.Messages) < 2 || r.Running {
+			return false
+		}
+		u, a := r.Messages[0], r.Messages[len(r.Messages)-1]
+		return u.Role == "user" && u.Images == 1 && u.ImagesLoaded == 1 && a.Role == "assistant" && strings.Contains(a.Text, "A green rectangle.")
+	})
+	if len(r.ComposerAttachments) != 0 {
+		t.Errorf("the composer still holds %v after sending", r.ComposerAttachments)
+	}
+	d.screenshot("desktop-pasted-image.png")
+	d.quit()
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"type":"image"`) || !strings.Contains(string(reqs[0].Body), `"media_type":"image/png"`) {
+		t.Fatalf("the provider request lacks the pasted image: %d requests", len(reqs))
+	}
+}
