@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"agenthub/app/atomicfile"
@@ -145,6 +146,10 @@ func (s *Store) Put(name, mediaType string, data []byte) (Info, error) {
 	info.Bytes = int64(len(data))
 	path := s.path(info.ID)
 	if _, err := os.Stat(path); err == nil {
+		// Stored already: mark it as uploaded now, so a sweep spares it
+		// until the message that will name it is sent.
+		now := time.Now()
+		_ = os.Chtimes(path, now, now)
 		return info, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pngOf encodes a w×h image; alpha < 255 makes it transparent.
@@ -209,4 +210,36 @@ func ExampleStore_Put() {
 	b, _ := s.Put("copy.txt", "text/plain", []byte("hello\n"))
 	fmt.Println(a.Kind, a.Bytes, a.ID == b.ID)
 	// Output: text 6 true
+}
+
+// An upload of bytes already stored marks the blob as fresh, so a sweep
+// spares it until the message that names it is sent.
+func TestPutAgainRefreshesTheBlob(t *testing.T) {
+	s := New(t.TempDir())
+	a, err := s.Put("a.txt", "", []byte("same"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(s.path(a.ID), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := s.Stale(time.Now().Add(-time.Hour)); err != nil || len(ids) != 1 || ids[0] != a.ID {
+		t.Fatalf("Stale = %v, %v", ids, err)
+	}
+	if _, err := s.Put("b.txt", "", []byte("same")); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := s.Stale(time.Now().Add(-time.Hour)); err != nil || len(ids) != 0 {
+		t.Fatalf("after a re-upload Stale = %v, %v", ids, err)
+	}
+	if err := s.Remove(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Get(a.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after Remove: %v", err)
+	}
+	if ids, err := New(filepath.Join(t.TempDir(), "missing")).Stale(time.Now()); err != nil || len(ids) != 0 {
+		t.Fatalf("Stale of a missing dir = %v, %v", ids, err)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"agenthub/app/hub"
 	"agenthub/app/llm"
@@ -251,5 +252,38 @@ func TestAttachmentsSurviveRestart(t *testing.T) {
 	}
 	if src := h.messages(s.ID)[0].Content[1].Source; src == nil || src.Attachment != pic.ID || src.Name != "screen shot.png" {
 		t.Fatalf("stored image after a restart: %+v", src)
+	}
+}
+
+// TestAttachmentSweep: a sweep removes blobs no message names once they are
+// older than the grace period (uploads never sent, text files whose content
+// is in their message, images of deleted sessions) and keeps the rest.
+func TestAttachmentSweep(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	h.srv.Enqueue(textReply("ok"))
+	sent, _ := uploadAndSend(t, h, s.ID, testPNG(t, 12, 12))
+	unsent, err := h.hub.PutAttachment(t.Context(), "later.png", "", testPNG(t, 13, 13))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := h.hub.SweepAttachments(time.Now()); err != nil || n != 0 {
+		t.Fatalf("a sweep within the grace period removed %d (%v)", n, err)
+	}
+	later := time.Now().Add(hub.AttachmentGrace + time.Minute)
+	if n, err := h.hub.SweepAttachments(later); err != nil || n != 2 {
+		t.Fatalf("the sweep removed %d blobs (%v), want 2: the unsent image and the sent text file", n, err)
+	}
+	if _, _, err := h.hub.ReadAttachment(t.Context(), unsent.ID); !errors.Is(err, ipc.ErrAttachmentNotFound) {
+		t.Fatalf("the unsent upload is still there: %v", err)
+	}
+	if _, _, err := h.hub.ReadAttachment(t.Context(), sent.ID); err != nil {
+		t.Fatalf("the sent image was swept: %v", err)
+	}
+	if err := h.hub.DeleteSession(t.Context(), s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := h.hub.SweepAttachments(later); err != nil || n != 1 {
+		t.Fatalf("after deleting the session the sweep removed %d (%v), want its image", n, err)
 	}
 }

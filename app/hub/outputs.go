@@ -66,8 +66,8 @@ func (h *Hub) pruneOutputs(now time.Time) (int, error) {
 	return removed, errors.Join(errs...)
 }
 
-// runOutputPruner prunes tool outputs at start and every
-// OutputPruneInterval until the hub closes.
+// runOutputPruner prunes tool outputs, and sweeps attachments no message
+// names, at start and every OutputPruneInterval until the hub closes.
 func (h *Hub) runOutputPruner() {
 	defer h.bg.Done()
 	prune := func() {
@@ -75,6 +75,11 @@ func (h *Hub) runOutputPruner() {
 			h.log.Warn("hub: pruning tool outputs", "removed", n, "err", err)
 		} else if n > 0 {
 			h.log.Info("hub: pruned tool outputs", "removed", n, "retention", h.cfg.OutputRetention)
+		}
+		if n, err := h.sweepAttachments(time.Now()); err != nil {
+			h.log.Warn("hub: sweeping attachments", "removed", n, "err", err)
+		} else if n > 0 {
+			h.log.Info("hub: removed attachments no message names", "removed", n)
 		}
 	}
 	prune()
