@@ -1,7 +1,7 @@
 // Attachments in a real browser (issue 17; TestAttachmentsInBrowser runs it
 // once per provider wire format): a screenshot pasted into the composer of a
-// new session, a text file chosen with the paperclip, an unsupported file
-// refused on its chip; the message sent with both; then the binary is
+// new session, a text file dropped on it, an unsupported file chosen with
+// the paperclip refused on its chip; the message sent with both; then the binary is
 // restarted on the same data dir (sync "restart" answers with its new URL)
 // and the reloaded history shows the thumbnail and the file again.
 
@@ -49,9 +49,16 @@ await runScenario(`attachments-${width}`, async ({ page, step, sync, shot }) => 
     return img instanceof HTMLImageElement && img.complete && img.naturalWidth === 64;
   }, null, { timeout: T });
 
-  step('a text file chosen with the paperclip; a binary file is refused with the reason on its chip');
+  step('a text file dropped on the composer; a binary file chosen with the paperclip is refused with the reason on its chip');
+  const drop = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['# Notes\nremember the milk\n'], 'notes.md', { type: 'text/markdown' }));
+    return dt;
+  });
+  await page.locator('.composer').dispatchEvent('dragover', { dataTransfer: drop });
+  await page.locator('.composer.is-dragging').waitFor({ timeout: T });
+  await page.locator('.composer').dispatchEvent('drop', { dataTransfer: drop });
   await page.locator('[data-testid="attach-input"]').setInputFiles([
-    { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Notes\nremember the milk\n') },
     { name: 'tool.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]) },
   ]);
   await chips.filter({ hasText: 'notes.md' }).and(page.locator('[data-state="ready"]')).waitFor({ timeout: T });
