@@ -80,6 +80,9 @@ export namespace app {
 	    text: string;
 	    outcome?: string;
 	    retry?: boolean;
+	    images?: number;
+	    images_loaded?: number;
+	    files?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new RenderedMessage(source);
@@ -92,6 +95,9 @@ export namespace app {
 	        this.text = source["text"];
 	        this.outcome = source["outcome"];
 	        this.retry = source["retry"];
+	        this.images = source["images"];
+	        this.images_loaded = source["images_loaded"];
+	        this.files = source["files"];
 	    }
 	}
 	export class PageReport {
@@ -101,6 +107,7 @@ export namespace app {
 	    running: boolean;
 	    messages: RenderedMessage[];
 	    frame_stats?: FrameStats;
+	    composer_attachments?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new PageReport(source);
@@ -114,6 +121,7 @@ export namespace app {
 	        this.running = source["running"];
 	        this.messages = this.convertValues(source["messages"], RenderedMessage);
 	        this.frame_stats = this.convertValues(source["frame_stats"], FrameStats);
+	        this.composer_attachments = source["composer_attachments"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
