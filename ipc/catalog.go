@@ -29,6 +29,9 @@ const (
 	// TypeMCPServerStatus reports a change of an MCP server's state into
 	// the sessions it serves that are watched or running (docs/mcp.md).
 	TypeMCPServerStatus = "mcp.server_status"
+	// TypeTurnUndone says the file changes of a turn were undone: which
+	// files were restored and which were left alone, and why.
+	TypeTurnUndone = "turn.undone"
 )
 
 // Event types of the streaming family: also in the log, but replayable only
@@ -69,7 +72,7 @@ var BusTypes = []string{
 	TypeLLMCallFailed, TypeLLMCallStalled, TypeToolCalled, TypeToolCompleted, TypeToolFailed,
 	TypeToolApprovalRequested, TypeToolApprovalResolved, TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
 	TypeDelegateFailed, TypeCompactionStarted, TypeCompactionComplete,
-	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning, TypeMCPServerStatus,
+	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning, TypeMCPServerStatus, TypeTurnUndone,
 }
 
 // StreamingTypes lists the streaming family in stream order.

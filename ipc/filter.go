@@ -22,7 +22,7 @@ var ChatTypes = []string{
 	TypeToolApprovalRequested, TypeToolApprovalResolved,
 	TypeTurnCompleted, TypeTurnCancelled,
 	TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed,
-	TypeCompactionStarted, TypeCompactionComplete, TypeMCPServerStatus,
+	TypeCompactionStarted, TypeCompactionComplete, TypeMCPServerStatus, TypeTurnUndone,
 	TypeMessageStart, TypeTextDelta, TypeThinkingDelta,
 	TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd, TypeToolOutputDelta,
 	TypeMessageComplete,

@@ -197,3 +197,36 @@ type Attacher interface {
 	ReadAttachment(ctx context.Context, id string) (AttachmentInfo, []byte, error)
 	SubmitTurnWithAttachments(ctx context.Context, sessionID, content string, attachments []AttachmentRef) (SubmitResult, error)
 }
+
+// TurnChanges is the answer to RPC getTurnChanges: the workspace files a
+// turn changed, each with its content before and after the turn when that
+// is text small enough to show (a diff), and the undo, once made.
+type TurnChanges struct {
+	TurnID    string       `json:"turn_id"`
+	Workspace string       `json:"workspace"`
+	Changes   []FileChange `json:"changes"`
+	Undone    *TurnUndone  `json:"undone,omitempty"`
+}
+
+// FileChange is one file a turn changed. Status is "created", "modified"
+// or "deleted"; Before/After are absent when the content is not text,
+// too large to show, or not kept; Unrestorable says why undo cannot
+// restore it.
+type FileChange struct {
+	Path         string  `json:"path"`
+	Tool         string  `json:"tool"`
+	Status       string  `json:"status"`
+	Before       *string `json:"before,omitempty"`
+	After        *string `json:"after,omitempty"`
+	Unrestorable string  `json:"unrestorable,omitempty"`
+}
+
+// TurnUndoer is optionally implemented by a HubAPI: a turn's file changes
+// and their undo (docs/undo.md). UndoTurn restores every file the turn
+// changed that is still as the turn left it and never overwrites one
+// changed since; it is ErrInvalidInput while the session runs a turn, for a
+// turn that changed nothing, and the second time.
+type TurnUndoer interface {
+	TurnChanges(ctx context.Context, sessionID, turnID string) (TurnChanges, error)
+	UndoTurn(ctx context.Context, sessionID, turnID string) (TurnUndone, error)
+}

@@ -173,6 +173,9 @@ type TurnCompleted struct {
 	Usage      store.Usage `json:"usage"`
 	Error      string      `json:"error,omitempty"`
 	ErrorClass string      `json:"error_class,omitempty"`
+	// FilesChanged is how many workspace files the turn changed (additive;
+	// undoTurn restores them).
+	FilesChanged int `json:"files_changed,omitempty"`
 }
 
 // TurnCancelled is the payload of turn.cancelled.
@@ -180,6 +183,23 @@ type TurnCancelled struct {
 	Reason           string   `json:"reason"` // "user_cancel", "timeout", "interrupted", ...
 	PartialMessageID string   `json:"partial_message_id,omitempty"`
 	CancelledTools   []string `json:"cancelled_tools,omitempty"`
+	// FilesChanged is how many workspace files the turn changed before it
+	// was cancelled (additive).
+	FilesChanged int `json:"files_changed,omitempty"`
+}
+
+// TurnUndone is the payload of turn.undone (the envelope's turn_id is the
+// undone turn): the files restored to their content before the turn, and
+// those left alone with the reason (changed since, not kept).
+type TurnUndone struct {
+	Restored []string      `json:"restored"`
+	Skipped  []SkippedFile `json:"skipped"`
+}
+
+// SkippedFile is a file an undo left alone.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // DelegateStarted is the payload of delegate.started (seed 004 delegation_call).

@@ -61,7 +61,7 @@ var (
 		StatusText: "Ran: go test ./... (exit 1)", Summary: "**exit 1**",
 		CreatedAt: time.Date(2026, 5, 8, 14, 23, 12, 345_000_000, time.UTC),
 		Turn: &store.TurnOutcome{ID: fxTurn, Status: store.TurnFailed,
-			Error: &store.TurnError{Class: ErrClassOverloaded, Message: "provider overloaded", Attempts: 4}},
+			Error: &store.TurnError{Class: ErrClassOverloaded, Message: "provider overloaded", Attempts: 4}, FilesChanged: 2, FilesUndone: true},
 	}
 )
 
@@ -97,8 +97,10 @@ func fixturePayloads() map[string]struct {
 		TypeToolFailed: {ActorTool, ToolFailed{ToolUseID: fxTool, ToolName: "bash", ErrorClass: ToolErrCancelled,
 			Message: "cancelled by user", StatusText: "Cancelled", Summary: "~~go test ./...~~ cancelled"}},
 		TypeTurnCompleted: {ActorAgent, TurnCompleted{Status: TurnStatusFailed, StopReason: "error", Usage: fxUsage,
-			Error: "provider overloaded", ErrorClass: ErrClassOverloaded}},
-		TypeTurnCancelled: {ActorUser, TurnCancelled{Reason: "user_cancel", PartialMessageID: fxMessage, CancelledTools: []string{fxTool}}},
+			Error: "provider overloaded", ErrorClass: ErrClassOverloaded, FilesChanged: 2}},
+		TypeTurnCancelled: {ActorUser, TurnCancelled{Reason: "user_cancel", PartialMessageID: fxMessage, CancelledTools: []string{fxTool}, FilesChanged: 1}},
+		TypeTurnUndone: {ActorUser, TurnUndone{Restored: []string{"notes.txt"},
+			Skipped: []SkippedFile{{Path: "main.go", Reason: "changed since the turn"}}}},
 		TypeDelegateStarted: {ActorTool, DelegateStarted{ToolUseID: fxDeleg, WorkerSessionID: fxWorker, Task: "Find the flaky test",
 			Depth: 1, StatusText: "Starting worker", Summary: "**Task:** Find the flaky test"}},
 		TypeDelegateCompleted: {ActorTool, DelegateCompleted{ToolUseID: fxDeleg, WorkerSessionID: fxWorker, Success: true,

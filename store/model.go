@@ -208,11 +208,15 @@ type TurnOutcome struct {
 	ID     string     `json:"id"`
 	Status string     `json:"status"`
 	Error  *TurnError `json:"error,omitempty"`
+	// FilesChanged is how many workspace files the turn changed;
+	// FilesUndone says those changes were undone.
+	FilesChanged int  `json:"files_changed,omitempty"`
+	FilesUndone  bool `json:"files_undone,omitempty"`
 }
 
 // Outcome returns the outcome t's user message shows.
 func (t Turn) Outcome() *TurnOutcome {
-	o := &TurnOutcome{ID: t.ID, Status: t.Status}
+	o := &TurnOutcome{ID: t.ID, Status: t.Status, FilesChanged: t.FilesChanged, FilesUndone: t.FilesUndone}
 	switch {
 	case t.Status == TurnQueued:
 		o.Status = TurnRunning
@@ -245,4 +249,8 @@ type Turn struct {
 	Content []ContentBlock `json:"content,omitempty"`
 	// Error is why a failed turn failed.
 	Error *TurnError `json:"error,omitempty"`
+	// FilesChanged is how many workspace files the turn changed (its
+	// checkpoint, app/checkpoint); FilesUndone is set once they were undone.
+	FilesChanged int  `json:"files_changed,omitempty"`
+	FilesUndone  bool `json:"files_undone,omitempty"`
 }

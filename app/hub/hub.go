@@ -22,6 +22,7 @@ import (
 
 	"agenthub/app/agent"
 	"agenthub/app/attachment"
+	"agenthub/app/checkpoint"
 	"agenthub/app/llm"
 	"agenthub/app/permission"
 	"agenthub/app/tool"
@@ -140,6 +141,7 @@ type Hub struct {
 	perms       *permission.Store // workspace rules (DATA_DIR/permissions.json)
 	approvals   approvals         // tool calls waiting for the user
 	attachments *attachment.Store // uploads (DATA_DIR/attachments)
+	checkpoints *checkpoint.Store // turns' file changes (DATA_DIR/checkpoints)
 }
 
 var _ ipc.HubAPI = (*Hub)(nil)
@@ -173,6 +175,8 @@ type run struct {
 	deadline  time.Time
 	remaining time.Duration
 	waiting   int
+	// files records the turn's workspace changes (undoTurn).
+	files *checkpoint.Turn
 }
 
 // New returns a hub over bus (and its store) that takes LLM providers from
@@ -223,6 +227,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
 		providers: providers, sessions: map[string]*session{},
 		attachments: attachment.New(filepath.Join(cfg.DataDir, "attachments")),
+		checkpoints: checkpoint.New(filepath.Join(cfg.DataDir, "checkpoints")),
 	}
 	perms, err := permission.OpenStore(filepath.Join(cfg.DataDir, permission.FileName))
 	if err != nil {
@@ -512,6 +517,9 @@ func (h *Hub) DeleteSession(ctx context.Context, sessionID string) error {
 	h.mu.Unlock()
 	if err := os.RemoveAll(h.outputDir(sessionID)); err != nil {
 		h.log.Warn("hub: removing a deleted session's tool output", "session", sessionID, "err", err)
+	}
+	if err := h.checkpoints.DeleteSession(sessionID); err != nil {
+		h.log.Warn("hub: removing a deleted session's file checkpoints", "session", sessionID, "err", err)
 	}
 	return nil
 }

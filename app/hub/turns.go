@@ -306,6 +306,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 		outDir := h.outputDir(sessionID)
 		d := &delegator{h: h, sessionID: sessionID, turnID: turn.ID}
 		tools := tool.BuiltinsWithOptions(d, h.cfg.ToolOptions)
+		r.files = h.checkpoints.Begin(sessionID, turn.ID, sess.WorkspacePath, h.log)
 		var beforeTools func(context.Context)
 		if h.cfg.BeforeTools != nil {
 			beforeTools = func(ctx context.Context) { h.cfg.BeforeTools(ctx, sessionID, turn.ID) }
@@ -314,7 +315,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
 			Tools: tools, ExtraTools: h.extraTools(sess.WorkspacePath),
 			Env: tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir,
-				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork},
+				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork, Files: r.files},
 			Context:        h.contextFunc(s, turn.ID, route.Model, tools),
 			Recorder:       rec,
 			MaxTokens:      h.cfg.MaxTokens,
@@ -352,6 +353,9 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 	}
 	t := r.turn
 	t.EndedAt = time.Now().UTC()
+	if r.files != nil {
+		t.FilesChanged = len(r.files.Finish().Changes)
+	}
 	var d ipc.Draft
 	switch out.Status {
 	case agent.StatusCancelled:
@@ -361,19 +365,19 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		}
 		t.Status, t.Reason = store.TurnCancelled, reason
 		d = ipc.Draft{Type: ipc.TypeTurnCancelled, Actor: ipc.ActorAgent, Payload: ipc.TurnCancelled{
-			Reason: reason, PartialMessageID: out.PartialMessageID, CancelledTools: out.CancelledTools,
+			Reason: reason, PartialMessageID: out.PartialMessageID, CancelledTools: out.CancelledTools, FilesChanged: t.FilesChanged,
 		}}
 	case agent.StatusFailed:
 		t.Status, t.Reason = store.TurnFailed, out.ErrorClass
 		t.Error = &store.TurnError{Class: out.ErrorClass, Message: out.Error, Attempts: out.Attempts}
 		d = ipc.Draft{Type: ipc.TypeTurnCompleted, Actor: ipc.ActorAgent, Payload: ipc.TurnCompleted{
 			Status: ipc.TurnStatusFailed, StopReason: out.StopReason, Usage: out.Usage,
-			Error: out.Error, ErrorClass: out.ErrorClass,
+			Error: out.Error, ErrorClass: out.ErrorClass, FilesChanged: t.FilesChanged,
 		}}
 	default:
 		t.Status = store.TurnCompleted
 		d = ipc.Draft{Type: ipc.TypeTurnCompleted, Actor: ipc.ActorAgent, Payload: ipc.TurnCompleted{
-			Status: ipc.TurnStatusCompleted, StopReason: out.StopReason, Usage: out.Usage,
+			Status: ipc.TurnStatusCompleted, StopReason: out.StopReason, Usage: out.Usage, FilesChanged: t.FilesChanged,
 		}}
 	}
 	d.SessionID, d.TurnID, d.Ops = rec.s.rec.ID, t.ID, []store.Op{store.PutTurn(t)}

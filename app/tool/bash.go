@@ -112,6 +112,10 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	cmd.Stdout, cmd.Stderr = pw, pw
 	marker := newMarker()
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", MarkerEnv+"="+marker)
+	if env.Files != nil {
+		// After the group is gone (deferred: runs on every return below).
+		defer env.Files.BeforeCommand("bash")()
+	}
 	start := time.Now()
 	pg, err := startGroup(cmd, marker)
 	pw.Close() // the children hold the write end now

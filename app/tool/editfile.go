@@ -111,9 +111,11 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	at := strings.Index(content, *in.Old)
 	line := 1 + strings.Count(content[:at], "\n")
 	updated := content[:at] + *in.New + content[at+len(*in.Old):]
+	env.beforeWrite("edit_file", real)
 	if err := atomicWrite(real, []byte(updated), keptMode(fi)); err != nil {
 		return failed, errorf(errclass.ToolExec, "edit_file: %s: %v", disp, unwrapPathErr(err))
 	}
+	env.afterWrite("edit_file", real)
 	oldN, newN := countLines(*in.Old), countLines(*in.New)
 	return Result{
 		Output: fmt.Sprintf("Edited %s: replaced %s with %s at line %d.\n", disp,

@@ -40,6 +40,36 @@ type Env struct {
 	// Options.Sandbox is set): reads only inside the workspace, no TCP.
 	ReadWorkspaceOnly bool
 	NoNetwork         bool
+	// Files, when non-nil, is told about the workspace changes the call
+	// makes (app/checkpoint records them so a turn can be undone).
+	Files FileWatcher
+}
+
+// FileWatcher is told about the workspace changes of a turn's tool calls.
+// Its methods are called from several calls' goroutines at once and must
+// not fail the call: a watcher that cannot record a change logs it.
+type FileWatcher interface {
+	// BeforeWrite is called with the resolved path before write_file or
+	// edit_file replaces it; AfterWrite after it did.
+	BeforeWrite(tool, path string)
+	AfterWrite(tool, path string)
+	// BeforeCommand is called before a bash command starts; the returned
+	// func is called once it has ended (files it wrote are found by
+	// comparing the workspace before and after).
+	BeforeCommand(tool string) (after func())
+}
+
+// beforeWrite and afterWrite tell env's watcher, if any.
+func (env Env) beforeWrite(tool, path string) {
+	if env.Files != nil {
+		env.Files.BeforeWrite(tool, path)
+	}
+}
+
+func (env Env) afterWrite(tool, path string) {
+	if env.Files != nil {
+		env.Files.AfterWrite(tool, path)
+	}
 }
 
 // Result is what a completed tool call produced.

@@ -73,9 +73,11 @@ func (writeFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (R
 	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 		return failed, errorf(errclass.ToolExec, "write_file: creating parent directories of %s: %v", disp, unwrapPathErr(err))
 	}
+	env.beforeWrite("write_file", real)
 	if err := atomicWrite(real, []byte(*in.Content), mode); err != nil {
 		return failed, errorf(errclass.ToolExec, "write_file: %s: %v", disp, unwrapPathErr(err))
 	}
+	env.afterWrite("write_file", real)
 	lines := countLines(*in.Content)
 	excerpt, cut := excerptHead(*in.Content, summaryExcerptLines, summaryExcerptBytes)
 	summary := fmt.Sprintf("%s %s: %s, %d bytes\n\n", verb, codeSpan(disp), plural(lines, "line", "lines"), len(*in.Content))

@@ -110,6 +110,8 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodReadToolOutput, h.readToolOutput)
 	d.Register(MethodGetInstructions, h.getInstructions)
 	d.Register(MethodListFiles, h.listFiles)
+	d.Register(MethodGetTurnChanges, h.getTurnChanges)
+	d.Register(MethodUndoTurn, h.undoTurn)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's

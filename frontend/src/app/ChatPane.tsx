@@ -248,6 +248,8 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
       onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text),
       onRetry: (text) => void ctl.send(text),
       readToolOutput: (toolUseId, offset, length) => ctl.readToolOutput(toolUseId, offset, length),
+      turnChanges: (turnId) => ctl.turnChanges(turnId),
+      undoTurn: (turnId) => ctl.undoTurn(turnId),
     }),
     [ctl, sessionId],
   );

@@ -5,7 +5,7 @@
 // animation frame. Components read the store and call these methods.
 
 import type { StoreApi } from "zustand/vanilla";
-import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type ServerFrame, type Session } from "../protocol";
+import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type ServerFrame, type Session, type TurnChanges, type TurnUndone } from "../protocol";
 import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
@@ -246,6 +246,20 @@ export class AppController {
     const id = this.state.ui.selectedId;
     if (!id) return Promise.reject(new Error("no session is open"));
     return this.hub.readToolOutput(id, toolUseId, offset, length);
+  }
+
+  /** The files a turn of the open session changed (errors reject: the panel shows them). */
+  turnChanges(turnId: string): Promise<TurnChanges> {
+    const id = this.state.ui.selectedId;
+    if (!id) return Promise.reject(new Error("no session is open"));
+    return this.hub.getTurnChanges(id, turnId);
+  }
+
+  /** Undoes a turn's file changes in the open session (errors reject: the panel shows them). */
+  undoTurn(turnId: string): Promise<TurnUndone> {
+    const id = this.state.ui.selectedId;
+    if (!id) return Promise.reject(new Error("no session is open"));
+    return this.hub.undoTurn(id, turnId);
   }
 
   /** The open session folder's files matching query, for @-completion ([] when none or on failure). */

@@ -2,7 +2,7 @@
 // that plays recorded server frames (the real wire traces). Used by the
 // Vitest suites only.
 
-import type { ApprovalAnswer, ApprovalMode, AttachmentRef, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
+import type { ApprovalAnswer, ApprovalMode, AttachmentRef, TurnChanges, TurnUndone, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
 import type { ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
@@ -158,6 +158,20 @@ export class FakeHub implements HubClient {
     const slice = text.slice(offset, offset + length);
     const next = offset + slice.length;
     return Promise.resolve({ text: slice, offset, next, size: text.length, eof: next >= text.length });
+  }
+  /** Turn changes by turn id (getTurnChanges / undoTurn). */
+  changes: Record<string, TurnChanges> = {};
+  getTurnChanges(id: string, turnId: string): Promise<TurnChanges> {
+    this.calls.push(["getTurnChanges", id, turnId]);
+    return Promise.resolve(this.changes[turnId] ?? { turn_id: turnId, workspace: "", changes: [] });
+  }
+  undoTurn(id: string, turnId: string): Promise<TurnUndone> {
+    this.calls.push(["undoTurn", id, turnId]);
+    const c = this.changes[turnId];
+    if (!c || c.changes.length === 0) return Promise.reject(new RpcError("INVALID_PARAMS", "the turn changed no files"));
+    const undone = { restored: c.changes.map((x) => x.path), skipped: [] };
+    c.undone = undone;
+    return Promise.resolve(undone);
   }
   listFiles(id: string, query: string, limit = 12): Promise<string[]> {
     this.calls.push(["listFiles", id, query]);

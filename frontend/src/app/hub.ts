@@ -14,6 +14,8 @@ import {
   type PermissionRule,
   type Session,
   type ToolApprovalRequested,
+  type TurnChanges,
+  type TurnUndone,
 } from "../protocol";
 
 export type { ModelInfo };
@@ -169,6 +171,10 @@ export interface HubClient {
   readToolOutput(id: string, toolUseId: string, offset: number, length?: number): Promise<ToolOutputChunk>;
   /** The instruction files (AGENTS.md / CLAUDE.md) the session's next turn reads, outermost first. */
   getInstructions(id: string): Promise<InstructionFile[]>;
+  /** The files a turn changed, with their content before and after (docs/undo.md). */
+  getTurnChanges(id: string, turnId: string): Promise<TurnChanges>;
+  /** Restores the files a turn changed; files changed since are left alone (skipped, with the reason). */
+  undoTurn(id: string, turnId: string): Promise<TurnUndone>;
   /** The session folder's files matching query (fuzzy, .gitignore respected), best first. */
   listFiles(id: string, query: string, limit?: number): Promise<string[]>;
 }
@@ -259,6 +265,12 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async getInstructions(id) {
       return list<InstructionFile>(await rpc.call("getInstructions", { session_id: id }), "files");
+    },
+    getTurnChanges(id, turnId) {
+      return rpc.call<TurnChanges>("getTurnChanges", { session_id: id, turn_id: turnId });
+    },
+    undoTurn(id, turnId) {
+      return rpc.call<TurnUndone>("undoTurn", { session_id: id, turn_id: turnId });
     },
     readToolOutput(id, toolUseId, offset, length) {
       return rpc.call<ToolOutputChunk>("readToolOutput", { session_id: id, tool_use_id: toolUseId, offset, ...(length ? { length } : {}) });

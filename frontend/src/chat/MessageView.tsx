@@ -11,6 +11,7 @@ import { DelegationCard } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
 import { ToolCard } from "./ToolCard";
+import { TurnFiles } from "./TurnFiles";
 import { TurnOutcomeView } from "./TurnOutcome";
 
 /** Formats a dollar cost like the usage lines: four decimals under $1 ("$0.0087"), two from $1 ("$12.40"). */
@@ -209,6 +210,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
       {m.role === "user" && m.turnOutcome && (
         <TurnOutcomeView outcome={m.turnOutcome} text={m.content.map((b) => (b.type === "text" && !isFileBlock(b.text) ? b.text : "")).join("")} />
       )}
+      {m.role === "user" && m.turnOutcome && <TurnFiles outcome={m.turnOutcome} />}
       {(m.annotation || m.usage || copyable) && (
         <footer className="msg-meta">
           {m.annotation && <span className="msg-annotation">{m.annotation}</span>}

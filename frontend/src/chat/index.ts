@@ -4,6 +4,7 @@ export * from "./ToolCard";
 export * from "./DelegationCard";
 export * from "./MessageView";
 export * from "./Attachments";
+export * from "./TurnFiles";
 export * from "./MessageList";
 export * from "./Status";
 export * from "./Composer";

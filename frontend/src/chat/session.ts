@@ -5,7 +5,7 @@
 import { createContext, useContext } from "react";
 import type { StoreApi } from "zustand/vanilla";
 import { useStore } from "zustand";
-import type { ApprovalAnswer } from "../protocol";
+import type { ApprovalAnswer, TurnChanges, TurnUndone } from "../protocol";
 import type { AppStore, SessionState } from "../state";
 
 /** What the chat components of one session read. */
@@ -20,6 +20,10 @@ export interface ChatSession {
   onRetry?: (text: string) => void;
   /** Reads a slice of a tool call's stored output (the full-output panel). */
   readToolOutput?: (toolUseId: string, offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
+  /** The files a turn changed (the turn's "N files changed" panel). */
+  turnChanges?: (turnId: string) => Promise<TurnChanges>;
+  /** Undoes a turn's file changes. */
+  undoTurn?: (turnId: string) => Promise<TurnUndone>;
 }
 
 /** Provided by ChatPane (or a test) around the chat components. */

@@ -14,6 +14,7 @@ import {
   QUEUED_TURN_SPEC,
   ATTACHED_FILE_SPEC,
   SESSION_SPEC,
+  SKIPPED_FILE_SPEC,
   TURN_ERROR_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
@@ -59,6 +60,13 @@ function checkKind(kind: Kind, v: unknown): string | null {
       for (const a of v) {
         const why = checkObject(ATTACHED_FILE_SPEC, a);
         if (why !== null) return `attachment: ${why}`;
+      }
+      return null;
+    case "skipped-files":
+      if (!Array.isArray(v)) return "want skipped file array";
+      for (const f of v) {
+        const why = checkObject(SKIPPED_FILE_SPEC, f);
+        if (why !== null) return `skipped file: ${why}`;
       }
       return null;
     case "image-source":

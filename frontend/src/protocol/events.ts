@@ -27,6 +27,7 @@ export const BUS_TYPES = [
   "session.updated",
   "bus.handler_warning",
   "mcp.server_status",
+  "turn.undone",
 ] as const;
 
 /** Streaming-family event types (ipc.StreamingTypes), in stream order. */
@@ -203,6 +204,8 @@ export interface TurnCompleted {
   usage: Usage;
   error?: string;
   error_class?: string;
+  /** How many workspace files the turn changed (undoTurn restores them). */
+  files_changed?: number;
 }
 
 /** Payload of turn.cancelled. */
@@ -210,6 +213,20 @@ export interface TurnCancelled {
   reason: string;
   partial_message_id?: string;
   cancelled_tools?: string[];
+  /** How many workspace files the turn changed before it was cancelled. */
+  files_changed?: number;
+}
+
+/** A file an undo left alone (ipc.SkippedFile). */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+/** Payload of turn.undone (the envelope's turn_id is the undone turn). */
+export interface TurnUndone {
+  restored: string[];
+  skipped: SkippedFile[];
 }
 
 /** Payload of delegate.started (seed 004 delegation_call). */
@@ -375,6 +392,7 @@ export interface PayloadMap {
   "session.updated": SessionChanged;
   "bus.handler_warning": HandlerWarning;
   "mcp.server_status": MCPServerStatus;
+  "turn.undone": TurnUndone;
   "message.start": MessageStart;
   "text.delta": TextDelta;
   "thinking.delta": ThinkingDelta;

@@ -104,6 +104,9 @@ export interface TurnOutcome {
   id: string;
   status: "running" | "completed" | "failed" | "cancelled" | "interrupted" | string;
   error?: TurnError;
+  /** How many workspace files the turn changed; files_undone once they were undone. */
+  files_changed?: number;
+  files_undone?: boolean;
 }
 
 /** A session (store.Session). Optional fields are omitempty in Go. */
@@ -164,6 +167,26 @@ export interface AttachmentInfo {
   height?: number;
   /** The image was scaled down to the providers' limits. */
   resized?: boolean;
+}
+
+/** One file a turn changed (ipc.FileChange); before/after are absent when not text, too large or not kept. */
+export interface FileChange {
+  path: string;
+  tool: string;
+  status: "created" | "modified" | "deleted";
+  before?: string;
+  after?: string;
+  /** Why undo cannot restore it. */
+  unrestorable?: string;
+}
+
+/** The files a turn changed (ipc.TurnChanges, RPC getTurnChanges). */
+export interface TurnChanges {
+  turn_id: string;
+  workspace: string;
+  changes: FileChange[];
+  /** The undo, once made. */
+  undone?: { restored: string[]; skipped: { path: string; reason: string }[] };
 }
 
 /** An upload named in a turn submission (ipc.AttachmentRef). */

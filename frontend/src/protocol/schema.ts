@@ -3,7 +3,7 @@
 // a key's optionality wrong, so these lists cannot drift from the TS types;
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
-import type { EventType, PayloadMap } from "./events";
+import type { EventType, PayloadMap, SkippedFile } from "./events";
 import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
@@ -21,7 +21,8 @@ export type Kind =
   | "image-source"
   | "turn-outcome"
   | "turn-error"
-  | "attachments";
+  | "attachments"
+  | "skipped-files";
 
 /** A field spec: its kind, with a "?" suffix when the key is optional (omitempty in Go). */
 export type FieldSpec = Kind | `${Kind}?`;
@@ -105,7 +106,10 @@ export const MESSAGE_SPEC: Spec<Message> = {
 };
 
 /** Spec of store.TurnOutcome. */
-export const TURN_OUTCOME_SPEC: Spec<TurnOutcome> = { id: "string", status: "string", error: "turn-error?" };
+export const TURN_OUTCOME_SPEC: Spec<TurnOutcome> = { id: "string", status: "string", error: "turn-error?", files_changed: "number?", files_undone: "boolean?" };
+
+/** Spec of ipc.SkippedFile. */
+export const SKIPPED_FILE_SPEC: Spec<SkippedFile> = { path: "string", reason: "string" };
 
 /** Spec of store.TurnError. */
 export const TURN_ERROR_SPEC: Spec<TurnError> = { class: "string", message: "string", attempts: "number" };
@@ -224,8 +228,9 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     usage: "usage",
     error: "string?",
     error_class: "string?",
+    files_changed: "number?",
   },
-  "turn.cancelled": { reason: "string", partial_message_id: "string?", cancelled_tools: "string[]?" },
+  "turn.cancelled": { reason: "string", partial_message_id: "string?", cancelled_tools: "string[]?", files_changed: "number?" },
   "delegate.started": {
     tool_use_id: "string",
     worker_session_id: "string",
@@ -274,6 +279,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     restarts: "number",
     retry_in_ms: "number?",
   },
+  "turn.undone": { restored: "string[]", skipped: "skipped-files" },
   "message.start": { message_id: "string", role: "string", model: "string" },
   "text.delta": { message_id: "string", content_block_index: "number", text: "string" },
   "thinking.delta": {

@@ -69,6 +69,18 @@ export function onTurnStarted(s: SessionState, e: Ev<"turn.started">): SessionSt
   };
 }
 
+/** Applies turn.undone: the turn's outcome says its file changes were undone. */
+export function onTurnUndone(s: SessionState, e: Ev<"turn.undone">): SessionState {
+  if (e.turn_id === null) return s;
+  for (const id of s.order) {
+    const m = s.messages[id];
+    if (m?.role === "user" && m.turnId === e.turn_id && m.turnOutcome) {
+      return { ...s, messages: { ...s.messages, [id]: { ...m, turnOutcome: { ...m.turnOutcome, files_undone: true } } } };
+    }
+  }
+  return s;
+}
+
 /** Sets the outcome of the turn on the user message that started it (if this client has it). */
 function withTurnOutcome(s: SessionState, turnId: string | null, outcome: TurnOutcome): SessionState {
   if (turnId === null) return s;
@@ -167,7 +179,8 @@ function endTurn(s: SessionState, turnId: string | null): SessionState {
 export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): SessionState {
   const p = e.payload;
   const next = { ...endTurn(s, e.turn_id), turnsEnded: s.turnsEnded + 1 };
-  if (p.status !== "failed") return withTurnOutcome(next, e.turn_id, { id: e.turn_id ?? "", status: "completed" });
+  const files = p.files_changed ? { files_changed: p.files_changed } : {};
+  if (p.status !== "failed") return withTurnOutcome(next, e.turn_id, { id: e.turn_id ?? "", status: "completed", ...files });
   const err = next.lastError ?? {
     source: "turn" as const,
     errorClass: p.error_class ?? "error",
@@ -181,6 +194,7 @@ export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): Sessi
     id: e.turn_id ?? "",
     status: "failed",
     error: { class: p.error_class ?? err.errorClass, message: p.error ?? err.message, attempts: err.attempt ?? 0 },
+    ...files,
   };
   return withTurnOutcome({ ...next, lastError: { ...err, willRetry: false } }, e.turn_id, outcome);
 }
@@ -198,6 +212,7 @@ export function onTurnCancelled(s: SessionState, e: Ev<"turn.cancelled">): Sessi
   let next = withTurnOutcome(endTurn(s, e.turn_id), e.turn_id, {
     id: e.turn_id ?? "",
     status: p.reason === "interrupted" ? "interrupted" : "cancelled",
+    ...(p.files_changed ? { files_changed: p.files_changed } : {}),
   });
   const pm = p.partial_message_id ? next.messages[p.partial_message_id] : undefined;
   if (pm?.status === "streaming") {

@@ -93,6 +93,8 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
       return { ...s, lastWarning: `${e.payload.code}: ${e.payload.message}` };
     case "mcp.server_status":
       return { ...s, mcpServers: { ...s.mcpServers, [e.payload.server]: e.payload } };
+    case "turn.undone":
+      return bus.onTurnUndone(s, e);
   }
 }
 
