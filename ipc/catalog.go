@@ -32,6 +32,12 @@ const (
 	// TypeTurnUndone says the file changes of a turn were undone: which
 	// files were restored and which were left alone, and why.
 	TypeTurnUndone = "turn.undone"
+	// TypeSessionBranched says the session's current path changed
+	// (regenerate, edit and resend, branch switch): clients read the
+	// session's messages again (docs/branching.md).
+	TypeSessionBranched = "session.branched"
+	// TypeSessionForked says a new session was made from this one's path.
+	TypeSessionForked = "session.forked"
 )
 
 // Event types of the streaming family: also in the log, but replayable only
@@ -73,6 +79,7 @@ var BusTypes = []string{
 	TypeToolApprovalRequested, TypeToolApprovalResolved, TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
 	TypeDelegateFailed, TypeCompactionStarted, TypeCompactionComplete,
 	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning, TypeMCPServerStatus, TypeTurnUndone,
+	TypeSessionBranched, TypeSessionForked,
 }
 
 // StreamingTypes lists the streaming family in stream order.

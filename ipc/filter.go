@@ -23,6 +23,7 @@ var ChatTypes = []string{
 	TypeTurnCompleted, TypeTurnCancelled,
 	TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed,
 	TypeCompactionStarted, TypeCompactionComplete, TypeMCPServerStatus, TypeTurnUndone,
+	TypeSessionBranched, TypeSessionForked,
 	TypeMessageStart, TypeTextDelta, TypeThinkingDelta,
 	TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd, TypeToolOutputDelta,
 	TypeMessageComplete,

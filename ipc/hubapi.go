@@ -230,3 +230,21 @@ type TurnUndoer interface {
 	TurnChanges(ctx context.Context, sessionID, turnID string) (TurnChanges, error)
 	UndoTurn(ctx context.Context, sessionID, turnID string) (TurnUndone, error)
 }
+
+// Brancher is optionally implemented by a HubAPI: branches of a session's
+// history (docs/branching.md). Each is ErrInvalidInput while the session
+// runs or queues a turn, for a worker session, or for a message not on the
+// current path (SwitchBranch takes any message of the session).
+type Brancher interface {
+	// Regenerate answers the user message messageID (or the one whose turn
+	// produced messageID) again, as a sibling of the old answer.
+	Regenerate(ctx context.Context, sessionID, messageID string) (SubmitResult, error)
+	// EditAndResend sends content as a changed copy of the user message
+	// messageID, a sibling of it, starting a new turn.
+	EditAndResend(ctx context.Context, sessionID, messageID, content string) (SubmitResult, error)
+	// SwitchBranch moves the current path to the newest leaf under messageID.
+	SwitchBranch(ctx context.Context, sessionID, messageID string) (store.Session, error)
+	// ForkSession makes a new session whose history is a copy of the
+	// current path up to messageID.
+	ForkSession(ctx context.Context, sessionID, messageID string) (store.Session, error)
+}

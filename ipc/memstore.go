@@ -160,7 +160,7 @@ func (s *memState) apply(op store.Op) error {
 		delete(s.turns, op.SessionID)
 	case store.OpPutMessage:
 		m := op.Message
-		m.Turn = nil // joined from the turn on every read, as store.DB does
+		m.Turn, m.Siblings = nil, nil // joined or computed on every read, as store.DB does
 		if _, ok := s.sessions[m.SessionID]; !ok {
 			return notFound(m.SessionID)
 		}

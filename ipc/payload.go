@@ -336,3 +336,28 @@ type MessageComplete struct {
 	FinalContent []store.ContentBlock `json:"final_content"`
 	Usage        store.Usage          `json:"usage"`
 }
+
+// Why a session's current path changed (SessionBranched.Reason).
+const (
+	BranchRegenerate = "regenerate"
+	BranchEdit       = "edit"
+	BranchSwitch     = "switch"
+)
+
+// SessionBranched is the payload of session.branched: why the current path
+// changed, the message the user acted on, the new head ("" = the newest
+// message; the next message of a regenerate or edit hangs under the head),
+// and the session record.
+type SessionBranched struct {
+	Reason    string        `json:"reason"`
+	MessageID string        `json:"message_id"`
+	HeadID    string        `json:"head_id"`
+	Session   store.Session `json:"session"`
+}
+
+// SessionForked is the payload of session.forked (in the source session):
+// the new session and the message its copied history ends with.
+type SessionForked struct {
+	NewSessionID string `json:"new_session_id"`
+	MessageID    string `json:"message_id"`
+}

@@ -30,7 +30,7 @@ const maxPartialScan = 200_000
 //
 // It also returns the in-flight partial message, if any.
 func (b *Bus) snapshot(tx StoreView, sess store.Session, head ulid.ULID) ([]byte, *store.Message, error) {
-	msgs, _, err := tx.MessagesBefore(sess.ID, "", b.opts.SnapshotMessages)
+	msgs, _, err := PathMessagesBefore(tx, sess.ID, "", b.opts.SnapshotMessages)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,7 +133,7 @@ func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (stor
 		return store.Message{}, false, err
 	}
 	slices.Reverse(recs)
-	m := store.Message{ID: target, SessionID: sess.ID, Offset: int64(tx.MessageCount(sess.ID)),
+	m := store.Message{ID: target, SessionID: sess.ID, Offset: int64(PathLen(tx, sess.ID)),
 		Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
 	content := newContentBuilder(nil)
 	for _, r := range recs {

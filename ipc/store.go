@@ -114,16 +114,32 @@ func (r StoreReader) Message(sessionID, id string) (m store.Message, err error) 
 	return m, err
 }
 
-// Messages returns a page by offset and the session's total (StoreView.Messages).
+// Messages returns a page of the session's current path by position, and
+// the path's length (PathMessages; for an unbranched session, by storage
+// offset as StoreView.Messages).
 func (r StoreReader) Messages(sessionID string, offset, limit int) (ms []store.Message, total int, err error) {
-	err = r.Store.View(func(v StoreView) error { ms, total, err = v.Messages(sessionID, offset, limit); return err })
+	err = r.Store.View(func(v StoreView) error { ms, total, err = PathMessages(v, sessionID, offset, limit); return err })
 	return ms, total, err
 }
 
-// MessagesBefore pages backwards from beforeID (StoreView.MessagesBefore).
+// MessagesBefore pages backwards along the current path from beforeID
+// (PathMessagesBefore).
 func (r StoreReader) MessagesBefore(sessionID, beforeID string, limit int) (ms []store.Message, more bool, err error) {
-	err = r.Store.View(func(v StoreView) error { ms, more, err = v.MessagesBefore(sessionID, beforeID, limit); return err })
+	err = r.Store.View(func(v StoreView) error { ms, more, err = PathMessagesBefore(v, sessionID, beforeID, limit); return err })
 	return ms, more, err
+}
+
+// StoredMessages returns every stored message of a session, every branch,
+// in storage order (offsets are storage offsets).
+func (r StoreReader) StoredMessages(sessionID string) (ms []store.Message, err error) {
+	err = r.Store.View(func(v StoreView) error { ms, _, err = v.Messages(sessionID, 0, 0); return err })
+	return ms, err
+}
+
+// Tree reads a session's message tree (every branch).
+func (r StoreReader) Tree(sessionID string) (t *Tree, err error) {
+	err = r.Store.View(func(v StoreView) error { t, err = LoadTree(v, sessionID); return err })
+	return t, err
 }
 
 // Turns returns a session's turns, oldest first.

@@ -51,6 +51,7 @@ var (
 		ParentSessionID: "01JZ3K7P0Q2S4V6W8Y0A2C4E6G", CreatedAt: time.Date(2026, 5, 8, 14, 20, 0, 0, time.UTC),
 		TurnCount: 3, CostSoFarUSD: 0.142, Usage: fxUsage, CurrentTurnID: fxTurn, StreamingMessageID: fxMessage,
 		ContextStartOffset: 4, ContextSummary: "Earlier: the user asked to fix a flaky test.", Depth: 1,
+		Branched: true, HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T",
 		QueuedTurns:  []store.QueuedTurn{{TurnID: "01JZ3KB0C2E4G6J8M0P2R4T6W8", Content: "Then commit the fix"}},
 		ApprovalMode: "auto-edits", PendingApprovals: 1, SandboxReadWorkspaceOnly: true, SandboxNoNetwork: true,
 	}
@@ -62,6 +63,7 @@ var (
 		CreatedAt: time.Date(2026, 5, 8, 14, 23, 12, 345_000_000, time.UTC),
 		Turn: &store.TurnOutcome{ID: fxTurn, Status: store.TurnFailed,
 			Error: &store.TurnError{Class: ErrClassOverloaded, Message: "provider overloaded", Attempts: 4}, FilesChanged: 2, FilesUndone: true},
+		ParentID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Siblings: []string{"01JZ3K9A0B2D4F6H8K0M2P4R6T", "01JZ3K9C4E6G8J0M2P4R6T8W0Y"},
 	}
 )
 
@@ -99,6 +101,9 @@ func fixturePayloads() map[string]struct {
 		TypeTurnCompleted: {ActorAgent, TurnCompleted{Status: TurnStatusFailed, StopReason: "error", Usage: fxUsage,
 			Error: "provider overloaded", ErrorClass: ErrClassOverloaded, FilesChanged: 2}},
 		TypeTurnCancelled: {ActorUser, TurnCancelled{Reason: "user_cancel", PartialMessageID: fxMessage, CancelledTools: []string{fxTool}, FilesChanged: 1}},
+		TypeSessionBranched: {ActorUser, SessionBranched{Reason: BranchRegenerate, MessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T",
+			HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Session: fxSess}},
+		TypeSessionForked: {ActorUser, SessionForked{NewSessionID: "01JZ3KF0RK2D4F6H8K0M2P4R6T", MessageID: fxMessage}},
 		TypeTurnUndone: {ActorUser, TurnUndone{Restored: []string{"notes.txt"},
 			Skipped: []SkippedFile{{Path: "main.go", Reason: "changed since the turn"}}}},
 		TypeDelegateStarted: {ActorTool, DelegateStarted{ToolUseID: fxDeleg, WorkerSessionID: fxWorker, Task: "Find the flaky test",

@@ -126,7 +126,22 @@ type Message struct {
 	// It is never stored with the message: every read joins it from the
 	// turn record, so it is always the turn's current state.
 	Turn *TurnOutcome `json:"turn,omitempty"`
+	// ParentID is the message before this one on its branch (docs/branching.md):
+	// "" means the message stored just before it (offset − 1), RootParent
+	// that it starts the conversation. Only a message that starts a branch
+	// names its parent.
+	ParentID string `json:"parent_id,omitempty"`
+	// Siblings are, on a read of a branched session's current path, the ids
+	// of the messages sharing this one's parent (itself included, oldest
+	// first) when there is more than one: the branch point's ‹ n/m ›.
+	// Computed on read, never stored.
+	Siblings []string `json:"siblings,omitempty"`
 }
+
+// RootParent is the ParentID of a message that starts a conversation (an
+// edit of the first user message), and the HeadID of a session whose next
+// message does.
+const RootParent = "-"
 
 // Session is a conversation with its own workspace, model and history. A worker
 // session (started by the delegate tool) has ParentSessionID set.
@@ -153,6 +168,15 @@ type Session struct {
 	// at this message offset (earlier messages are summarised in ContextSummary).
 	ContextStartOffset int64  `json:"context_start_offset"`
 	ContextSummary     string `json:"context_summary,omitempty"`
+	// Branched is set once the session has more than one branch
+	// (regenerate, edit and resend): reads then follow the current path,
+	// and message offsets are positions on it (docs/branching.md).
+	Branched bool `json:"branched,omitempty"`
+	// HeadID is the last message of the current path when that is not the
+	// newest stored message (after a branch switch, or before the first
+	// message of a regenerated or edited turn is stored); the next stored
+	// message hangs under it. "" when the newest message is the head.
+	HeadID string `json:"head_id,omitempty"`
 	// Depth is 0 for a top-level session, parent's Depth+1 for a worker.
 	Depth int `json:"depth"`
 	// QueuedTurns are the submissions waiting behind the running turn, oldest

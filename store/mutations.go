@@ -90,7 +90,7 @@ func putMessage(tx *bolt.Tx, m Message) error {
 		}
 		ob.FillPercent = 1.0
 	}
-	m.Turn = nil // joined from the turn record on every read
+	m.Turn, m.Siblings = nil, nil // joined or computed on every read
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err

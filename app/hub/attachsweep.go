@@ -58,7 +58,7 @@ func (h *Hub) attachmentsInUse() (map[string]bool, error) {
 		return nil, fmt.Errorf("listing sessions: %w", err)
 	}
 	for _, s := range sessions {
-		msgs, _, err := h.db.Messages(s.ID, 0, 0)
+		msgs, err := h.db.StoredMessages(s.ID)
 		if err != nil {
 			return nil, fmt.Errorf("reading the messages of %s: %w", s.ID, err)
 		}

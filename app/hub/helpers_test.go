@@ -284,9 +284,10 @@ func (h *harness) submit(sid, text string) ipc.SubmitResult {
 	return r
 }
 
+// messages is the session's current path, as every reader sees it.
 func (h *harness) messages(sid string) []store.Message {
 	h.t.Helper()
-	ms, _, err := h.db.Messages(sid, 0, 0)
+	ms, _, err := h.bus.Reader().Messages(sid, 0, 0)
 	if err != nil {
 		h.t.Fatalf("Messages: %v", err)
 	}

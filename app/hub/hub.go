@@ -361,8 +361,9 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 	return h.createSession(ctx, rec)
 }
 
-// createSession registers rec and commits session.created.
-func (h *Hub) createSession(ctx context.Context, rec store.Session) (store.Session, error) {
+// createSession registers rec and commits session.created (with ops:
+// a fork's copied messages).
+func (h *Hub) createSession(ctx context.Context, rec store.Session, ops ...store.Op) (store.Session, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -372,7 +373,7 @@ func (h *Hub) createSession(ctx context.Context, rec store.Session) (store.Sessi
 	h.mu.Unlock()
 	_, err := h.bus.Commit(ctx, ipc.Draft{
 		Type: ipc.TypeSessionCreated, SessionID: rec.ID, Actor: ipc.ActorSystem,
-		Payload: ipc.SessionChanged{Session: rec}, Ops: []store.Op{store.PutSession(rec)},
+		Payload: ipc.SessionChanged{Session: rec}, Ops: append([]store.Op{store.PutSession(rec)}, ops...),
 	})
 	if err != nil {
 		h.mu.Lock()

@@ -104,12 +104,14 @@ func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, fil
 		t.UserMessageID = m.ID
 		ops = append(ops, store.PutMessage(m))
 	}
+	prevHead := s.rec.HeadID
+	hangOnHead(&s.rec, ops)
 	d := h.sessionDraft(s.rec, ipc.ActorUser)
 	d.TurnID = t.ID
 	d.Ops = append(d.Ops, ops...)
 	d.Ops = append(d.Ops, store.PutTurn(t))
 	if _, err := h.bus.Commit(context.WithoutCancel(ctx), d); err != nil {
-		s.rec.QueuedTurns = prevQueued
+		s.rec.QueuedTurns, s.rec.HeadID = prevQueued, prevHead
 		return store.Turn{}, false, fmt.Errorf("storing the submission: %w", err)
 	}
 	s.queue = append(s.queue, t)
@@ -421,6 +423,9 @@ func (r *recorder) emitSessionTotals(turnID string) {
 // Emit implements agent.Recorder.
 func (r *recorder) Emit(d ipc.Draft, mutate func(*store.Session)) {
 	r.s.mu.Lock()
+	if hangOnHead(&r.s.rec, d.Ops) && mutate == nil {
+		mutate = func(*store.Session) {}
+	}
 	if mutate != nil {
 		mutate(&r.s.rec)
 		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
@@ -436,6 +441,9 @@ func (r *recorder) Emit(d ipc.Draft, mutate func(*store.Session)) {
 // draft is durable, so the session's events keep their order.
 func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
 	r.s.mu.Lock()
+	if hangOnHead(&r.s.rec, d.Ops) && mutate == nil {
+		mutate = func(*store.Session) {}
+	}
 	if mutate != nil {
 		mutate(&r.s.rec)
 		d.Ops = append(d.Ops, store.PutSession(r.s.rec))

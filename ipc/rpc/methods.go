@@ -112,6 +112,10 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodListFiles, h.listFiles)
 	d.Register(MethodGetTurnChanges, h.getTurnChanges)
 	d.Register(MethodUndoTurn, h.undoTurn)
+	d.Register(MethodRegenerate, h.regenerate)
+	d.Register(MethodEditMessage, h.editMessage)
+	d.Register(MethodSwitchBranch, h.switchBranch)
+	d.Register(MethodForkSession, h.forkSession)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's

@@ -148,11 +148,81 @@ export class AppController {
     if (frame.type === "snapshot" && (frame.session.pending_approvals ?? 0) > 0) void this.loadApprovals(sessionId);
     if (frame.type !== "event" || !isKnownEvent(frame.event)) return;
     const ev = frame.event;
-    if (ev.type === "compaction.completed") void this.refreshSessions();
+    if (ev.type === "compaction.completed" || ev.type === "session.forked") void this.refreshSessions();
+    // A new path: read it afresh now, and again once the branch's turn has
+    // ended (its messages then carry their siblings, ‹ n/m ›).
+    if (ev.type === "session.branched") {
+      if (ev.payload.reason !== "switch") this.branchTurns.add(sessionId);
+      queueMicrotask(() => this.resync(sessionId));
+    }
+    if ((ev.type === "turn.completed" || ev.type === "turn.cancelled") && this.branchTurns.delete(sessionId)) queueMicrotask(() => this.resync(sessionId));
     if (ev.type !== "delegate.started") return;
     const wid = ev.payload.worker_session_id;
     const { sessions } = this.state;
     if (wid && !sessions.placeholders[wid] && !sessionRecord(this.state, wid)) void this.refreshSessions();
+  }
+
+  /** Sessions whose branch turn (regenerate, edit) runs: read again when it ends. */
+  private readonly branchTurns = new Set<string>();
+
+  /** Reads the open session afresh (a new snapshot): its path changed. */
+  private resync(sessionId: string): void {
+    if (this.disposed || this.state.ui.selectedId !== sessionId) return;
+    this.batcher.flush();
+    this.transport?.close();
+    this.transport = null;
+    this.dispatch({ type: "resync", sessionId });
+    this.open(sessionId);
+  }
+
+  /** Answers a message's user message again (a sibling answer); false and a notice when refused. */
+  async regenerate(messageId: string): Promise<boolean> {
+    const id = this.state.ui.selectedId;
+    if (!id) return false;
+    try {
+      await this.hub.regenerate(id, messageId);
+      return true;
+    } catch (err) {
+      this.notify(`Could not regenerate: ${message(err)}`);
+      return false;
+    }
+  }
+
+  /** Sends a changed copy of a user message (a sibling branch); false and a notice when refused. */
+  async editAndResend(messageId: string, text: string): Promise<boolean> {
+    const id = this.state.ui.selectedId;
+    if (!id || text.trim() === "") return false;
+    try {
+      await this.hub.editMessage(id, messageId, text);
+      return true;
+    } catch (err) {
+      this.notify(`Could not send the edit: ${message(err)}`);
+      return false;
+    }
+  }
+
+  /** Shows the branch through messageId. */
+  async switchBranch(messageId: string): Promise<void> {
+    const id = this.state.ui.selectedId;
+    if (!id) return;
+    try {
+      await this.hub.switchBranch(id, messageId);
+    } catch (err) {
+      this.notify(`Could not switch branches: ${message(err)}`);
+    }
+  }
+
+  /** Copies the path up to messageId into a new session and opens it. */
+  async fork(messageId: string): Promise<void> {
+    const id = this.state.ui.selectedId;
+    if (!id) return;
+    try {
+      const s = await this.hub.forkSession(id, messageId);
+      await this.refreshSessions();
+      this.open(s.session_id);
+    } catch (err) {
+      this.notify(`Could not fork: ${message(err)}`);
+    }
   }
 
   /** Closes the open session (nothing selected). */

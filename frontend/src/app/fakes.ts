@@ -159,6 +159,27 @@ export class FakeHub implements HubClient {
     const next = offset + slice.length;
     return Promise.resolve({ text: slice, offset, next, size: text.length, eof: next >= text.length });
   }
+  regenerate(id: string, messageId: string): Promise<SubmitResult> {
+    this.calls.push(["regenerate", id, messageId]);
+    return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
+  }
+  editMessage(id: string, messageId: string, content: string): Promise<SubmitResult> {
+    this.calls.push(["editMessage", id, messageId, content]);
+    return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
+  }
+  switchBranch(id: string, messageId: string): Promise<Session> {
+    this.calls.push(["switchBranch", id, messageId]);
+    const s = this.sessions.find((x) => x.session_id === id);
+    return s ? Promise.resolve({ ...s }) : Promise.reject(new RpcError("AGENT_NOT_FOUND", id));
+  }
+  forkSession(id: string, messageId: string): Promise<Session> {
+    this.calls.push(["forkSession", id, messageId]);
+    const src = this.sessions.find((x) => x.session_id === id);
+    if (!src) return Promise.reject(new RpcError("AGENT_NOT_FOUND", id));
+    const s = { ...src, session_id: `fork${++this.next}`, title: `Fork of ${src.title}` };
+    this.sessions.push(s);
+    return Promise.resolve(s);
+  }
   /** Turn changes by turn id (getTurnChanges / undoTurn). */
   changes: Record<string, TurnChanges> = {};
   getTurnChanges(id: string, turnId: string): Promise<TurnChanges> {

@@ -175,6 +175,14 @@ export interface HubClient {
   getTurnChanges(id: string, turnId: string): Promise<TurnChanges>;
   /** Restores the files a turn changed; files changed since are left alone (skipped, with the reason). */
   undoTurn(id: string, turnId: string): Promise<TurnUndone>;
+  /** Answers a user message (or the one whose turn produced messageId) again, as a sibling branch. */
+  regenerate(id: string, messageId: string): Promise<SubmitResult>;
+  /** Sends a changed copy of a user message as a sibling branch. */
+  editMessage(id: string, messageId: string, content: string): Promise<SubmitResult>;
+  /** Moves the current path to the newest branch through messageId. */
+  switchBranch(id: string, messageId: string): Promise<Session>;
+  /** A new session whose history is a copy of the path up to messageId. */
+  forkSession(id: string, messageId: string): Promise<Session>;
   /** The session folder's files matching query (fuzzy, .gitignore respected), best first. */
   listFiles(id: string, query: string, limit?: number): Promise<string[]>;
 }
@@ -265,6 +273,18 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async getInstructions(id) {
       return list<InstructionFile>(await rpc.call("getInstructions", { session_id: id }), "files");
+    },
+    regenerate(id, messageId) {
+      return rpc.call<SubmitResult>("regenerate", { session_id: id, message_id: messageId });
+    },
+    editMessage(id, messageId, content) {
+      return rpc.call<SubmitResult>("editMessage", { session_id: id, message_id: messageId, content });
+    },
+    switchBranch(id, messageId) {
+      return rpc.call<Session>("switchBranch", { session_id: id, message_id: messageId });
+    },
+    forkSession(id, messageId) {
+      return rpc.call<Session>("forkSession", { session_id: id, message_id: messageId });
     },
     getTurnChanges(id, turnId) {
       return rpc.call<TurnChanges>("getTurnChanges", { session_id: id, turn_id: turnId });

@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import type { Usage } from "../protocol";
 import { blockText, firstPendingId, isPending, type ChatMessage, type MessageBlock } from "../state";
 import { AttachedImage, FileChip, isFileBlock } from "./Attachments";
+import { BranchActions, BranchNav, EditBox } from "./Branches";
 import { DelegationCard } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
@@ -180,12 +181,16 @@ export interface MessageViewProps {
 export function MessageView({ message: m, focused = false }: MessageViewProps) {
   const streaming = m.status === "streaming";
   const copyable = !streaming && m.role !== "toolResult" && m.content.some((b) => b.type === "text" && b.text !== "");
+  const [editing, setEditing] = useState(false);
+  const userText = m.role === "user" ? m.content.map((b) => (b.type === "text" && !isFileBlock(b.text) ? b.text : "")).join("") : "";
+  const branchable = !streaming && m.role !== "toolResult";
   return (
     <article className={`msg msg-${m.role}${streaming ? " msg-streaming" : ""}${focused ? " is-focused" : ""}`} data-status={m.status} data-message-id={m.id} aria-busy={streaming}>
       {m.content.map((b, i) => {
         switch (b.type) {
           case "text":
             if (m.role === "user" && isFileBlock(b.text)) return <FileChip key={i} text={b.text} />;
+            if (m.role === "user" && editing) return i === m.content.findIndex((x) => x.type === "text") ? <EditBox key={i} message={m} text={userText} onDone={() => setEditing(false)} /> : null;
             return m.role === "user" ? <UserText key={i} text={b.text} /> : <MarkdownView key={i} text={b.text} live={streaming} />;
           case "streamingText":
             return <MarkdownView key={i} text={b.chunks} live />;
@@ -207,12 +212,11 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
         }
       })}
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
-      {m.role === "user" && m.turnOutcome && (
-        <TurnOutcomeView outcome={m.turnOutcome} text={m.content.map((b) => (b.type === "text" && !isFileBlock(b.text) ? b.text : "")).join("")} />
-      )}
+      {m.role === "user" && m.turnOutcome && <TurnOutcomeView outcome={m.turnOutcome} text={userText} />}
       {m.role === "user" && m.turnOutcome && <TurnFiles outcome={m.turnOutcome} />}
-      {(m.annotation || m.usage || copyable) && (
+      {(m.annotation || m.usage || copyable || branchable) && !editing && (
         <footer className="msg-meta">
+          <BranchNav message={m} />
           {m.annotation && <span className="msg-annotation">{m.annotation}</span>}
           {m.usage && (
             <span className="msg-usage" title={usageCost(m.usage) === UNKNOWN_PRICE ? UNKNOWN_PRICE_HINT : undefined}>
@@ -220,6 +224,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
             </span>
           )}
           {copyable && <CopyButton message={m} />}
+          {branchable && <BranchActions message={m} {...(userText.trim() !== "" ? { onEdit: () => setEditing(true) } : {})} />}
         </footer>
       )}
     </article>

@@ -5,6 +5,7 @@ export * from "./DelegationCard";
 export * from "./MessageView";
 export * from "./Attachments";
 export * from "./TurnFiles";
+export * from "./Branches";
 export * from "./MessageList";
 export * from "./Status";
 export * from "./Composer";

@@ -20,6 +20,11 @@ export interface ChatSession {
   onRetry?: (text: string) => void;
   /** Reads a slice of a tool call's stored output (the full-output panel). */
   readToolOutput?: (toolUseId: string, offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
+  /** Branches (docs/branching.md): answer again, edit and resend, show another branch, fork. */
+  onRegenerate?: (messageId: string) => Promise<boolean>;
+  onEdit?: (messageId: string, text: string) => Promise<boolean>;
+  onSwitchBranch?: (messageId: string) => void;
+  onFork?: (messageId: string) => void;
   /** The files a turn changed (the turn's "N files changed" panel). */
   turnChanges?: (turnId: string) => Promise<TurnChanges>;
   /** Undoes a turn's file changes. */

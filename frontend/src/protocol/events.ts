@@ -28,6 +28,8 @@ export const BUS_TYPES = [
   "bus.handler_warning",
   "mcp.server_status",
   "turn.undone",
+  "session.branched",
+  "session.forked",
 ] as const;
 
 /** Streaming-family event types (ipc.StreamingTypes), in stream order. */
@@ -217,6 +219,20 @@ export interface TurnCancelled {
   files_changed?: number;
 }
 
+/** Payload of session.branched: why the current path changed; clients read the messages again. */
+export interface SessionBranched {
+  reason: "regenerate" | "edit" | "switch" | string;
+  message_id: string;
+  head_id: string;
+  session: Session;
+}
+
+/** Payload of session.forked (in the source session). */
+export interface SessionForked {
+  new_session_id: string;
+  message_id: string;
+}
+
 /** A file an undo left alone (ipc.SkippedFile). */
 export interface SkippedFile {
   path: string;
@@ -393,6 +409,8 @@ export interface PayloadMap {
   "bus.handler_warning": HandlerWarning;
   "mcp.server_status": MCPServerStatus;
   "turn.undone": TurnUndone;
+  "session.branched": SessionBranched;
+  "session.forked": SessionForked;
   "message.start": MessageStart;
   "text.delta": TextDelta;
   "thinking.delta": ThinkingDelta;

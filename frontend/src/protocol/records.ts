@@ -90,6 +90,10 @@ export interface Message {
   created_at: string;
   /** On a user message that started a turn: that turn's current outcome. */
   turn?: TurnOutcome;
+  /** The message before it on its branch when that is not the one stored before it ("-": none). */
+  parent_id?: string;
+  /** On a branch point of the current path: the ids of the alternatives, oldest first (‹ n/m ›). */
+  siblings?: string[];
 }
 
 /** Why a turn failed (store.TurnError); attempts is 0 when no LLM call was made. */
@@ -126,6 +130,10 @@ export interface Session {
   streaming_message_id?: string;
   context_start_offset: number;
   context_summary?: string;
+  /** Set once the session has branches; reads follow the current path (docs/branching.md). */
+  branched?: boolean;
+  /** The current path's last message when it is not the newest stored one. */
+  head_id?: string;
   depth: number;
   /** Submissions waiting behind the running turn, oldest first (their user messages are stored when each starts). */
   queued_turns?: QueuedTurnRecord[];

@@ -58,6 +58,8 @@ export const SESSION_SPEC: Spec<Session> = {
   streaming_message_id: "string?",
   context_start_offset: "number",
   context_summary: "string?",
+  branched: "boolean?",
+  head_id: "string?",
   depth: "number",
   queued_turns: "queued-turns?",
   approval_mode: "string?",
@@ -103,6 +105,8 @@ export const MESSAGE_SPEC: Spec<Message> = {
   summary: "string?",
   created_at: "string",
   turn: "turn-outcome?",
+  parent_id: "string?",
+  siblings: "string[]?",
 };
 
 /** Spec of store.TurnOutcome. */
@@ -280,6 +284,8 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     retry_in_ms: "number?",
   },
   "turn.undone": { restored: "string[]", skipped: "skipped-files" },
+  "session.branched": { reason: "string", message_id: "string", head_id: "string", session: "session" },
+  "session.forked": { new_session_id: "string", message_id: "string" },
   "message.start": { message_id: "string", role: "string", model: "string" },
   "text.delta": { message_id: "string", content_block_index: "number", text: "string" },
   "thinking.delta": {

@@ -95,6 +95,7 @@ export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
     annotation: annotationFor(m.status ?? "complete"),
   };
   if (m.turn) cm.turnOutcome = m.turn;
+  if (m.siblings && m.siblings.length > 1) cm.siblings = m.siblings;
   if (m.role === "toolResult") {
     cm.toolCallId = m.tool_call_id ?? "";
     cm.toolName = m.tool_name ?? "";

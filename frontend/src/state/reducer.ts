@@ -95,6 +95,9 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
       return { ...s, mcpServers: { ...s.mcpServers, [e.payload.server]: e.payload } };
     case "turn.undone":
       return bus.onTurnUndone(s, e);
+    case "session.branched":
+    case "session.forked":
+      return s; // the controller reads the new path (resync) / lists the fork
   }
 }
 
@@ -120,6 +123,8 @@ function reduceSession(s: SessionState, a: ChatAction): SessionState {
       return mergeHistory(s, a.messages, a.hasMore);
     case "clearError":
       return s.lastError === null ? s : { ...s, lastError: null };
+    case "resync":
+      return { ...emptySession(s.sessionId), connection: s.connection, mcpServers: s.mcpServers };
     case "approvalsListed":
       return onApprovalsListed(s, a.approvals);
     case "turnSubmitted":
@@ -173,6 +178,7 @@ export function reduce(state: AppState, a: Action): AppState {
     case "connection":
     case "turnSubmitted":
     case "clearError":
+    case "resync":
     case "approvalsListed":
       return reduceChat(state, a);
     case "sessionsListed":

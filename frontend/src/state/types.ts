@@ -60,6 +60,8 @@ export interface ChatMessage {
   summary?: string;
   /** On a user message that started a turn: how that turn went (history, then live events). */
   turnOutcome?: TurnOutcome;
+  /** At a branch point of the current path: the alternatives' ids, oldest first (‹ n/m ›). */
+  siblings?: string[];
   /** When the model thought (event times of the first thinking delta and of what followed it); live messages only. */
   thinkingTime?: { startedAt: string; endedAt: string | null };
 }
@@ -302,6 +304,8 @@ export type ChatAction =
   | { type: "connection"; sessionId: string; state: ConnectionState }
   | { type: "turnSubmitted"; sessionId: string; turnId: string; content: string; queued?: boolean }
   | { type: "clearError"; sessionId: string }
+  /** The session's path changed (session.branched): forget its messages and cursor; a fresh snapshot follows. */
+  | { type: "resync"; sessionId: string }
   /** The approvals waiting as of the answer (listPendingApprovals, asked after a snapshot whose record counts some). */
   | { type: "approvalsListed"; sessionId: string; approvals: ToolApprovalRequested[] };
 

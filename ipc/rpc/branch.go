@@ -1,0 +1,78 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+
+	"agenthub/ipc"
+)
+
+// Methods of branches (docs/branching.md); each takes {session_id,
+// message_id} (editMessage also content).
+const (
+	// MethodRegenerate answers a user message again → SubmitResult.
+	MethodRegenerate = "regenerate"
+	// MethodEditMessage sends a changed copy of a user message → SubmitResult.
+	MethodEditMessage = "editMessage"
+	// MethodSwitchBranch moves the current path → the session record.
+	MethodSwitchBranch = "switchBranch"
+	// MethodForkSession copies the path up to a message into a new session → its record.
+	MethodForkSession = "forkSession"
+)
+
+type branchParams struct {
+	sessionParams
+	MessageID string  `json:"message_id"`
+	Content   *string `json:"content"`
+}
+
+// branch decodes the params and finds the hub's Brancher.
+func (h hubMethods) branch(raw json.RawMessage) (branchParams, string, ipc.Brancher, error) {
+	p, id, err := decodeSession[branchParams](raw)
+	if err != nil {
+		return p, "", nil, err
+	}
+	if p.MessageID == "" {
+		return p, "", nil, Errorf(CodeInvalidParams, "message_id is required")
+	}
+	b, ok := h.hub.(ipc.Brancher)
+	if !ok {
+		return p, "", nil, Errorf(CodeInvalidParams, "this hub cannot branch a session")
+	}
+	return p, id, b, nil
+}
+
+func (h hubMethods) regenerate(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, b, err := h.branch(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.Regenerate(ctx, id, p.MessageID)
+}
+
+func (h hubMethods) editMessage(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, b, err := h.branch(raw)
+	if err != nil {
+		return nil, err
+	}
+	if p.Content == nil {
+		return nil, Errorf(CodeInvalidParams, "content is required")
+	}
+	return b.EditAndResend(ctx, id, p.MessageID, *p.Content)
+}
+
+func (h hubMethods) switchBranch(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, b, err := h.branch(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.SwitchBranch(ctx, id, p.MessageID)
+}
+
+func (h hubMethods) forkSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, b, err := h.branch(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.ForkSession(ctx, id, p.MessageID)
+}
