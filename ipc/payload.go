@@ -353,6 +353,16 @@ type SessionBranched struct {
 	MessageID string        `json:"message_id"`
 	HeadID    string        `json:"head_id"`
 	Session   store.Session `json:"session"`
+	// AbandonedTurns are the turns of the branch left behind, newest
+	// first, whose file changes are still in place (additive): a client
+	// offers to undo them (undoTurn).
+	AbandonedTurns []AbandonedTurn `json:"abandoned_turns,omitempty"`
+}
+
+// AbandonedTurn is a turn of a branch left behind that changed files.
+type AbandonedTurn struct {
+	TurnID       string `json:"turn_id"`
+	FilesChanged int    `json:"files_changed"`
 }
 
 // SessionForked is the payload of session.forked (in the source session):

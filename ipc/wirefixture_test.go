@@ -102,7 +102,7 @@ func fixturePayloads() map[string]struct {
 			Error: "provider overloaded", ErrorClass: ErrClassOverloaded, FilesChanged: 2}},
 		TypeTurnCancelled: {ActorUser, TurnCancelled{Reason: "user_cancel", PartialMessageID: fxMessage, CancelledTools: []string{fxTool}, FilesChanged: 1}},
 		TypeSessionBranched: {ActorUser, SessionBranched{Reason: BranchRegenerate, MessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T",
-			HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Session: fxSess}},
+			HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Session: fxSess, AbandonedTurns: []AbandonedTurn{{TurnID: fxTurn, FilesChanged: 2}}}},
 		TypeSessionForked: {ActorUser, SessionForked{NewSessionID: "01JZ3KF0RK2D4F6H8K0M2P4R6T", MessageID: fxMessage}},
 		TypeTurnUndone: {ActorUser, TurnUndone{Restored: []string{"notes.txt"},
 			Skipped: []SkippedFile{{Path: "main.go", Reason: "changed since the turn"}}}},

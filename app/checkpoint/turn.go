@@ -59,17 +59,19 @@ func (t *Turn) AfterWrite(string, string) {}
 // BeforeCommand scans the workspace (keeping the content of every file
 // within the bounds) and returns the func that scans it again once the
 // command has ended and records what differs.
-func (t *Turn) BeforeCommand(toolName string) func() {
+func (t *Turn) BeforeCommand(toolName string) func() int {
 	before, note := t.st.scan(t.ws, true)
-	return func() {
+	return func() int {
 		after, _ := t.st.scan(t.ws, false)
 		t.mu.Lock()
 		defer t.mu.Unlock()
+		changed := 0
 		for rel, b := range before {
 			a, ok := after[rel]
 			if ok && a.size == b.size && a.mtime == b.mtime && a.mode == b.mode {
 				continue
 			}
+			changed++
 			if _, seen := t.byPath[rel]; seen {
 				continue
 			}
@@ -83,6 +85,7 @@ func (t *Turn) BeforeCommand(toolName string) func() {
 			if _, existed := before[rel]; existed {
 				continue
 			}
+			changed++
 			if _, seen := t.byPath[rel]; seen {
 				continue
 			}
@@ -93,6 +96,7 @@ func (t *Turn) BeforeCommand(toolName string) func() {
 			}
 			t.add(c)
 		}
+		return changed
 	}
 }
 

@@ -80,7 +80,12 @@ func (h *Hub) onPath(s *session, messageID string) (*ipc.Tree, []int, int, error
 // session record), marking it branched; a compaction that summarised
 // messages past the branch point (keep: the positions still shared) is
 // dropped, so the model sees the new path whole until it compacts again.
-func (h *Hub) setHead(ctx context.Context, s *session, headID string, keep int, reason, messageID string) (store.Session, error) {
+//
+// The turns of the abandoned messages (old path positions from keep on)
+// that changed files not undone yet are listed in the event, so the client
+// can offer to undo them.
+func (h *Hub) setHead(ctx context.Context, s *session, headID string, keep int, reason, messageID string, abandoned []store.Message) (store.Session, error) {
+	left := h.changedTurns(s.record().ID, abandoned)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	prev := s.rec
@@ -90,7 +95,7 @@ func (h *Hub) setHead(ctx context.Context, s *session, headID string, keep int, 
 	}
 	_, err := h.bus.Commit(context.WithoutCancel(ctx), ipc.Draft{
 		Type: ipc.TypeSessionBranched, SessionID: s.rec.ID, Actor: ipc.ActorUser,
-		Payload: ipc.SessionBranched{Reason: reason, MessageID: messageID, HeadID: headID, Session: s.rec},
+		Payload: ipc.SessionBranched{Reason: reason, MessageID: messageID, HeadID: headID, Session: s.rec, AbandonedTurns: left},
 		Ops:     []store.Op{store.PutSession(s.rec)},
 	})
 	if err != nil {
@@ -121,7 +126,7 @@ func (h *Hub) Regenerate(ctx context.Context, sessionID, messageID string) (ipc.
 		return ipc.SubmitResult{}, fmt.Errorf("no user message before %q to answer again: %w", messageID, ipc.ErrInvalidInput)
 	}
 	user := t.Messages[path[pos]]
-	if _, err := h.setHead(ctx, s, user.ID, pos+1, ipc.BranchRegenerate, user.ID); err != nil {
+	if _, err := h.setHead(ctx, s, user.ID, pos+1, ipc.BranchRegenerate, user.ID, messagesAt(t, path[pos+1:])); err != nil {
 		return ipc.SubmitResult{}, err
 	}
 	turn := store.Turn{ID: agent.NewID(), SessionID: sessionID, UserMessageID: user.ID, Status: store.TurnQueued, CreatedAt: time.Now().UTC()}
@@ -150,7 +155,7 @@ func (h *Hub) EditAndResend(ctx context.Context, sessionID, messageID, content s
 	if pos > 0 {
 		parent = t.Messages[path[pos-1]].ID
 	}
-	if _, err := h.setHead(ctx, s, parent, pos, ipc.BranchEdit, messageID); err != nil {
+	if _, err := h.setHead(ctx, s, parent, pos, ipc.BranchEdit, messageID, messagesAt(t, path[pos:])); err != nil {
 		return ipc.SubmitResult{}, err
 	}
 	return h.SubmitTurn(ctx, sessionID, content)
@@ -187,7 +192,46 @@ func (h *Hub) SwitchBranch(ctx context.Context, sessionID, messageID string) (st
 			break
 		}
 	}
-	return h.setHead(ctx, s, head, shared, ipc.BranchSwitch, messageID)
+	return h.setHead(ctx, s, head, shared, ipc.BranchSwitch, messageID, messagesAt(t, old[shared:]))
+}
+
+// messagesAt is the messages at storage indexes idx.
+func messagesAt(t *ipc.Tree, idx []int) []store.Message {
+	out := make([]store.Message, len(idx))
+	for k, i := range idx {
+		out[k] = t.Messages[i]
+	}
+	return out
+}
+
+// changedTurns lists the turns of msgs, newest first, whose file changes
+// are still in place (changed files, not undone).
+func (h *Hub) changedTurns(sessionID string, msgs []store.Message) []ipc.AbandonedTurn {
+	if len(msgs) == 0 {
+		return nil
+	}
+	turns, err := h.db.Turns(sessionID)
+	if err != nil {
+		h.log.Warn("hub: reading turns for a branch", "session", sessionID, "err", err)
+		return nil
+	}
+	byID := map[string]store.Turn{}
+	for _, t := range turns {
+		byID[t.ID] = t
+	}
+	seen := map[string]bool{}
+	var out []ipc.AbandonedTurn
+	for i := len(msgs) - 1; i >= 0; i-- {
+		id := msgs[i].TurnID
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if t, ok := byID[id]; ok && t.FilesChanged > 0 && !t.FilesUndone {
+			out = append(out, ipc.AbandonedTurn{TurnID: id, FilesChanged: t.FilesChanged})
+		}
+	}
+	return out
 }
 
 // ForkSession implements ipc.Brancher: a new session (same folder, model

@@ -237,3 +237,33 @@ func TestBranchRefusals(t *testing.T) {
 		t.Fatal("a refused operation branched the session")
 	}
 }
+
+// TestBranchListsAbandonedFileChanges: regenerating an answer whose turn
+// changed files lists that turn in session.branched, so the client can
+// offer to undo it; an undone turn is not listed again.
+func TestBranchListsAbandonedFileChanges(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	h.srv.Enqueue(toolReply([3]string{"toolu_w", "write_file", `{"path": "a.txt", "content": "A\n"}`}), textReply("Wrote it."),
+		textReply("Again, without writing."), textReply("Third."))
+	first := h.turnDone(t, s.ID, func() ipc.SubmitResult { return h.submit(s.ID, "Write a.txt") })
+	answer := h.messages(s.ID)[3]
+	w := h.watch(s.ID, false)
+	h.turnDone(t, s.ID, func() ipc.SubmitResult { return must[ipc.SubmitResult](t)(h.hub.Regenerate(t.Context(), s.ID, answer.ID)) })
+	var br ipc.SessionBranched
+	w.untilType(ipc.TypeSessionBranched).decode(t, &br)
+	if len(br.AbandonedTurns) != 1 || br.AbandonedTurns[0] != (ipc.AbandonedTurn{TurnID: first.TurnID, FilesChanged: 1}) {
+		t.Fatalf("abandoned turns = %+v", br.AbandonedTurns)
+	}
+	if _, err := h.hub.UndoTurn(t.Context(), s.ID, first.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.hub.SwitchBranch(t.Context(), s.ID, answer.ID); err != nil {
+		t.Fatal(err)
+	}
+	br = ipc.SessionBranched{}
+	w.untilType(ipc.TypeSessionBranched).decode(t, &br)
+	if len(br.AbandonedTurns) != 0 {
+		t.Fatalf("switching away from a branch without changes lists %+v", br.AbandonedTurns)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"agenthub/app/llm/llmtest"
@@ -30,6 +31,11 @@ func TestUndoTurnThroughTheHub(t *testing.T) {
 	), textReply("Done."))
 	w := h.watch(s.ID, false)
 	res := h.submit(s.ID, "Change some files.")
+	var bash ipc.ToolCompleted
+	w.until(func(e ev) bool { return e.Type == ipc.TypeToolCompleted && strings.Contains(string(e.Payload), "toolu_b") }).decode(t, &bash)
+	if !strings.Contains(bash.Summary, "2 files in the folder changed") {
+		t.Fatalf("the bash card's summary does not count its changes: %q", bash.Summary)
+	}
 	end := w.turnEnd(s.ID)
 	var tc ipc.TurnCompleted
 	end.decode(t, &tc)

@@ -112,10 +112,21 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	cmd.Stdout, cmd.Stderr = pw, pw
 	marker := newMarker()
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", MarkerEnv+"="+marker)
+	// The workspace is compared once the group is gone: explicitly before
+	// the result (which reports the count), or on any other return.
+	afterCommand := func() int { return 0 }
 	if env.Files != nil {
-		// After the group is gone (deferred: runs on every return below).
-		defer env.Files.BeforeCommand("bash")()
+		afterCommand = env.Files.BeforeCommand("bash")
 	}
+	changed, compared := 0, false
+	compare := func() int {
+		if !compared {
+			compared = true
+			changed = afterCommand()
+		}
+		return changed
+	}
+	defer compare()
 	start := time.Now()
 	pg, err := startGroup(cmd, marker)
 	pw.Close() // the children hold the write end now
@@ -154,7 +165,12 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	pr.Close()
 	capt.finish()
 
-	return t.result(in.Command, label, pg, capt, stopErr, time.Since(start))
+	n := compare()
+	res, err := t.result(in.Command, label, pg, capt, stopErr, time.Since(start))
+	if n > 0 {
+		res.Summary += fmt.Sprintf("\n*%s in the folder changed*\n", plural(n, "file", "files"))
+	}
+	return res, err
 }
 
 func (t *bashTool) result(command, label string, pg *procGroup, capt *capture, stopErr *Error, took time.Duration) (Result, error) {

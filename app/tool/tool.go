@@ -54,9 +54,9 @@ type FileWatcher interface {
 	BeforeWrite(tool, path string)
 	AfterWrite(tool, path string)
 	// BeforeCommand is called before a bash command starts; the returned
-	// func is called once it has ended (files it wrote are found by
-	// comparing the workspace before and after).
-	BeforeCommand(tool string) (after func())
+	// func is called once it has ended and reports how many files the
+	// command changed (found by comparing the workspace before and after).
+	BeforeCommand(tool string) (after func() int)
 }
 
 // beforeWrite and afterWrite tell env's watcher, if any.

@@ -6,6 +6,7 @@
 import { useMemo, useState } from "react";
 import { useStore } from "zustand";
 import {
+  AbandonedChanges,
   ApprovalModeSwitch,
   ChatSessionContext,
   Composer,
@@ -253,6 +254,7 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
       onEdit: (messageId, text) => ctl.editAndResend(messageId, text),
       onSwitchBranch: (messageId) => void ctl.switchBranch(messageId),
       onFork: (messageId) => void ctl.fork(messageId),
+      onAbandonedAnswered: () => ctl.answerAbandoned(),
       undoTurn: (turnId) => ctl.undoTurn(turnId),
     }),
     [ctl, sessionId],
@@ -266,6 +268,7 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
         <UnlistedApprovals ctl={ctl} sessionId={sessionId} />
         <WorkerApprovals />
         <StallNotice />
+        <AbandonedChanges />
         <ChatError ctl={ctl} />
         <ChatComposer ctl={ctl} upload={upload} />
       </section>

@@ -201,6 +201,12 @@ export class AppController {
     }
   }
 
+  /** Closes the offer to undo the file changes of a branch left behind. */
+  answerAbandoned(): void {
+    const id = this.state.ui.selectedId;
+    if (id) this.dispatch({ type: "abandonedAnswered", sessionId: id });
+  }
+
   /** Shows the branch through messageId. */
   async switchBranch(messageId: string): Promise<void> {
     const id = this.state.ui.selectedId;

@@ -7,7 +7,7 @@
 import { useState } from "react";
 import type { FileChange, TurnChanges, TurnOutcome, TurnUndone } from "../protocol";
 import { DiffView } from "./DiffView";
-import { useChatSession } from "./session";
+import { useChatSession, useSessionSelector } from "./session";
 
 const STATUS_LABEL: Record<FileChange["status"], string> = { created: "created", modified: "modified", deleted: "deleted" };
 
@@ -54,6 +54,65 @@ function UndoSummary({ result }: { result: TurnUndone }) {
     </div>
   );
 }
+
+/**
+ * The offer after a branch switch, regenerate or edit: the branch left
+ * behind changed files; undo those turns (newest first) or keep them.
+ */
+export function AbandonedChanges() {
+  const { undoTurn, onAbandonedAnswered } = useChatSession();
+  const turns = useSessionSelector((s) => s?.abandoned ?? NONE);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<TurnUndone | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  if (result) {
+    return (
+      <div className="abandoned-changes" data-testid="abandoned-changes">
+        <UndoSummary result={result} />
+        <button type="button" className="btn btn-xs" onClick={() => setResult(null)}>
+          Close
+        </button>
+      </div>
+    );
+  }
+  if (turns.length === 0 || !undoTurn || !onAbandonedAnswered) return null;
+  const files = turns.reduce((n, t) => n + t.files_changed, 0);
+  const undoAll = async () => {
+    setBusy(true);
+    setError(null);
+    const all: TurnUndone = { restored: [], skipped: [] };
+    try {
+      for (const t of turns) {
+        const r = await undoTurn(t.turn_id);
+        all.restored.push(...r.restored);
+        all.skipped.push(...r.skipped);
+      }
+      setResult(all);
+      onAbandonedAnswered();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="abandoned-changes" role="alert" data-testid="abandoned-changes">
+      <p>
+        The branch you left changed {plural(files, "file", "files")} in the folder ({plural(turns.length, "turn", "turns")}). Undo those changes? Files changed
+        since are left alone.
+      </p>
+      {error && <p className="turn-files-error">{error}</p>}
+      <button type="button" className="btn btn-xs btn-danger" data-testid="undo-abandoned" disabled={busy} onClick={() => void undoAll()}>
+        {busy ? "Undoing…" : "Undo those changes"}
+      </button>{" "}
+      <button type="button" className="btn btn-xs" disabled={busy} onClick={onAbandonedAnswered}>
+        Keep them
+      </button>
+    </div>
+  );
+}
+
+const NONE: never[] = [];
 
 /** Props of TurnFiles. */
 export interface TurnFilesProps {

@@ -25,6 +25,8 @@ export interface ChatSession {
   onEdit?: (messageId: string, text: string) => Promise<boolean>;
   onSwitchBranch?: (messageId: string) => void;
   onFork?: (messageId: string) => void;
+  /** The offer to undo a left branch's file changes was answered (undone or kept). */
+  onAbandonedAnswered?: () => void;
   /** The files a turn changed (the turn's "N files changed" panel). */
   turnChanges?: (turnId: string) => Promise<TurnChanges>;
   /** Undoes a turn's file changes. */

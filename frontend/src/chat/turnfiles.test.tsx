@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 import { act } from "react";
 import { describe, expect, it, vi } from "vitest";
-import type { TurnChanges, TurnOutcome } from "../protocol";
+import type { Session, TurnChanges, TurnOutcome } from "../protocol";
 import { createAppStore } from "../state";
 import { mountPerTest } from "../testing/mount";
 import { ChatSessionContext, type ChatSession } from "./session";
-import { TurnFiles } from "./TurnFiles";
+import { AbandonedChanges, TurnFiles } from "./TurnFiles";
 
 const dom = mountPerTest();
 
@@ -77,5 +77,45 @@ describe("TurnFiles", () => {
     act(() => button("Undo changes").click());
     await settle();
     expect(dom.host.querySelector("[role=alert]")?.textContent).toContain("a turn is running");
+  });
+});
+
+describe("AbandonedChanges", () => {
+  it("offers to undo the file changes of the branch left behind, newest turn first", async () => {
+    const store = createAppStore();
+    store.getState().dispatch({
+      type: "frame",
+      sessionId: "s1",
+      frame: {
+        type: "event",
+        event: {
+          id: "01J0000000000000000000000B", type: "session.branched", ts: "2026-11-25T10:00:00Z", session_id: "s1", turn_id: null, actor: "user" as const,
+          payload: {
+            reason: "switch", message_id: "m1", head_id: "m1",
+            session: { session_id: "s1", title: "t", workspace_path: "/w" } as Session,
+            abandoned_turns: [{ turn_id: "t2", files_changed: 1 }, { turn_id: "t1", files_changed: 2 }],
+          },
+        },
+      },
+    });
+    const undoTurn = vi.fn((id: string) => Promise.resolve({ restored: id === "t2" ? ["b.txt"] : ["a.txt", "c.txt"], skipped: [] }));
+    const onAbandonedAnswered = vi.fn(() => store.getState().dispatch({ type: "abandonedAnswered", sessionId: "s1" }));
+    act(() =>
+      dom.root.render(
+        <ChatSessionContext.Provider value={{ store, sessionId: "s1", undoTurn, onAbandonedAnswered }}>
+          <AbandonedChanges />
+        </ChatSessionContext.Provider>,
+      ),
+    );
+    expect(dom.host.querySelector("[data-testid=abandoned-changes]")?.textContent).toContain("changed 3 files in the folder (2 turns)");
+    await act(async () => {
+      dom.host.querySelector<HTMLButtonElement>("[data-testid=undo-abandoned]")!.click();
+      await Promise.resolve();
+      await Promise.resolve();
+      await Promise.resolve();
+    });
+    expect(undoTurn.mock.calls.map((c) => c[0])).toEqual(["t2", "t1"]);
+    expect(onAbandonedAnswered).toHaveBeenCalledTimes(1);
+    expect(dom.host.querySelector("[data-testid=undo-result]")?.textContent).toContain("Restored 3 files");
   });
 });

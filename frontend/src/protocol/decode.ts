@@ -15,6 +15,7 @@ import {
   ATTACHED_FILE_SPEC,
   SESSION_SPEC,
   SKIPPED_FILE_SPEC,
+  ABANDONED_TURN_SPEC,
   TURN_ERROR_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
@@ -60,6 +61,13 @@ function checkKind(kind: Kind, v: unknown): string | null {
       for (const a of v) {
         const why = checkObject(ATTACHED_FILE_SPEC, a);
         if (why !== null) return `attachment: ${why}`;
+      }
+      return null;
+    case "abandoned-turns":
+      if (!Array.isArray(v)) return "want abandoned turn array";
+      for (const x of v) {
+        const why = checkObject(ABANDONED_TURN_SPEC, x);
+        if (why !== null) return `abandoned turn: ${why}`;
       }
       return null;
     case "skipped-files":

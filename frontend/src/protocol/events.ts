@@ -225,6 +225,14 @@ export interface SessionBranched {
   message_id: string;
   head_id: string;
   session: Session;
+  /** Turns of the branch left behind, newest first, whose file changes are still in place. */
+  abandoned_turns?: AbandonedTurn[];
+}
+
+/** A turn of a branch left behind that changed files (undoTurn restores them). */
+export interface AbandonedTurn {
+  turn_id: string;
+  files_changed: number;
 }
 
 /** Payload of session.forked (in the source session). */

@@ -3,7 +3,7 @@
 // a key's optionality wrong, so these lists cannot drift from the TS types;
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
-import type { EventType, PayloadMap, SkippedFile } from "./events";
+import type { AbandonedTurn, EventType, PayloadMap, SkippedFile } from "./events";
 import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
@@ -22,7 +22,8 @@ export type Kind =
   | "turn-outcome"
   | "turn-error"
   | "attachments"
-  | "skipped-files";
+  | "skipped-files"
+  | "abandoned-turns";
 
 /** A field spec: its kind, with a "?" suffix when the key is optional (omitempty in Go). */
 export type FieldSpec = Kind | `${Kind}?`;
@@ -114,6 +115,9 @@ export const TURN_OUTCOME_SPEC: Spec<TurnOutcome> = { id: "string", status: "str
 
 /** Spec of ipc.SkippedFile. */
 export const SKIPPED_FILE_SPEC: Spec<SkippedFile> = { path: "string", reason: "string" };
+
+/** Spec of ipc.AbandonedTurn. */
+export const ABANDONED_TURN_SPEC: Spec<AbandonedTurn> = { turn_id: "string", files_changed: "number" };
 
 /** Spec of store.TurnError. */
 export const TURN_ERROR_SPEC: Spec<TurnError> = { class: "string", message: "string", attempts: "number" };
@@ -284,7 +288,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     retry_in_ms: "number?",
   },
   "turn.undone": { restored: "string[]", skipped: "skipped-files" },
-  "session.branched": { reason: "string", message_id: "string", head_id: "string", session: "session" },
+  "session.branched": { reason: "string", message_id: "string", head_id: "string", session: "session", abandoned_turns: "abandoned-turns?" },
   "session.forked": { new_session_id: "string", message_id: "string" },
   "message.start": { message_id: "string", role: "string", model: "string" },
   "text.delta": { message_id: "string", content_block_index: "number", text: "string" },

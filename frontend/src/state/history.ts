@@ -34,6 +34,7 @@ export function emptySession(sessionId: string): SessionState {
     stall: null,
     lastWarning: null,
     mcpServers: {},
+    abandoned: [],
     lastEventId: null,
     turnsEnded: 0,
     connection: "connecting",

@@ -96,8 +96,9 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
     case "turn.undone":
       return bus.onTurnUndone(s, e);
     case "session.branched":
+      return { ...s, abandoned: e.payload.abandoned_turns ?? [] }; // the controller reads the new path (resync)
     case "session.forked":
-      return s; // the controller reads the new path (resync) / lists the fork
+      return s; // the controller lists the fork
   }
 }
 
@@ -124,7 +125,9 @@ function reduceSession(s: SessionState, a: ChatAction): SessionState {
     case "clearError":
       return s.lastError === null ? s : { ...s, lastError: null };
     case "resync":
-      return { ...emptySession(s.sessionId), connection: s.connection, mcpServers: s.mcpServers };
+      return { ...emptySession(s.sessionId), connection: s.connection, mcpServers: s.mcpServers, abandoned: s.abandoned };
+    case "abandonedAnswered":
+      return { ...s, abandoned: [] };
     case "approvalsListed":
       return onApprovalsListed(s, a.approvals);
     case "turnSubmitted":
@@ -179,6 +182,7 @@ export function reduce(state: AppState, a: Action): AppState {
     case "turnSubmitted":
     case "clearError":
     case "resync":
+    case "abandonedAnswered":
     case "approvalsListed":
       return reduceChat(state, a);
     case "sessionsListed":

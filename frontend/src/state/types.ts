@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
+import type { AbandonedTurn, ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -247,6 +247,8 @@ export interface SessionState {
   lastWarning: string | null;
   /** The last mcp.server_status seen in this session, by server name. */
   mcpServers: Record<string, MCPServerStatus>;
+  /** Turns of the branch last left behind whose file changes are still in place (session.branched), until undone or kept. */
+  abandoned: AbandonedTurn[];
   /** turn.completed events applied (a finished turn, seen live or replayed), for the "turn finished" badge. */
   turnsEnded: number;
   /** The cursor: the highest event id applied (ULIDs order lexicographically). */
@@ -306,6 +308,8 @@ export type ChatAction =
   | { type: "clearError"; sessionId: string }
   /** The session's path changed (session.branched): forget its messages and cursor; a fresh snapshot follows. */
   | { type: "resync"; sessionId: string }
+  /** The offer to undo a left branch's file changes was answered. */
+  | { type: "abandonedAnswered"; sessionId: string }
   /** The approvals waiting as of the answer (listPendingApprovals, asked after a snapshot whose record counts some). */
   | { type: "approvalsListed"; sessionId: string; approvals: ToolApprovalRequested[] };
 
