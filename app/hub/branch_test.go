@@ -249,7 +249,9 @@ func TestBranchListsAbandonedFileChanges(t *testing.T) {
 	first := h.turnDone(t, s.ID, func() ipc.SubmitResult { return h.submit(s.ID, "Write a.txt") })
 	answer := h.messages(s.ID)[3]
 	w := h.watch(s.ID, false)
-	h.turnDone(t, s.ID, func() ipc.SubmitResult { return must[ipc.SubmitResult](t)(h.hub.Regenerate(t.Context(), s.ID, answer.ID)) })
+	h.turnDone(t, s.ID, func() ipc.SubmitResult {
+		return must[ipc.SubmitResult](t)(h.hub.Regenerate(t.Context(), s.ID, answer.ID))
+	})
 	var br ipc.SessionBranched
 	w.untilType(ipc.TypeSessionBranched).decode(t, &br)
 	if len(br.AbandonedTurns) != 1 || br.AbandonedTurns[0] != (ipc.AbandonedTurn{TurnID: first.TurnID, FilesChanged: 1}) {

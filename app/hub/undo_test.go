@@ -32,7 +32,9 @@ func TestUndoTurnThroughTheHub(t *testing.T) {
 	w := h.watch(s.ID, false)
 	res := h.submit(s.ID, "Change some files.")
 	var bash ipc.ToolCompleted
-	w.until(func(e ev) bool { return e.Type == ipc.TypeToolCompleted && strings.Contains(string(e.Payload), "toolu_b") }).decode(t, &bash)
+	w.until(func(e ev) bool {
+		return e.Type == ipc.TypeToolCompleted && strings.Contains(string(e.Payload), "toolu_b")
+	}).decode(t, &bash)
 	if !strings.Contains(bash.Summary, "2 files in the folder changed") {
 		t.Fatalf("the bash card's summary does not count its changes: %q", bash.Summary)
 	}
