@@ -59,6 +59,17 @@ func (h *Hub) branchable(sessionID string) (*session, error) {
 	return s, nil
 }
 
+// at finds messageID on the current path of a session that may branch now
+// (branchable): the session, the tree, the path and the position.
+func (h *Hub) at(sessionID, messageID string) (*session, *ipc.Tree, []int, int, error) {
+	s, err := h.branchable(sessionID)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	t, path, pos, err := h.onPath(s, messageID)
+	return s, t, path, pos, err
+}
+
 // onPath finds messageID on the session's current path: the tree, the
 // path (storage indexes) and the message's position on it.
 func (h *Hub) onPath(s *session, messageID string) (*ipc.Tree, []int, int, error) {
@@ -109,11 +120,7 @@ func (h *Hub) setHead(ctx context.Context, s *session, headID string, keep int, 
 // messageID (or the one whose turn produced messageID) again; the new
 // answer is a sibling of the old one.
 func (h *Hub) Regenerate(ctx context.Context, sessionID, messageID string) (ipc.SubmitResult, error) {
-	s, err := h.branchable(sessionID)
-	if err != nil {
-		return ipc.SubmitResult{}, err
-	}
-	t, path, pos, err := h.onPath(s, messageID)
+	s, t, path, pos, err := h.at(sessionID, messageID)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -140,11 +147,7 @@ func (h *Hub) EditAndResend(ctx context.Context, sessionID, messageID, content s
 	if strings.TrimSpace(content) == "" {
 		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
 	}
-	s, err := h.branchable(sessionID)
-	if err != nil {
-		return ipc.SubmitResult{}, err
-	}
-	t, path, pos, err := h.onPath(s, messageID)
+	s, t, path, pos, err := h.at(sessionID, messageID)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}

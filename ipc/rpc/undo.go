@@ -32,42 +32,27 @@ func (p turnParams) turn() (string, error) {
 	return "", Errorf(CodeInvalidParams, "turn_id is required")
 }
 
-func (h hubMethods) undoer() (ipc.TurnUndoer, error) {
+// turnCall decodes {session_id, turn_id} and calls fn on the hub's TurnUndoer.
+func turnCall[T any](h hubMethods, raw json.RawMessage, fn func(ipc.TurnUndoer, string, string) (T, error)) (any, error) {
+	p, id, err := decodeSession[turnParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	turn, err := p.turn()
+	if err != nil {
+		return nil, err
+	}
 	u, ok := h.hub.(ipc.TurnUndoer)
 	if !ok {
 		return nil, Errorf(CodeInvalidParams, "this hub keeps no file checkpoints")
 	}
-	return u, nil
+	return fn(u, id, turn)
 }
 
 func (h hubMethods) getTurnChanges(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, err := decodeSession[turnParams](raw)
-	if err != nil {
-		return nil, err
-	}
-	turn, err := p.turn()
-	if err != nil {
-		return nil, err
-	}
-	u, err := h.undoer()
-	if err != nil {
-		return nil, err
-	}
-	return u.TurnChanges(ctx, id, turn)
+	return turnCall(h, raw, func(u ipc.TurnUndoer, id, turn string) (ipc.TurnChanges, error) { return u.TurnChanges(ctx, id, turn) })
 }
 
 func (h hubMethods) undoTurn(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, err := decodeSession[turnParams](raw)
-	if err != nil {
-		return nil, err
-	}
-	turn, err := p.turn()
-	if err != nil {
-		return nil, err
-	}
-	u, err := h.undoer()
-	if err != nil {
-		return nil, err
-	}
-	return u.UndoTurn(ctx, id, turn)
+	return turnCall(h, raw, func(u ipc.TurnUndoer, id, turn string) (ipc.TurnUndone, error) { return u.UndoTurn(ctx, id, turn) })
 }
