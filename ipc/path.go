@@ -63,6 +63,62 @@ func PathMessagesBefore(v StoreView, sessionID, beforeID string, limit int) ([]s
 	return path[start:end], start > 0, nil
 }
 
+// BranchMessages is PathMessages of the branch through messageID (to its
+// newest leaf) instead of the current path; "" reads the current path. A
+// messageID the session does not have is ErrNotFound.
+func BranchMessages(v StoreView, sessionID, messageID string, offset, limit int) ([]store.Message, int, error) {
+	if messageID == "" {
+		return PathMessages(v, sessionID, offset, limit)
+	}
+	path, err := branchThrough(v, sessionID, messageID)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := len(path)
+	offset = min(max(offset, 0), total)
+	end := total
+	if limit > 0 {
+		end = min(offset+limit, total)
+	}
+	return path[offset:end], total, nil
+}
+
+// BranchMessagesBefore is PathMessagesBefore on the branch through messageID.
+func BranchMessagesBefore(v StoreView, sessionID, messageID, beforeID string, limit int) ([]store.Message, bool, error) {
+	if messageID == "" {
+		return PathMessagesBefore(v, sessionID, beforeID, limit)
+	}
+	if limit <= 0 {
+		limit = 50
+	}
+	path, err := branchThrough(v, sessionID, messageID)
+	if err != nil {
+		return nil, false, err
+	}
+	end := len(path)
+	if beforeID != "" {
+		end = slices.IndexFunc(path, func(m store.Message) bool { return m.ID == beforeID })
+		if end < 0 {
+			return nil, false, fmt.Errorf("message %s is not on that branch of %s: %w", beforeID, sessionID, store.ErrNotFound)
+		}
+	}
+	start := max(0, end-limit)
+	return path[start:end], start > 0, nil
+}
+
+// branchThrough is the path from the start through messageID to its newest leaf.
+func branchThrough(v StoreView, sessionID, messageID string) ([]store.Message, error) {
+	t, err := LoadTree(v, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	i, ok := t.Index(messageID)
+	if !ok {
+		return nil, fmt.Errorf("message %s in session %s: %w", messageID, sessionID, store.ErrNotFound)
+	}
+	return t.messagesOf(t.PathTo(t.Leaf(i))), nil
+}
+
 // PathLen is the number of messages on the current path (the next
 // message's position).
 func PathLen(v StoreView, sessionID string) int {
@@ -180,7 +236,12 @@ func currentPath(v StoreView, sess store.Session) ([]store.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := t.PathTo(t.Head(sess))
+	return t.messagesOf(t.PathTo(t.Head(sess))), nil
+}
+
+// messagesOf is the messages at the path idx, with positions as offsets
+// and sibling lists at branch points.
+func (t *Tree) messagesOf(idx []int) []store.Message {
 	out := make([]store.Message, len(idx))
 	for pos, i := range idx {
 		m := t.Messages[i]
@@ -193,5 +254,5 @@ func currentPath(v StoreView, sess store.Session) ([]store.Message, error) {
 		}
 		out[pos] = m
 	}
-	return out, nil
+	return out
 }

@@ -129,6 +129,24 @@ func (r StoreReader) MessagesBefore(sessionID, beforeID string, limit int) (ms [
 	return ms, more, err
 }
 
+// BranchMessages pages the branch through messageID ("" = the current path).
+func (r StoreReader) BranchMessages(sessionID, messageID string, offset, limit int) (ms []store.Message, total int, err error) {
+	err = r.Store.View(func(v StoreView) error {
+		ms, total, err = BranchMessages(v, sessionID, messageID, offset, limit)
+		return err
+	})
+	return ms, total, err
+}
+
+// BranchMessagesBefore pages the branch through messageID backwards.
+func (r StoreReader) BranchMessagesBefore(sessionID, messageID, beforeID string, limit int) (ms []store.Message, more bool, err error) {
+	err = r.Store.View(func(v StoreView) error {
+		ms, more, err = BranchMessagesBefore(v, sessionID, messageID, beforeID, limit)
+		return err
+	})
+	return ms, more, err
+}
+
 // StoredMessages returns every stored message of a session, every branch,
 // in storage order (offsets are storage offsets).
 func (r StoreReader) StoredMessages(sessionID string) (ms []store.Message, err error) {

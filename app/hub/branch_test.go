@@ -99,6 +99,7 @@ func TestRegenerateEditSwitchAndFork(t *testing.T) {
 	if got := texts(path); !slices.Equal(got, []string{"user: Q1", "assistant: A1", "user: Q2", "assistant: A2 again"}) {
 		t.Fatalf("path after regenerate = %q", got)
 	}
+	regen := path[3]
 	if sib := path[3].Siblings; len(sib) != 2 || sib[0] != a2.ID || sib[1] != path[3].ID {
 		t.Fatalf("the new answer's siblings = %v", sib)
 	}
@@ -152,6 +153,14 @@ func TestRegenerateEditSwitchAndFork(t *testing.T) {
 	}
 	if _, _, err := h.bus.Reader().MessagesBefore(s.ID, path[3].ID, 2); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("paging from a message off the path: %v", err)
+	}
+	// Another branch is readable without switching to it.
+	other, n, err := h.bus.Reader().BranchMessages(s.ID, regen.ID, 0, 0)
+	if err != nil || n != 4 || !slices.Equal(texts(other), []string{"user: Q1", "assistant: A1", "user: Q2", "assistant: A2 again"}) {
+		t.Fatalf("the branch through the regenerated answer = %q (%d, %v)", texts(other), n, err)
+	}
+	if _, _, err := h.bus.Reader().BranchMessages(s.ID, "nosuch", 0, 0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an unknown branch: %v", err)
 	}
 	if stored, _ := h.bus.Reader().StoredMessages(s.ID); len(stored) != 11 {
 		t.Fatalf("%d messages stored, want 11 (nothing deleted)", len(stored))

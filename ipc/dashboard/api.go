@@ -356,7 +356,12 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	page, err := rpc.FetchMessagesBefore(r.Context(), a.hub, a.bus.Reader(), r.PathValue("id"), q.Get("before"), limit)
+	msgs, err := rpc.BranchOf(a.bus.Reader(), r.PathValue("id"), q.Get("branch"))
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	page, err := rpc.FetchMessagesBefore(r.Context(), a.hub, msgs, r.PathValue("id"), q.Get("before"), limit)
 	if err != nil {
 		a.writeHubError(w, err)
 		return

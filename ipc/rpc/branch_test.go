@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"agenthub/ipc"
@@ -81,4 +82,40 @@ func TestBranchAndUndoMethods(t *testing.T) {
 	_, plain := newHub(t)
 	code(t, call(t, plain, rpc.MethodSwitchBranch, map[string]any{"session_id": "s1", "message_id": "m1"}), rpc.CodeInvalidParams)
 	code(t, call(t, plain, rpc.MethodUndoTurn, map[string]any{"session_id": "s1", "turn_id": "t1"}), rpc.CodeInvalidParams)
+}
+
+// TestGetAgentMessagesOfABranch: getAgentMessages reads the branch through
+// a message (here the only one, a linear session) in both modes; an unknown
+// message is INVALID_PARAMS.
+func TestGetAgentMessagesOfABranch(t *testing.T) {
+	h, d := newHub(t)
+	sid := ok[store.Session](t, call(t, d, rpc.MethodCreateSession, map[string]any{})).ID
+	var ops []store.Op
+	for i, text := range []string{"question", "answer"} {
+		role := store.RoleUser
+		if i == 1 {
+			role = store.RoleAssistant
+		}
+		ops = append(ops, store.PutMessage(store.Message{ID: fmt.Sprintf("m%d", i), SessionID: sid, Role: role, Status: store.StatusComplete,
+			Content: []store.ContentBlock{{Type: store.BlockText, Text: text}}}))
+	}
+	if _, err := h.Bus.Commit(context.Background(), ipc.Draft{Type: ipc.TypeSessionUpdated, SessionID: sid, Actor: ipc.ActorSystem,
+		Payload: ipc.SessionChanged{Session: store.Session{ID: sid}}, Ops: ops}); err != nil {
+		t.Fatal(err)
+	}
+	page := ok[rpc.MessagesPage](t, call(t, d, rpc.MethodGetAgentMessages, map[string]any{"agentId": sid}))
+	if len(page.Messages) != 2 {
+		t.Fatalf("%d messages", len(page.Messages))
+	}
+	first := page.Messages[0].ID
+	branch := ok[rpc.MessagesPage](t, call(t, d, rpc.MethodGetAgentMessages, map[string]any{"agentId": sid, "branch": first}))
+	if branch.Total != page.Total {
+		t.Fatalf("the branch through the first message has %d messages, the path %d", branch.Total, page.Total)
+	}
+	before := ok[rpc.MessagesBeforePage](t, call(t, d, rpc.MethodGetAgentMessages, map[string]any{"agentId": sid, "branch": first, "before": ""}))
+	if len(before.Messages) != page.Total {
+		t.Fatalf("before-mode on the branch: %d messages", len(before.Messages))
+	}
+	code(t, call(t, d, rpc.MethodGetAgentMessages, map[string]any{"agentId": sid, "branch": "nosuch"}), rpc.CodeInvalidParams)
+	code(t, call(t, d, rpc.MethodGetAgentMessages, map[string]any{"agentId": sid, "branch": "nosuch", "before": ""}), rpc.CodeInvalidParams)
 }

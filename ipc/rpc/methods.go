@@ -48,6 +48,47 @@ type MessageStore interface {
 	MessagesBefore(sessionID, beforeID string, limit int) ([]store.Message, bool, error)
 }
 
+// BranchReader is optionally implemented by a MessageStore: it reads the
+// branch through a message instead of the current path (docs/branching.md;
+// ipc.StoreReader implements it). An unknown message is store.ErrNotFound.
+type BranchReader interface {
+	BranchMessages(sessionID, messageID string, offset, limit int) ([]store.Message, int, error)
+	BranchMessagesBefore(sessionID, messageID, beforeID string, limit int) ([]store.Message, bool, error)
+}
+
+// BranchOf is msgs' reader of the branch through messageID ("" = msgs itself).
+func BranchOf(msgs MessageStore, sessionID, messageID string) (MessageStore, error) {
+	if messageID == "" {
+		return msgs, nil
+	}
+	b, ok := msgs.(BranchReader)
+	if !ok {
+		return nil, Errorf(CodeInvalidParams, "this hub reads only the current path")
+	}
+	return branchStore{b, messageID}, nil
+}
+
+// branchStore reads one branch through a BranchReader.
+type branchStore struct {
+	r       BranchReader
+	through string
+}
+
+func (b branchStore) Messages(sessionID string, offset, limit int) ([]store.Message, int, error) {
+	ms, total, err := b.r.BranchMessages(sessionID, b.through, offset, limit)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, Errorf(CodeInvalidParams, "branch %q names no message of session %s", b.through, sessionID)
+	}
+	return ms, total, err
+}
+
+func (b branchStore) MessagesBefore(sessionID, beforeID string, limit int) ([]store.Message, bool, error) {
+	if _, _, err := b.r.BranchMessages(sessionID, b.through, 0, 1); errors.Is(err, store.ErrNotFound) {
+		return nil, false, Errorf(CodeInvalidParams, "branch %q names no message of session %s", b.through, sessionID)
+	}
+	return b.r.BranchMessagesBefore(sessionID, b.through, beforeID, limit)
+}
+
 // MessagesPage is the getAgentMessages result in offset mode (seed 003).
 type MessagesPage struct {
 	Messages []store.Message `json:"messages"`
@@ -199,6 +240,10 @@ func FetchMessagesBefore(ctx context.Context, hub ipc.HubAPI, msgs MessageStore,
 		return MessagesBeforePage{}, err
 	}
 	ms, more, err := msgs.MessagesBefore(sessionID, before, limit)
+	var re *Error
+	if errors.As(err, &re) {
+		return MessagesBeforePage{}, err
+	}
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return MessagesBeforePage{}, Errorf(CodeInvalidParams, "before %q names no message of session %s", before, sessionID)
@@ -226,10 +271,16 @@ type messagesParams struct {
 	Offset *int    `json:"offset"`
 	Limit  *int    `json:"limit"`
 	Before *string `json:"before"`
+	// Branch reads the branch through this message instead of the current path.
+	Branch string `json:"branch"`
 }
 
 func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (any, error) {
 	p, id, err := decodeSession[messagesParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := BranchOf(h.msgs, id, p.Branch)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +295,7 @@ func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (
 		if p.Offset != nil {
 			return nil, Errorf(CodeInvalidParams, "offset and before are mutually exclusive")
 		}
-		return FetchMessagesBefore(ctx, h.hub, h.msgs, id, *p.Before, limit)
+		return FetchMessagesBefore(ctx, h.hub, msgs, id, *p.Before, limit)
 	}
 	if limit, err = checkLimit(limit); err != nil {
 		return nil, err
@@ -259,7 +310,11 @@ func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (
 	if _, err := h.hub.GetSession(ctx, id); err != nil {
 		return nil, err
 	}
-	ms, total, err := h.msgs.Messages(id, offset, limit)
+	ms, total, err := msgs.Messages(id, offset, limit)
+	var re *Error
+	if errors.As(err, &re) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}
