@@ -225,3 +225,27 @@ func TestDeleteSessionPrunesBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A write in progress beside a command (tools run in parallel) leaves a
+// temp file the scans must not count: it exists before the command and is
+// renamed away during it.
+func TestScansIgnoreWriteTemps(t *testing.T) {
+	ws := t.TempDir()
+	st := New(t.TempDir())
+	tmp := write(t, ws, ".notes.txt.tmp-4242", "half written")
+	turn := st.Begin("s1", "t1", ws, nil)
+	after := turn.BeforeCommand("bash")
+	if err := os.Rename(tmp, filepath.Join(ws, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws, "out.txt", "built\n")
+	if n := after(); n != 2 {
+		t.Fatalf("the command changed %d files, want 2 (notes.txt appeared, out.txt created)", n)
+	}
+	m := turn.Finish()
+	for _, c := range m.Changes {
+		if c.Path == ".notes.txt.tmp-4242" {
+			t.Fatalf("the temp file is a change: %+v", m.Changes)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"agenthub/app/tool"
 )
 
 // skipDirs are not scanned: version-control data and dependency or build
@@ -41,7 +43,7 @@ func (s *Store) scan(ws string, keep bool) (map[string]entry, string) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || tool.IsWriteTemp(d.Name()) {
 			return nil
 		}
 		if len(out) >= MaxScanFiles {

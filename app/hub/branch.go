@@ -50,7 +50,7 @@ func (h *Hub) branchable(sessionID string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.running != nil || len(s.queue) > 0 {
+	if s.busyLocked() {
 		return nil, fmt.Errorf("a turn is running in this session: wait for it to end (or stop it) first: %w", ipc.ErrInvalidInput)
 	}
 	if s.record().ParentSessionID != "" {

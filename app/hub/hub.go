@@ -177,6 +177,15 @@ type run struct {
 	waiting   int
 	// files records the turn's workspace changes (undoTurn).
 	files *checkpoint.Turn
+	// ended is set (under Hub.mu) just before the turn's end is committed:
+	// from then on the session counts as idle for branching and undo,
+	// though the run is unregistered a moment later.
+	ended bool
+}
+
+// busyLocked reports whether s runs or queues a turn that has not ended.
+func (s *session) busyLocked() bool {
+	return (s.running != nil && !s.running.ended) || len(s.queue) > 0
 }
 
 // New returns a hub over bus (and its store) that takes LLM providers from

@@ -355,6 +355,9 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 	}
 	t := r.turn
 	t.EndedAt = time.Now().UTC()
+	h.mu.Lock()
+	r.ended = true
+	h.mu.Unlock()
 	if r.files != nil {
 		t.FilesChanged = len(r.files.Finish().Changes)
 	}

@@ -73,7 +73,7 @@ func (h *Hub) UndoTurn(ctx context.Context, sessionID, turnID string) (ipc.TurnU
 		return ipc.TurnUndone{}, err
 	}
 	h.mu.Lock()
-	busy := s.running != nil || len(s.queue) > 0
+	busy := s.busyLocked()
 	h.mu.Unlock()
 	if busy {
 		return ipc.TurnUndone{}, fmt.Errorf("a turn is running in this session: undo once it has ended (or stop it): %w", ipc.ErrInvalidInput)

@@ -158,6 +158,25 @@ func langFor(name string) string {
 	return ""
 }
 
+// IsWriteTemp reports whether a file name is one of write_file's or
+// edit_file's temp files (".NAME.tmp-DIGITS"), which exist only while a
+// write is in progress: a workspace scan ignores them.
+func IsWriteTemp(name string) bool {
+	if !strings.HasPrefix(name, ".") {
+		return false
+	}
+	i := strings.LastIndex(name, ".tmp-")
+	if i <= 1 || i+len(".tmp-") == len(name) {
+		return false
+	}
+	for _, c := range name[i+len(".tmp-"):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // atomicWrite replaces path with data via a temp file in the same directory
 // and a rename, so readers see the old or the new content, never a mix.
 func atomicWrite(path string, data []byte, mode fs.FileMode) error {

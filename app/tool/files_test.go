@@ -274,3 +274,25 @@ func TestListDir(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+func TestIsWriteTemp(t *testing.T) {
+	for name, want := range map[string]bool{
+		".notes.txt.tmp-123456": true, ".a.tmp-1": true, "notes.txt": false, ".notes.txt.tmp-": false,
+		".notes.txt.tmp-12a": false, "notes.txt.tmp-1": false, ".tmp-1": false,
+	} {
+		if IsWriteTemp(name) != want {
+			t.Errorf("IsWriteTemp(%q) = %v", name, !want)
+		}
+	}
+	// The names atomicWrite's os.CreateTemp pattern makes.
+	for i := 0; i < 5; i++ {
+		f, err := os.CreateTemp(t.TempDir(), ".x.txt.tmp-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if !IsWriteTemp(filepath.Base(f.Name())) {
+			t.Fatalf("IsWriteTemp(%q) = false", filepath.Base(f.Name()))
+		}
+	}
+}
