@@ -30,12 +30,15 @@ HEADLESS_BIN := build/bin/agenthub-headless
 # binary has none of them, `make smoketest` that its binary has them.
 TEST_CONTROL_SYMBOLS := smoke|testcontrol|TestReport|FrameStats|BenchEmit
 ARTIFACTS    := artifacts
+# A Debian version must start with a digit (packaging/deb-version.sh).
+DEB_VERSION  ?= $(shell packaging/deb-version.sh)
+DEB          := build/dist/agenthub_$(DEB_VERSION)_amd64.deb
 ARGS         ?=
 APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git chromium dbus-daemon gnome-keyring
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless smoketest deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-stress faults bench bench-desktop clean
+.PHONY: run build headless smoketest package deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-package test-stress faults bench bench-desktop clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -92,6 +95,17 @@ smoketest: deps frontend-smoketest
 headless: frontend
 	CGO_ENABLED=0 go build -ldflags "-X main.version=$(VERSION)" -o $(HEADLESS_BIN) .
 
+# The Debian package (packaging/nfpm.yaml, nfpm pinned as a Go tool): the
+# desktop binary, the desktop entry, the icon in the hicolor sizes (scaled
+# from build/appicon.png now), the README and the --help text as docs.
+package: build
+	rm -rf build/dist/icons build/dist/doc $(DEB)
+	go run ./packaging/icongen -in build/appicon.png -out build/dist/icons
+	mkdir -p build/dist/doc
+	./$(BIN) --help > build/dist/doc/usage.txt
+	VERSION="$(DEB_VERSION)" ARCH=amd64 go tool nfpm package --config packaging/nfpm.yaml --packager deb --target $(DEB)
+	@echo "built $(DEB)"
+
 run: build
 	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
 	  echo "launching $(BIN) $(ARGS)"; exec ./$(BIN) $(ARGS); \
@@ -101,7 +115,7 @@ run: build
 
 ## ---- tests ----------------------------------------------------------------
 
-test: test-go test-frontend test-bindings test-desktop
+test: test-go test-frontend test-bindings test-desktop test-package
 	@echo "make test: all checks passed"
 
 test-go: deps frontend headless
@@ -127,6 +141,18 @@ test-frontend: $(NPM_STAMP)
 	cd frontend && ./node_modules/.bin/vitest run
 
 # Regenerating the Wails bindings must not change the committed ones.
+# Installs the package into this machine with apt-get, launches the desktop
+# entry's Exec line with no terminal under Xvfb in a private D-Bus session,
+# screenshots the window and removes the package (packaging/package_test.go).
+# Part of make test where dpkg exists and we are root (CI's throw-away machine).
+test-package:
+	@if ! command -v dpkg >/dev/null; then echo "test-package: skipped — dpkg is not available on this machine"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "test-package: skipped — installing the package needs root (run make test-package as root)"; exit 0; fi; \
+	$(MAKE) --no-print-directory package && \
+	echo "== package: install, launch from its desktop entry, screenshot, remove" && \
+	AGENTHUB_DEB="$(abspath $(DEB))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
+	  xvfb-run -a -s "-screen 0 1280x900x24" dbus-run-session -- go test -tags packagetest -count=1 -v ./packaging/
+
 test-bindings: deps frontend
 	@echo "== bindings drift check"
 	go tool wails generate module >/dev/null

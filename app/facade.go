@@ -54,6 +54,7 @@ func (a *App) FrontendReady(r ReadyReport) error {
 	if a.report == nil {
 		a.report = &r
 		close(a.readyCh)
+		a.inst.log.Info("window ready: the page has rendered", "version", r.Version)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/zalando/go-keyring"
 
@@ -43,14 +44,36 @@ type Vault interface {
 	Where() string
 }
 
-// Open returns the system keyring if it answers a probe, else the file
-// vault in dataDir (and why, in its Where).
+// ProbeTimeout bounds Open's keyring probe. A keyring that must first ask
+// for a password (locked, or without a default collection yet) answers only
+// after a prompt; the app does not wait for one before its window opens.
+const ProbeTimeout = 3 * time.Second
+
+// Open returns the system keyring if it answers a probe within
+// ProbeTimeout, else the file vault in dataDir (and why, in its Where). A
+// probe that does not answer in time is left to finish on its own (the
+// D-Bus call cannot be withdrawn); its goroutine ends when the keyring
+// answers or the process exits.
 func Open(dataDir string) Vault {
-	_, err := keyring.Get(Service, "probe")
-	if err == nil || errors.Is(err, keyring.ErrNotFound) {
-		return keyringVault{}
+	return openWith(dataDir, func() error { _, err := keyring.Get(Service, "probe"); return err }, ProbeTimeout)
+}
+
+// openWith is Open with the probe and its time limit given.
+func openWith(dataDir string, probe func() error, limit time.Duration) Vault {
+	errc := make(chan error, 1)
+	go func() { errc <- probe() }()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case err := <-errc:
+		if err == nil || errors.Is(err, keyring.ErrNotFound) {
+			return keyringVault{}
+		}
+		return &fileVault{path: filepath.Join(dataDir, FileName), why: firstLine(err.Error())}
+	case <-timer.C:
+		return &fileVault{path: filepath.Join(dataDir, FileName),
+			why: fmt.Sprintf("the system keyring did not answer within %s (locked, waiting for a password prompt?)", limit)}
 	}
-	return &fileVault{path: filepath.Join(dataDir, FileName), why: firstLine(err.Error())}
 }
 
 // OpenFile returns the file vault in dataDir (no keyring probe).
