@@ -33,6 +33,7 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 		},
 		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
 		OnStartup:        a.startup,
+		OnBeforeClose:    a.beforeClose,
 		Bind:             []any{a, bridge},
 		Linux: &linux.Options{
 			ProgramName: "agenthub",

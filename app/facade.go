@@ -16,6 +16,9 @@ type App struct {
 	ctx     context.Context // the Wails context, set in startup
 	report  *ReadyReport
 	readyCh chan struct{} // closed by the first valid FrontendReady
+	// quitConfirmed lets the window close without asking (the user
+	// confirmed, or the test harness quits).
+	quitConfirmed bool
 	// hooks is the desktop test harness's side of the App (pagereport.go):
 	// an empty struct in a product build, which binds no test method.
 	hooks pageHooks

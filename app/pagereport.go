@@ -36,6 +36,8 @@ type PageReport struct {
 	// ComposerAttachments are the states of the composer's pending
 	// attachments ("uploading", "ready", "error").
 	ComposerAttachments []string `json:"composer_attachments,omitempty"`
+	// QuitPrompt reports that the quit confirmation is shown.
+	QuitPrompt bool `json:"quit_prompt,omitempty"`
 }
 
 // FrameStats is what the page's frame meter measured between the

@@ -88,6 +88,9 @@ const ScreenshotFile = "desktop-window.png"
 //	reload                     runtime.WindowReload: a real page reload
 //	screenshot {"name": "x.png"} import -window root into DIR/x.png ("path" in the ack)
 //	quit                       close the window; the smoke test succeeds
+//	close                      close the window as its close button does (runtime.Quit: a
+//	                           running turn makes the page ask first); when the window then
+//	                           closes, the smoke test succeeds
 //
 // Stdin's end quits too. Page reports (App.TestReport) are written as
 // {"event":"report","report":{...}}.
@@ -154,7 +157,7 @@ func (s *smokeRun) result() error {
 // instead.
 func (s *smokeRun) drive(ctx context.Context, a *App) {
 	wctx := a.wailsContext()
-	defer runtime.Quit(wctx)
+	defer a.quitNow(wctx)
 	if s.control != nil {
 		s.err = s.control.serve(ctx, wailsWindow{wctx}, s.dir, s.getenv("DISPLAY"))
 		s.done = s.err == nil
@@ -186,6 +189,7 @@ func (s *smokeRun) drive(ctx context.Context, a *App) {
 type window interface {
 	emit(name string, data any)
 	reload()
+	close()
 }
 
 // wailsWindow is the real window, through the Wails runtime and its context.
@@ -193,6 +197,7 @@ type wailsWindow struct{ ctx context.Context }
 
 func (w wailsWindow) emit(name string, data any) { runtime.EventsEmit(w.ctx, name, data) }
 func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
+func (w wailsWindow) close()                     { runtime.Quit(w.ctx) }
 
 // testCommand is one line of the harness's stdin.
 type testCommand struct {
@@ -218,6 +223,9 @@ type testControl struct {
 
 	mu  sync.Mutex // serialises writes to out
 	out io.Writer
+	// closing is set by the close command: the window closing afterwards
+	// is what was asked for, not a failure.
+	closing bool
 }
 
 func newTestControl(in io.Reader, out io.Writer) *testControl {
@@ -263,6 +271,9 @@ func (c *testControl) serve(ctx context.Context, w window, dir, display string) 
 	for {
 		select {
 		case <-ctx.Done():
+			if c.closing {
+				return nil
+			}
 			return fmt.Errorf("test control: %w", ctx.Err())
 		case err := <-readErr:
 			if err != nil {
@@ -309,8 +320,11 @@ func (c *testControl) handle(ctx context.Context, w window, dir, display, line s
 		ack.Path = path
 	case "quit":
 		quit = true
+	case "close":
+		c.closing = true
+		w.close()
 	default:
-		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot or quit)", cmd.Cmd)
+		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot, close or quit)", cmd.Cmd)
 	}
 	c.write(ack)
 	return quit

@@ -18,6 +18,7 @@ type recordingWindow struct {
 	mu      sync.Mutex
 	emits   []string
 	reloads int
+	closes  int
 }
 
 func (w *recordingWindow) emit(name string, data any) {
@@ -31,6 +32,12 @@ func (w *recordingWindow) reload() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.reloads++
+}
+
+func (w *recordingWindow) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closes++
 }
 
 // controlHarness runs testControl.serve over pipes.

@@ -4,6 +4,7 @@ import type { Backend } from './app/backend';
 import { ChatPane } from './app/ChatPane';
 import { useAttention } from './app/attention';
 import { HelpDialog } from './app/HelpDialog';
+import { QuitDialog, type QuitChoice } from './app/QuitDialog';
 import { Icon } from './app/Icon';
 import { NewSession } from './app/NewSession';
 import { shortcutFor } from './app/shortcuts';
@@ -91,6 +92,16 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
   const setWindowTitle = useMemo(() => backend.setWindowTitle?.bind(backend), [backend]);
   const chooseFolder = useMemo(() => backend.chooseFolder?.bind(backend), [backend]);
   const upload = useMemo(() => backend.uploadAttachment.bind(backend), [backend]);
+  // Closing the window while turns run asks first (the window only).
+  const [quitAsk, setQuitAsk] = useState<number | null>(null);
+  useEffect(() => backend.onQuitRequest?.((n) => setQuitAsk(n)), [backend]);
+  const answerQuit = useCallback(
+    (choice: QuitChoice) => {
+      setQuitAsk(null);
+      backend.answerQuit?.(choice).catch((err: unknown) => ctl.notify(`Could not quit: ${err instanceof Error ? err.message : String(err)}`));
+    },
+    [backend, ctl],
+  );
   // A file dropped outside the composer must not navigate the page to it.
   useEffect(() => {
     const stray = (e: DragEvent) => e.dataTransfer?.types.includes("Files") && e.preventDefault();
@@ -202,6 +213,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
       </main>
       {settings && <SettingsDialog hub={backend.hub()} ctl={ctl} info={info} onClose={closeSettings} />}
       {help && <HelpDialog onClose={() => setHelp(false)} />}
+      {quitAsk !== null && <QuitDialog running={quitAsk} onAnswer={answerQuit} />}
     </>
   );
 }

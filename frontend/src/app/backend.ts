@@ -2,9 +2,10 @@
 // methods (frontend/wailsjs) plus the wailsipc Bridge; in the browser
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
 // by the cookie set on first load.
-import { ChooseFolder, FrontendReady, Info, OpenLink, UploadAttachment } from '../../wailsjs/go/app/App';
+import { AnswerQuit, ChooseFolder, FrontendReady, Info, OpenLink, UploadAttachment } from '../../wailsjs/go/app/App';
 import type { AttachmentInfo } from '../protocol';
-import { WindowSetTitle } from '../../wailsjs/runtime/runtime';
+import { EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
+import type { QuitChoice } from './QuitDialog';
 import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
 import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from '../transport/rpc';
 import type { Transport, TransportHandlers } from '../transport/types';
@@ -40,7 +41,17 @@ export interface Backend {
    * Rejects with the hub's message when it refuses the file.
    */
   uploadAttachment(file: File): Promise<AttachmentInfo>;
+  /**
+   * Calls cb when the window is being closed while turns run (the window
+   * only); returns the unsubscribe. The page then answers with answerQuit.
+   */
+  onQuitRequest?(cb: (running: number) => void): () => void;
+  /** Answers the quit confirmation: quit, cancel the turns and quit, or keep running. */
+  answerQuit?(choice: QuitChoice): Promise<void>;
 }
+
+/** The Wails event asking to confirm quitting (app.QuitEvent). */
+export const QUIT_EVENT = 'app:confirmQuit';
 
 /** The file's bytes as base64 (for the window's bound upload). */
 export async function fileBase64(file: Blob): Promise<string> {
@@ -129,6 +140,15 @@ export function wailsBackend(win: unknown): Backend {
     },
     async uploadAttachment(file) {
       return (await UploadAttachment(file.name, file.type, await fileBase64(file))) as AttachmentInfo;
+    },
+    onQuitRequest(cb) {
+      return EventsOn(QUIT_EVENT, (data: unknown) => {
+        const n = (data as { running?: unknown } | null)?.running;
+        cb(typeof n === 'number' && n > 0 ? n : 1);
+      });
+    },
+    answerQuit(choice) {
+      return AnswerQuit(choice);
     },
     setWindowTitle(title) {
       try {

@@ -42,6 +42,8 @@ export interface PageReport {
   frame_stats?: FrameStats;
   /** The composer's pending attachments' states ("uploading", "ready", "error"). */
   composer_attachments?: string[];
+  /** The quit confirmation is shown. */
+  quit_prompt?: boolean;
 }
 
 /**
@@ -75,7 +77,15 @@ export async function pasteImage(doc: Document, name: string, width: number, hei
     g.fillRect(0, 0, width, height);
   }
   const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
-  const area = doc.querySelector<HTMLTextAreaElement>('textarea#composer-input');
+  // The command may come before the open session's composer is mounted and
+  // enabled: wait for it (frame by frame, at most 10 s).
+  const win = doc.defaultView;
+  let area: HTMLTextAreaElement | null = null;
+  for (let i = 0; win && i < 600; i++) {
+    area = doc.querySelector<HTMLTextAreaElement>('textarea#composer-input');
+    if (area && !area.disabled) break;
+    await new Promise((r) => win.requestAnimationFrame(r));
+  }
   if (!blob || !area) return;
   const dt = new DataTransfer();
   dt.items.add(new File([blob], name, { type: 'image/png' }));
@@ -141,6 +151,7 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
       return m;
     }),
     composer_attachments: Array.from(doc.querySelectorAll('[data-testid="pending-attachment"]')).map((p) => p.getAttribute('data-state') ?? ''),
+    ...(doc.querySelector('[data-testid="quit-confirm"]') ? { quit_prompt: true } : {}),
   };
 }
 

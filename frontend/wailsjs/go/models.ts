@@ -108,6 +108,7 @@ export namespace app {
 	    messages: RenderedMessage[];
 	    frame_stats?: FrameStats;
 	    composer_attachments?: string[];
+	    quit_prompt?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new PageReport(source);
@@ -122,6 +123,7 @@ export namespace app {
 	        this.messages = this.convertValues(source["messages"], RenderedMessage);
 	        this.frame_stats = this.convertValues(source["frame_stats"], FrameStats);
 	        this.composer_attachments = source["composer_attachments"];
+	        this.quit_prompt = source["quit_prompt"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -3,6 +3,8 @@
 import {app} from '../models';
 import {ipc} from '../models';
 
+export function AnswerQuit(arg1:string):Promise<void>;
+
 export function ChooseFolder(arg1:string):Promise<string>;
 
 export function FrontendReady(arg1:app.ReadyReport):Promise<void>;

@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+// QuitEvent is the Wails event asking the page to confirm quitting while
+// turns run; its data is {"running": N}. The page answers with AnswerQuit.
+const QuitEvent = "app:confirmQuit"
+
+// Answers to the quit confirmation.
+const (
+	QuitAnyway      = "quit"   // quit now; the running turns are interrupted (shutdown)
+	QuitKeepRunning = "keep"   // do not quit
+	QuitCancelTurns = "cancel" // cancel the running turns as the user would, then quit
+)
+
+// cancelWait bounds how long "cancel the turns and quit" waits for them to end.
+const cancelWait = 15 * time.Second
+
+// beforeClose is the window's OnBeforeClose: it lets the window close when
+// no turn runs (or a quit was confirmed) and otherwise keeps it open and
+// asks the page (QuitEvent).
+func (a *App) beforeClose(ctx context.Context) (prevent bool) {
+	a.mu.Lock()
+	confirmed := a.quitConfirmed
+	a.mu.Unlock()
+	if confirmed || a.inst == nil || a.inst.Hub == nil {
+		return false
+	}
+	n := a.inst.Hub.RunningTurns()
+	if n == 0 {
+		return false
+	}
+	runtime.EventsEmit(ctx, QuitEvent, map[string]int{"running": n})
+	return true
+}
+
+// AnswerQuit is the page's answer to the quit confirmation: "quit" quits
+// now, "cancel" cancels the running turns (turn.cancelled, user_cancel)
+// and quits once they have ended, "keep" keeps the window open.
+func (a *App) AnswerQuit(choice string) error {
+	ctx := a.wailsContext()
+	if ctx == nil {
+		return fmt.Errorf("the window is not ready")
+	}
+	switch choice {
+	case QuitKeepRunning:
+		return nil
+	case QuitCancelTurns:
+		wait, cancel := context.WithTimeout(context.Background(), cancelWait)
+		defer cancel()
+		if err := a.inst.Hub.CancelRunning(wait); err != nil {
+			a.inst.log.Warn("quit: the cancelled turns did not end in time; quitting", "err", err)
+		}
+	case QuitAnyway:
+	default:
+		return fmt.Errorf("unknown answer %q (want quit, cancel or keep)", choice)
+	}
+	a.quitNow(ctx)
+	return nil
+}
+
+// quitNow closes the window without asking.
+func (a *App) quitNow(ctx context.Context) {
+	a.mu.Lock()
+	a.quitConfirmed = true
+	a.mu.Unlock()
+	runtime.Quit(ctx)
+}

@@ -1,0 +1,23 @@
+// @vitest-environment jsdom
+import { act } from "react";
+import { describe, expect, it, vi } from "vitest";
+import { mountPerTest } from "../testing/mount";
+import { QuitDialog } from "./QuitDialog";
+
+const dom = mountPerTest();
+
+describe("QuitDialog", () => {
+  it("offers cancel-and-quit, quit and keep running; Keep running has the focus and Esc keeps", () => {
+    const onAnswer = vi.fn();
+    act(() => dom.root.render(<QuitDialog running={2} onAnswer={onAnswer} />));
+    const dialog = dom.host.querySelector("[data-testid=quit-confirm]")!;
+    expect(dialog.textContent).toContain("2 turns are still running");
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("quit-keep");
+    act(() => dom.host.querySelector<HTMLButtonElement>("[data-testid=quit-cancel]")!.click());
+    act(() => dom.host.querySelector<HTMLButtonElement>("[data-testid=quit-anyway]")!.click());
+    act(() => {
+      dialog.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    });
+    expect(onAnswer.mock.calls).toEqual([["cancel"], ["quit"], ["keep"]]);
+  });
+});
