@@ -123,6 +123,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 		}
 	}()
 	opts := windowOptions(a, svc.Bridge(), assets, icon)
+	applyGeometry(opts, inst.Config.DataDir)
 	// A reload (or the first load) drops the previous page's subscriptions;
 	// the new page resubscribes from its cursor.
 	opts.OnDomReady = func(context.Context) { svc.DomReady() }

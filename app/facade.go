@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 // App is the facade bound to the Wails window: every exported method is
@@ -71,6 +73,12 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	// The saved position (the size and maximised state are window options).
+	if a.inst != nil {
+		if g, ok := loadGeometry(a.inst.Config.DataDir); ok && !g.Maximised {
+			runtime.WindowSetPosition(ctx, g.X, g.Y)
+		}
+	}
 }
 
 // wailsContext returns the context given to startup, or nil before it.

@@ -29,11 +29,15 @@ func (a *App) beforeClose(ctx context.Context) (prevent bool) {
 	a.mu.Lock()
 	confirmed := a.quitConfirmed
 	a.mu.Unlock()
-	if confirmed || a.inst == nil || a.inst.Hub == nil {
+	if a.inst == nil || a.inst.Hub == nil {
 		return false
 	}
-	n := a.inst.Hub.RunningTurns()
+	n := 0
+	if !confirmed {
+		n = a.inst.Hub.RunningTurns()
+	}
 	if n == 0 {
+		a.rememberGeometry(ctx)
 		return false
 	}
 	runtime.EventsEmit(ctx, QuitEvent, map[string]int{"running": n})

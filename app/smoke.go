@@ -88,6 +88,8 @@ const ScreenshotFile = "desktop-window.png"
 //	reload                     runtime.WindowReload: a real page reload
 //	screenshot {"name": "x.png"} import -window root into DIR/x.png ("path" in the ack)
 //	quit                       close the window; the smoke test succeeds
+//	geometry {"geometry": {...}} sets the window's size and position when given (width > 0),
+//	                           and answers with them ("geometry" in the ack)
 //	close                      close the window as its close button does (runtime.Quit: a
 //	                           running turn makes the page ask first); when the window then
 //	                           closes, the smoke test succeeds
@@ -190,6 +192,7 @@ type window interface {
 	emit(name string, data any)
 	reload()
 	close()
+	geometry(set *WindowGeometry) WindowGeometry
 }
 
 // wailsWindow is the real window, through the Wails runtime and its context.
@@ -199,12 +202,31 @@ func (w wailsWindow) emit(name string, data any) { runtime.EventsEmit(w.ctx, nam
 func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
 func (w wailsWindow) close()                     { runtime.Quit(w.ctx) }
 
+func (w wailsWindow) geometry(set *WindowGeometry) WindowGeometry {
+	if set != nil && set.Width > 0 {
+		runtime.WindowSetSize(w.ctx, set.Width, set.Height)
+		runtime.WindowSetPosition(w.ctx, set.X, set.Y)
+		// GTK applies a resize on its main loop: read the window back until
+		// it has (at most 3 s; the ack then shows what it did).
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if cw, ch := runtime.WindowGetSize(w.ctx); cw == set.Width && ch == set.Height {
+				break
+			}
+		}
+	}
+	width, height := runtime.WindowGetSize(w.ctx)
+	x, y := runtime.WindowGetPosition(w.ctx)
+	return WindowGeometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
+}
+
 // testCommand is one line of the harness's stdin.
 type testCommand struct {
 	ID   int             `json:"id"`
 	Cmd  string          `json:"cmd"`
 	Data json.RawMessage `json:"data,omitempty"`
 	Name string          `json:"name,omitempty"`
+	// Geometry is the geometry command's size and position to set.
+	Geometry json.RawMessage `json:"geometry,omitempty"`
 }
 
 // testLine is one line of the harness's stdout.
@@ -215,6 +237,8 @@ type testLine struct {
 	Error  string      `json:"error,omitempty"`
 	Path   string      `json:"path,omitempty"`
 	Report *PageReport `json:"report,omitempty"`
+	// Geometry answers the geometry command.
+	Geometry *WindowGeometry `json:"geometry,omitempty"`
 }
 
 // testControl is the stdin/stdout command channel of the desktop test.
@@ -323,8 +347,19 @@ func (c *testControl) handle(ctx context.Context, w window, dir, display, line s
 	case "close":
 		c.closing = true
 		w.close()
+	case "geometry":
+		var set *WindowGeometry
+		if len(cmd.Geometry) > 0 {
+			set = new(WindowGeometry)
+			if err := json.Unmarshal(cmd.Geometry, set); err != nil {
+				ack.Error = "geometry: " + err.Error()
+				break
+			}
+		}
+		g := w.geometry(set)
+		ack.Geometry = &g
 	default:
-		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot, close or quit)", cmd.Cmd)
+		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot, geometry, close or quit)", cmd.Cmd)
 	}
 	c.write(ack)
 	return quit

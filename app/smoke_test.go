@@ -34,6 +34,13 @@ func (w *recordingWindow) reload() {
 	w.reloads++
 }
 
+func (w *recordingWindow) geometry(set *WindowGeometry) WindowGeometry {
+	if set != nil {
+		return *set
+	}
+	return WindowGeometry{Width: 1100, Height: 720}
+}
+
 func (w *recordingWindow) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -54,8 +54,9 @@ type line struct {
 	ID     int             `json:"id"`
 	Cmd    string          `json:"cmd"`
 	Error  string          `json:"error"`
-	Path   string          `json:"path"`
-	Report *app.PageReport `json:"report"`
+	Path     string              `json:"path"`
+	Report   *app.PageReport     `json:"report"`
+	Geometry *app.WindowGeometry `json:"geometry"`
 }
 
 // startDesktop launches bin under `xvfb-run -a` with the given extra env and

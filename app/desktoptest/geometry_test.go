@@ -1,0 +1,43 @@
+//go:build smoketest
+
+package desktoptest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"agenthub/app"
+)
+
+// TestWindowGeometryRestored: the window's size and position when it is
+// closed are where it opens the next time.
+func TestWindowGeometryRestored(t *testing.T) {
+	bin, artifacts := setup(t)
+	tmp := t.TempDir()
+	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"--data-dir", dataDir, "--workspace", workspace}
+	d := startDesktop(t, bin, artifacts, nil, args...)
+	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	want := app.WindowGeometry{Width: 900, Height: 640, X: 70, Y: 50}
+	got := d.command("geometry", map[string]any{"geometry": want}).Geometry
+	if got == nil || got.Width != want.Width || got.Height != want.Height {
+		t.Fatalf("after setting %+v the window is %+v", want, got)
+	}
+	set := *got // what the window reports as its position (a window manager may offset it)
+	d.quit()
+
+	again := startDesktop(t, bin, artifacts, nil, args...)
+	again.awaitReport("the window again", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	restored := again.command("geometry", nil).Geometry
+	if restored == nil || *restored != set {
+		t.Fatalf("restored %+v, want %+v", restored, set)
+	}
+	again.screenshot("desktop-geometry-restored.png")
+	again.quit()
+}

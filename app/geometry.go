@@ -1,0 +1,101 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"agenthub/app/atomicfile"
+
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+// GeometryFile keeps the window's size, position and maximised state in
+// the data dir between launches.
+const GeometryFile = "window.json"
+
+// WindowGeometry is the window's size and position (its normal, not
+// maximised, bounds) and whether it was maximised.
+type WindowGeometry struct {
+	Width     int  `json:"width"`
+	Height    int  `json:"height"`
+	X         int  `json:"x"`
+	Y         int  `json:"y"`
+	Maximised bool `json:"maximised"`
+}
+
+// Bounds of a restored size (a corrupt or hand-edited file cannot make an
+// unusable window).
+const (
+	minWindowWidth, minWindowHeight = 640, 420
+	maxWindowSide                   = 16384
+)
+
+// loadGeometry reads dir's saved geometry; false when there is none or it
+// is unreadable (the defaults then apply).
+func loadGeometry(dir string) (WindowGeometry, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, GeometryFile))
+	if err != nil {
+		return WindowGeometry{}, false
+	}
+	var g WindowGeometry
+	if json.Unmarshal(b, &g) != nil || g.Width <= 0 || g.Height <= 0 {
+		return WindowGeometry{}, false
+	}
+	g.Width = min(max(g.Width, minWindowWidth), maxWindowSide)
+	g.Height = min(max(g.Height, minWindowHeight), maxWindowSide)
+	g.X, g.Y = min(max(g.X, 0), maxWindowSide), min(max(g.Y, 0), maxWindowSide)
+	return g, true
+}
+
+// saveGeometry writes g to dir.
+func saveGeometry(dir string, g WindowGeometry) error {
+	b, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, GeometryFile), b, 0o600)
+}
+
+// applyGeometry sets the window options' size and start state from the
+// saved geometry of dir.
+func applyGeometry(o *options.App, dir string) (WindowGeometry, bool) {
+	g, ok := loadGeometry(dir)
+	if !ok {
+		return g, false
+	}
+	o.Width, o.Height = g.Width, g.Height
+	if g.Maximised {
+		o.WindowStartState = options.Maximised
+	}
+	return g, true
+}
+
+// currentGeometry reads the window's geometry; a maximised window keeps
+// the normal bounds saved before (the next launch restores those, then
+// maximises).
+func (a *App) currentGeometry(ctx context.Context) WindowGeometry {
+	if runtime.WindowIsMaximised(ctx) {
+		g, _ := loadGeometry(a.inst.Config.DataDir)
+		if g.Width == 0 {
+			g.Width, g.Height = 1100, 720
+		}
+		g.Maximised = true
+		return g
+	}
+	w, h := runtime.WindowGetSize(ctx)
+	x, y := runtime.WindowGetPosition(ctx)
+	return WindowGeometry{Width: w, Height: h, X: x, Y: y}
+}
+
+// rememberGeometry saves the window's geometry (called as it closes).
+func (a *App) rememberGeometry(ctx context.Context) {
+	if a.inst == nil || ctx == nil {
+		return
+	}
+	if err := saveGeometry(a.inst.Config.DataDir, a.currentGeometry(ctx)); err != nil {
+		a.inst.log.Warn("window: saving its size and position", "err", err)
+	}
+}
