@@ -50,10 +50,10 @@ type desktop struct {
 
 // line is one harness stdout line (app's testLine).
 type line struct {
-	Event  string          `json:"event"`
-	ID     int             `json:"id"`
-	Cmd    string          `json:"cmd"`
-	Error  string          `json:"error"`
+	Event    string              `json:"event"`
+	ID       int                 `json:"id"`
+	Cmd      string              `json:"cmd"`
+	Error    string              `json:"error"`
 	Path     string              `json:"path"`
 	Report   *app.PageReport     `json:"report"`
 	Geometry *app.WindowGeometry `json:"geometry"`
