@@ -164,13 +164,14 @@ describe("attention while calls wait", () => {
       ),
     );
     expect(q('[data-testid="approval-badge"]')).toBeNull();
-    expect(document.title).toBe("Agent Hub");
+    // The open session's title, marked busy while its turn runs.
+    expect(document.title).toMatch(/^● Session \w+ — Agent Hub$/);
     await push(ev("session.updated", { session: session(SID, { title: "Deploy", current_turn_id: TURN, pending_approvals: 2 }) }, "system"));
     expect(q(`.side-row[data-session-id="${SID}"] [data-testid="approval-badge"]`)?.textContent).toBe("2");
-    expect(document.title).toBe("(2) waiting for approval — Agent Hub");
-    expect(titles).toEqual(["(2) waiting for approval — Agent Hub"]);
+    expect(document.title).toBe("(2) waiting for approval — ● Deploy — Agent Hub");
+    expect(titles.at(-1)).toBe("(2) waiting for approval — ● Deploy — Agent Hub");
     await push(ev("session.updated", { session: session(SID, { title: "Deploy", current_turn_id: TURN }) }, "system"));
-    expect(document.title).toBe("Agent Hub");
+    expect(document.title).toBe("● Deploy — Agent Hub");
     expect(q('[data-testid="approval-badge"]')).toBeNull();
     ctl.dispose();
   });

@@ -7,7 +7,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useStore } from "zustand";
-import { waitingTotal } from "../state";
+import { sessionRecord, waitingTotal } from "../state";
 import type { AppController } from "./controller";
 
 /** The title while waiting calls exist. */
@@ -58,6 +58,12 @@ export function notificationsEnabled(storage: Pick<Storage, "getItem"> = localSt
 }
 
 /** The title with the badges: finished turns first, then waiting approvals. */
+/** The window's own title: the open session's title, a busy mark while its turn runs, then the app's name. */
+export function sessionWindowTitle(app: string, session: string | null, running: boolean): string {
+  if (!session) return app;
+  return `${running ? "● " : ""}${session} — ${app}`;
+}
+
 export function attentionTitle(base: string, waiting: number, finished: number): string {
   const done = finished === 0 ? "" : finished === 1 ? "✓ Turn finished — " : `✓ ${finished} turns finished — `;
   return done + approvalTitle(base, waiting);
@@ -115,17 +121,19 @@ function useFinishedWhileHidden(ctl: AppController): number {
 export function useAttention(ctl: AppController, setWindowTitle?: (title: string) => void): void {
   const waiting = useStore(ctl.store, (st) => waitingTotal(st.sessions.records));
   const finished = useFinishedWhileHidden(ctl);
+  const session = useStore(ctl.store, (st) => (st.ui.selectedId ? (sessionRecord(st, st.ui.selectedId)?.title ?? null) : null));
+  const running = useStore(ctl.store, (st) => (st.ui.selectedId ? (st.chat[st.ui.selectedId]?.turn.running ?? false) : false));
   const base = useRef(document.title);
   const before = useRef(0);
   useEffect(() => {
-    const title = attentionTitle(base.current, waiting, finished);
+    const title = attentionTitle(sessionWindowTitle(base.current, session, running), waiting, finished);
     if (document.title !== title) {
       document.title = title;
       setWindowTitle?.(title);
     }
     if (waiting > before.current && notificationsEnabled()) void notifyWaiting(waiting, document, pageNotifications());
     before.current = waiting;
-  }, [waiting, finished, setWindowTitle]);
+  }, [waiting, finished, session, running, setWindowTitle]);
   useEffect(() => {
     const original = base.current;
     return () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ServerFrame } from "../protocol";
 import { TRACES } from "../state/traces";
-import { attentionTitle, notificationsEnabled, NOTIFY_KEY } from "./attention";
+import { attentionTitle, notificationsEnabled, NOTIFY_KEY, sessionWindowTitle } from "./attention";
 import { folderName } from "./ChatPane";
 import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
@@ -118,6 +118,9 @@ describe("shortcuts", () => {
 describe("signals and truthful settings", () => {
   it("badges the title for finished turns and waiting calls", () => {
     expect(attentionTitle("Agent Hub", 0, 0)).toBe("Agent Hub");
+    expect(sessionWindowTitle("Agent Hub", null, false)).toBe("Agent Hub");
+    expect(sessionWindowTitle("Agent Hub", "Fix the test", false)).toBe("Fix the test — Agent Hub");
+    expect(attentionTitle(sessionWindowTitle("Agent Hub", "Fix the test", true), 1, 0)).toBe("(1) waiting for approval — ● Fix the test — Agent Hub");
     expect(attentionTitle("Agent Hub", 0, 1)).toBe("✓ Turn finished — Agent Hub");
     expect(attentionTitle("Agent Hub", 2, 3)).toBe("✓ 3 turns finished — (2) waiting for approval — Agent Hub");
     expect(notificationsEnabled({ getItem: (k) => (k === NOTIFY_KEY ? "on" : null) })).toBe(true);
