@@ -19,6 +19,9 @@ import (
 // an error that says so. The browser dashboard uploads with POST
 // /attachments instead.
 func (a *App) UploadAttachment(name, mediaType, data string) (ipc.AttachmentInfo, error) {
+	if a.inst == nil {
+		return ipc.AttachmentInfo{}, errNotStarted
+	}
 	raw, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
 		return ipc.AttachmentInfo{}, fmt.Errorf("the upload of %q is not base64: %w", name, err)

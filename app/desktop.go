@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -79,8 +80,16 @@ type windowDriver interface {
 // (smoke.go), whose verdict is then the result.
 func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, getenv func(string) string, log *slog.Logger) (err error) {
 	inst, err := Open(cfg, OpenOptions{Assets: assets, Getenv: getenv, Logger: log})
-	if err != nil {
+	var inUse *DataDirInUseError
+	if errors.As(err, &inUse) {
 		return err
+	}
+	if err != nil {
+		// A launch from the desktop has no terminal: show why in the window.
+		if dir, derr := ResolveDataDir(cfg.DataDir, goos, getenv); derr == nil {
+			cfg.DataDir = dir
+		}
+		return runFailedWindow(ctx, cfg, err, assets, icon, getenv, log)
 	}
 	defer func() {
 		if cerr := inst.Close(); cerr != nil && err == nil {

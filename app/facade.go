@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -13,6 +14,10 @@ import (
 // are unexported so they are never bound.
 type App struct {
 	inst *Instance
+	// failed is the Info of a window that shows why the app could not
+	// start (inst is nil then; see startup.go).
+	failed *Info
+	log    *slog.Logger // the failed window's logger (an instance has its own)
 
 	mu      sync.Mutex
 	ctx     context.Context // the Wails context, set in startup
@@ -35,6 +40,9 @@ func NewApp(inst *Instance) *App {
 // Info returns the app name, version, data dir, provider status and the
 // dashboard URL ("" when off).
 func (a *App) Info() Info {
+	if a.failed != nil {
+		return *a.failed
+	}
 	return a.inst.Info()
 }
 
@@ -50,7 +58,7 @@ type ReadyReport struct {
 // shows a different version or data dir than Info reports. Repeated calls
 // (page reloads) are accepted.
 func (a *App) FrontendReady(r ReadyReport) error {
-	info := a.inst.Info()
+	info := a.Info()
 	if r.Version != info.Version || r.DataDir != info.DataDir {
 		return fmt.Errorf("frontend rendered version %q data dir %q, want %q %q", r.Version, r.DataDir, info.Version, info.DataDir)
 	}
@@ -59,7 +67,11 @@ func (a *App) FrontendReady(r ReadyReport) error {
 	if a.report == nil {
 		a.report = &r
 		close(a.readyCh)
-		a.inst.log.Info("window ready: the page has rendered", "version", r.Version)
+		if a.inst != nil {
+			a.inst.log.Info("window ready: the page has rendered", "version", r.Version)
+		} else if a.log != nil {
+			a.log.Info("window ready: the page shows why Agent Hub could not start", "version", r.Version)
+		}
 	}
 	return nil
 }

@@ -302,6 +302,10 @@ type Info struct {
 	DashboardURL string `json:"dashboard_url"`
 	// Workspace is --workspace: the folder new sessions use unless one is chosen.
 	Workspace string `json:"workspace"`
+	// StartupError is set when the app could not start its hub (the window
+	// then shows it and StartupHint, what to do, instead of the chat).
+	StartupError string `json:"startup_error,omitempty"`
+	StartupHint  string `json:"startup_hint,omitempty"`
 }
 
 // Info returns the instance's current Info.

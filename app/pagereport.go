@@ -38,6 +38,8 @@ type PageReport struct {
 	ComposerAttachments []string `json:"composer_attachments,omitempty"`
 	// QuitPrompt reports that the quit confirmation is shown.
 	QuitPrompt bool `json:"quit_prompt,omitempty"`
+	// StartupError is the start-up failure the window shows, if any.
+	StartupError string `json:"startup_error,omitempty"`
 }
 
 // FrameStats is what the page's frame meter measured between the

@@ -52,6 +52,10 @@ func (a *App) AnswerQuit(choice string) error {
 	if ctx == nil {
 		return fmt.Errorf("the window is not ready")
 	}
+	if a.inst == nil {
+		a.quitNow(ctx)
+		return nil
+	}
 	switch choice {
 	case QuitKeepRunning:
 		return nil

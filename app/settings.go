@@ -62,13 +62,25 @@ func LoadSettings(dir string) (Settings, error) {
 		return s, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("settings %s: %w", path, err)
+		return s, &SettingsError{Path: path, Err: err}
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return Settings{}, fmt.Errorf("settings %s: invalid JSON: %w", path, err)
+		return Settings{}, &SettingsError{Path: path, Err: fmt.Errorf("invalid JSON: %w", err)}
 	}
 	return s, nil
 }
+
+// SettingsError says settings.json could not be read. The file is left as
+// it is: Agent Hub never overwrites a settings file it could not read.
+type SettingsError struct {
+	Path string
+	Err  error
+}
+
+func (e *SettingsError) Error() string { return fmt.Sprintf("settings %s: %v", e.Path, e.Err) }
+
+// Unwrap returns Err.
+func (e *SettingsError) Unwrap() error { return e.Err }
 
 // SaveSettings writes s to DIR/settings.json with mode 0600, atomically
 // (temporary file then rename), so a crash never leaves a torn file.

@@ -16,6 +16,7 @@ import { SettingsDialog } from './app/SettingsDialog';
 import { Sidebar } from './app/Sidebar';
 import { applyTheme, loadTheme, nextTheme, type Theme } from './app/theme';
 import { Welcome } from './app/Welcome';
+import { StartupFailure } from './app/StartupFailure';
 
 type LoadState = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; info: AppInfo };
 
@@ -234,13 +235,23 @@ export function App({ backend }: { backend: Backend }) {
     };
   }, [backend]);
 
+  const failed = state.kind === 'ready' && state.info.startup_error !== undefined;
   useEffect(() => {
-    if (state.kind !== 'ready') return;
+    if (state.kind !== 'ready' || failed) return;
     const c = new AppController({ hub: backend.hub(), transport: () => backend.transport(), onSelect: setHash });
     setCtl(c);
     void c.start(sessionFromHash(window.location.hash));
     return () => c.dispose();
-  }, [backend, state.kind]);
+  }, [backend, state.kind, failed]);
+
+  // A window that shows why the app could not start is ready once painted.
+  useEffect(() => {
+    if (state.kind !== 'ready' || !failed) return;
+    const { version, data_dir } = state.info;
+    afterPaint()
+      .then(() => backend.ready({ version, data_dir }))
+      .catch((err: unknown) => console.error('FrontendReady failed', err));
+  }, [backend, state, failed]);
 
   useEffect(() => {
     if (state.kind !== 'ready' || !ctl) return;
@@ -265,6 +276,7 @@ export function App({ backend }: { backend: Backend }) {
           Could not reach the hub: {state.message}
         </p>
       )}
+      {state.kind === 'ready' && state.info.startup_error !== undefined && <StartupFailure info={state.info} />}
       {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} onLayout={setLayout} />}
     </div>
   );

@@ -44,6 +44,8 @@ export interface PageReport {
   composer_attachments?: string[];
   /** The quit confirmation is shown. */
   quit_prompt?: boolean;
+  /** The start-up failure the window shows instead of the chat. */
+  startup_error?: string;
 }
 
 /**
@@ -152,6 +154,7 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
     }),
     composer_attachments: Array.from(doc.querySelectorAll('[data-testid="pending-attachment"]')).map((p) => p.getAttribute('data-state') ?? ''),
     ...(doc.querySelector('[data-testid="quit-confirm"]') ? { quit_prompt: true } : {}),
+    ...(doc.querySelector('[data-testid="startup-error"]') ? { startup_error: doc.querySelector('[data-testid="startup-error"] .startup-error-text')?.textContent ?? '' } : {}),
   };
 }
 

@@ -39,6 +39,8 @@ export namespace app {
 	    model: string;
 	    dashboard_url: string;
 	    workspace: string;
+	    startup_error?: string;
+	    startup_hint?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -54,6 +56,8 @@ export namespace app {
 	        this.model = source["model"];
 	        this.dashboard_url = source["dashboard_url"];
 	        this.workspace = source["workspace"];
+	        this.startup_error = source["startup_error"];
+	        this.startup_hint = source["startup_hint"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -109,6 +113,7 @@ export namespace app {
 	    frame_stats?: FrameStats;
 	    composer_attachments?: string[];
 	    quit_prompt?: boolean;
+	    startup_error?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new PageReport(source);
@@ -124,6 +129,7 @@ export namespace app {
 	        this.frame_stats = this.convertValues(source["frame_stats"], FrameStats);
 	        this.composer_attachments = source["composer_attachments"];
 	        this.quit_prompt = source["quit_prompt"];
+	        this.startup_error = source["startup_error"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
