@@ -80,7 +80,11 @@ func run() int {
 		fmt.Printf("agenthub %s\n", version)
 		return 0
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// Stderr, and the launch's log file in the data dir once it is locked.
+	logs := app.NewLogSink(os.Stderr)
+	defer logs.Close()
+	cfg.Logs = logs
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	assets, err := fs.Sub(embedded, distDir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agenthub: embedded frontend: %v\n", err)

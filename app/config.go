@@ -28,6 +28,9 @@ const DefaultListen = "127.0.0.1:8421"
 type Config struct {
 	// Version is the build version (set by main via -ldflags); not a flag.
 	Version string
+	// Logs, when set (by main; not a flag), is the log output: Open starts
+	// the launch's log file in the data dir once the data dir is locked.
+	Logs *LogSink
 	// Headless runs the hub and the dashboard port without a window.
 	Headless bool
 	// Listen is the dashboard address (loopback only; port 0 picks a free one).

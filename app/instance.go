@@ -132,6 +132,13 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Logs != nil {
+		if path, err := cfg.Logs.Attach(dir); err != nil {
+			log.Warn("no log file this launch", "err", err)
+		} else {
+			log.Info("logging to a file", "path", path)
+		}
+	}
 	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
 		settings: newSettingsService(dir, st, vault, status), getenv: opts.Getenv, log: log}
 	inst.settings.sources = func(s Settings) map[string]string { return valueSources(s, cfg, opts.Getenv) }
@@ -302,6 +309,10 @@ type Info struct {
 	DashboardURL string `json:"dashboard_url"`
 	// Workspace is --workspace: the folder new sessions use unless one is chosen.
 	Workspace string `json:"workspace"`
+	// Commit is the VCS revision of the build ("" when unknown).
+	Commit string `json:"commit,omitempty"`
+	// LogFile is this launch's log file ("" when there is none).
+	LogFile string `json:"log_file,omitempty"`
 	// StartupError is set when the app could not start its hub (the window
 	// then shows it and StartupHint, what to do, instead of the chat).
 	StartupError string `json:"startup_error,omitempty"`
@@ -326,6 +337,10 @@ func (in *Instance) Info() Info {
 		Provider:  DetectProvider(in.settings.Current(), in.getenv),
 		Model:     model,
 		Workspace: in.Config.Workspace,
+		Commit:    BuildCommit(),
+	}
+	if in.Config.Logs != nil {
+		info.LogFile = in.Config.Logs.Path()
 	}
 	if in.Dashboard != nil {
 		info.DashboardURL = in.Dashboard.URL()

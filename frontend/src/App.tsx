@@ -213,7 +213,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
         )}
       </main>
       {settings && <SettingsDialog hub={backend.hub()} ctl={ctl} info={info} onClose={closeSettings} />}
-      {help && <HelpDialog onClose={() => setHelp(false)} />}
+      {help && <HelpDialog info={info} onClose={() => setHelp(false)} />}
       {quitAsk !== null && <QuitDialog running={quitAsk} onAnswer={answerQuit} />}
     </>
   );

@@ -1,11 +1,14 @@
-// The keyboard shortcuts dialog (? or the sidebar's help button).
+// The help dialog (? or the sidebar's help button): the keyboard shortcuts,
+// and About — the version, build commit, data folder and this launch's log
+// file.
 
 import { useEffect, useRef } from "react";
 import { Icon } from "./Icon";
+import type { AppInfo } from "./info";
 import { LOCAL_KEYS, SHORTCUTS } from "./shortcuts";
 
 /** The help dialog; Esc or the backdrop closes it. */
-export function HelpDialog({ onClose }: { onClose: () => void }) {
+export function HelpDialog({ onClose, info }: { onClose: () => void; info?: AppInfo }) {
   const close = useRef<HTMLButtonElement>(null);
   useEffect(() => close.current?.focus(), []);
   const rows = [...SHORTCUTS.map((s) => ({ keys: s.keys, description: s.description })), ...LOCAL_KEYS];
@@ -30,6 +33,30 @@ export function HelpDialog({ onClose }: { onClose: () => void }) {
             ))}
           </tbody>
         </table>
+        {info && (
+          <section className="about" aria-labelledby="about-title" data-testid="about">
+            <h3 id="about-title">About {info.name}</h3>
+            <dl>
+              <dt>Version</dt>
+              <dd>
+                {info.version}
+                {info.commit ? ` (commit ${info.commit})` : ""}
+              </dd>
+              <dt>Data folder</dt>
+              <dd>
+                <code>{info.data_dir}</code>
+              </dd>
+              {info.log_file && (
+                <>
+                  <dt>Log file</dt>
+                  <dd>
+                    <code>{info.log_file}</code>
+                  </dd>
+                </>
+              )}
+            </dl>
+          </section>
+        )}
       </div>
     </div>
   );

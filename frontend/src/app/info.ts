@@ -22,6 +22,9 @@ export interface AppInfo {
   dashboard_url: string;
   /** The folder new sessions use unless one is chosen (--workspace); "" from an older hub. */
   workspace: string;
+  /** The build's VCS revision; this launch's log file (absent when unknown / none). */
+  commit?: string;
+  log_file?: string;
   /** Set when the app could not start its hub: the window shows it and the hint instead of the chat. */
   startup_error?: string;
   startup_hint?: string;
@@ -74,6 +77,8 @@ export function parseInfo(raw: unknown): AppInfo {
     model: str(raw, 'model'),
     dashboard_url: str(raw, 'dashboard_url'),
     workspace: typeof raw['workspace'] === 'string' ? raw['workspace'] : '',
+    ...(typeof raw['commit'] === 'string' && raw['commit'] !== '' ? { commit: raw['commit'] } : {}),
+    ...(typeof raw['log_file'] === 'string' && raw['log_file'] !== '' ? { log_file: raw['log_file'] } : {}),
     ...(typeof raw['startup_error'] === 'string' && raw['startup_error'] !== '' ? { startup_error: raw['startup_error'] } : {}),
     ...(typeof raw['startup_hint'] === 'string' && raw['startup_hint'] !== '' ? { startup_hint: raw['startup_hint'] } : {}),
   };

@@ -39,6 +39,8 @@ export namespace app {
 	    model: string;
 	    dashboard_url: string;
 	    workspace: string;
+	    commit?: string;
+	    log_file?: string;
 	    startup_error?: string;
 	    startup_hint?: string;
 	
@@ -56,6 +58,8 @@ export namespace app {
 	        this.model = source["model"];
 	        this.dashboard_url = source["dashboard_url"];
 	        this.workspace = source["workspace"];
+	        this.commit = source["commit"];
+	        this.log_file = source["log_file"];
 	        this.startup_error = source["startup_error"];
 	        this.startup_hint = source["startup_hint"];
 	    }
