@@ -34,7 +34,7 @@ export function HelpDialog({ onClose, info }: { onClose: () => void; info?: AppI
           </tbody>
         </table>
         {info && (
-          <section className="about" aria-labelledby="about-title" data-testid="about">
+          <section className="help-about" aria-labelledby="about-title" data-testid="about">
             <h3 id="about-title">About {info.name}</h3>
             <dl>
               <dt>Version</dt>
