@@ -35,7 +35,10 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
 		OnStartup:        a.startup,
 		OnBeforeClose:    a.beforeClose,
-		Bind:             []any{a, bridge},
+		Menu:             a.windowMenu(),
+		// Right-click on text gives WebKit's Cut / Copy / Paste / Select All.
+		EnableDefaultContextMenu: true,
+		Bind:                     []any{a, bridge},
 		Linux: &linux.Options{
 			ProgramName: "agenthub",
 			Icon:        icon,

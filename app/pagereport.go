@@ -40,6 +40,12 @@ type PageReport struct {
 	QuitPrompt bool `json:"quit_prompt,omitempty"`
 	// StartupError is the start-up failure the window shows, if any.
 	StartupError string `json:"startup_error,omitempty"`
+	// Ready reports that the app has started in the page (its controller runs).
+	Ready bool `json:"ready,omitempty"`
+	// Dialog is the heading of the open dialog ("" when none); Zoom the
+	// page's zoom factor ("" at 100%).
+	Dialog string `json:"dialog,omitempty"`
+	Zoom   string `json:"zoom,omitempty"`
 }
 
 // FrameStats is what the page's frame meter measured between the

@@ -90,6 +90,7 @@ const ScreenshotFile = "desktop-window.png"
 //	quit                       close the window; the smoke test succeeds
 //	geometry {"geometry": {...}} sets the window's size and position when given (width > 0),
 //	                           and answers with them ("geometry" in the ack)
+//	menu {"name": "settings"}  what that menu item does (app.MenuActions)
 //	close                      close the window as its close button does (runtime.Quit: a
 //	                           running turn makes the page ask first); when the window then
 //	                           closes, the smoke test succeeds
@@ -161,7 +162,7 @@ func (s *smokeRun) drive(ctx context.Context, a *App) {
 	wctx := a.wailsContext()
 	defer a.quitNow(wctx)
 	if s.control != nil {
-		s.err = s.control.serve(ctx, wailsWindow{wctx}, s.dir, s.getenv("DISPLAY"))
+		s.err = s.control.serve(ctx, wailsWindow{ctx: wctx, app: a}, s.dir, s.getenv("DISPLAY"))
 		s.done = s.err == nil
 		return
 	}
@@ -193,14 +194,19 @@ type window interface {
 	reload()
 	close()
 	geometry(set *WindowGeometry) WindowGeometry
+	menu(action string) error
 }
 
 // wailsWindow is the real window, through the Wails runtime and its context.
-type wailsWindow struct{ ctx context.Context }
+type wailsWindow struct {
+	ctx context.Context
+	app *App
+}
 
 func (w wailsWindow) emit(name string, data any) { runtime.EventsEmit(w.ctx, name, data) }
 func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
 func (w wailsWindow) close()                     { runtime.Quit(w.ctx) }
+func (w wailsWindow) menu(action string) error   { return w.app.menuAction(action) }
 
 func (w wailsWindow) geometry(set *WindowGeometry) WindowGeometry {
 	if set != nil && set.Width > 0 {
@@ -347,6 +353,10 @@ func (c *testControl) handle(ctx context.Context, w window, dir, display, line s
 	case "close":
 		c.closing = true
 		w.close()
+	case "menu":
+		if err := w.menu(cmd.Name); err != nil {
+			ack.Error = err.Error()
+		}
 	case "geometry":
 		var set *WindowGeometry
 		if len(cmd.Geometry) > 0 {
@@ -359,7 +369,7 @@ func (c *testControl) handle(ctx context.Context, w window, dir, display, line s
 		g := w.geometry(set)
 		ack.Geometry = &g
 	default:
-		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot, geometry, close or quit)", cmd.Cmd)
+		ack.Error = fmt.Sprintf("unknown command %q (want emit, reload, screenshot, geometry, menu, close or quit)", cmd.Cmd)
 	}
 	c.write(ack)
 	return quit

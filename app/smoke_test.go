@@ -41,6 +41,8 @@ func (w *recordingWindow) geometry(set *WindowGeometry) WindowGeometry {
 	return WindowGeometry{Width: 1100, Height: 720}
 }
 
+func (w *recordingWindow) menu(string) error { return nil }
+
 func (w *recordingWindow) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()

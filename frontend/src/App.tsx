@@ -16,6 +16,7 @@ import { SettingsDialog } from './app/SettingsDialog';
 import { Sidebar } from './app/Sidebar';
 import { applyTheme, loadTheme, nextTheme, type Theme } from './app/theme';
 import { Welcome } from './app/Welcome';
+import { applyZoom, loadZoom, nextZoom } from './app/zoom';
 import { StartupFailure } from './app/StartupFailure';
 
 type LoadState = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; info: AppInfo };
@@ -75,7 +76,13 @@ function useSidebar(): [boolean, (open: boolean) => void, boolean] {
 }
 
 /** The chat application once the hub answered: sidebar, chat, settings. */
-function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppController; info: AppInfo; backend: Backend; onLayout: (cls: string) => void }) {
+/** A native menu action for the page, numbered so the same action twice is two actions. */
+interface MenuRequest {
+  action: string;
+  seq: number;
+}
+
+function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ctl: AppController; info: AppInfo; backend: Backend; onLayout: (cls: string) => void; menuAction: MenuRequest | null }) {
   const selected = useStore(ctl.store, (st) => st.ui.selectedId);
   const draft = useStore(ctl.store, (st) => st.ui.draft);
   const notice = useStore(ctl.store, (st) => st.ui.notice);
@@ -162,6 +169,37 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
     return () => window.removeEventListener("keydown", onKey);
   }, [ctl, narrow, sidebarOpen, setSidebarOpen]);
   const closeOverlay = useCallback(() => narrow && setSidebarOpen(false), [narrow, setSidebarOpen]);
+  // The native menu (the window): its page actions.
+  const [zoom, setZoom] = useState(loadZoom);
+  useEffect(() => applyZoom(zoom), [zoom]);
+  // Each request runs once: a new seq is a new action (the other values
+  // are read as they are when it arrives).
+  const handled = useRef(0);
+  useEffect(() => {
+    if (!menuAction || menuAction.seq === handled.current) return;
+    handled.current = menuAction.seq;
+    const action = menuAction.action;
+    switch (action) {
+      case "new-session":
+        ctl.startDraft();
+        break;
+      case "settings":
+        setSettings(true);
+        break;
+      case "toggle-sidebar":
+        setSidebarOpen(!sidebarOpen);
+        break;
+      case "shortcuts":
+      case "about":
+        setHelp(true);
+        break;
+      case "zoom-in":
+      case "zoom-out":
+      case "zoom-reset":
+        setZoom((z) => nextZoom(z, action));
+        break;
+    }
+  }, [menuAction, ctl, sidebarOpen, setSidebarOpen]);
   return (
     <>
       <a className="skip-link" href={`#${COMPOSER_ID}`} onClick={(e) => (e.preventDefault(), document.getElementById(COMPOSER_ID)?.focus())}>
@@ -223,6 +261,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout }: { ctl: AppContro
 export function App({ backend }: { backend: Backend }) {
   const [state, setState] = useState<LoadState>({ kind: 'loading' });
   const [ctl, setCtl] = useState<AppController | null>(null);
+  const [menuAction, setMenuAction] = useState<MenuRequest | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -239,9 +278,15 @@ export function App({ backend }: { backend: Backend }) {
   useEffect(() => {
     if (state.kind !== 'ready' || failed) return;
     const c = new AppController({ hub: backend.hub(), transport: () => backend.transport(), onSelect: setHash });
+    // The menu is listened to before the app shows as started, so no action is lost.
+    let seq = 0;
+    const offMenu = backend.onMenu?.((action) => setMenuAction({ action, seq: ++seq }));
     setCtl(c);
     void c.start(sessionFromHash(window.location.hash));
-    return () => c.dispose();
+    return () => {
+      offMenu?.();
+      c.dispose();
+    };
   }, [backend, state.kind, failed]);
 
   // A window that shows why the app could not start is ready once painted.
@@ -277,7 +322,7 @@ export function App({ backend }: { backend: Backend }) {
         </p>
       )}
       {state.kind === 'ready' && state.info.startup_error !== undefined && <StartupFailure info={state.info} />}
-      {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} onLayout={setLayout} />}
+      {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} onLayout={setLayout} menuAction={menuAction} />}
     </div>
   );
 }

@@ -48,7 +48,12 @@ export interface Backend {
   onQuitRequest?(cb: (running: number) => void): () => void;
   /** Answers the quit confirmation: quit, cancel the turns and quit, or keep running. */
   answerQuit?(choice: QuitChoice): Promise<void>;
+  /** Calls cb with each native menu action for the page (the window only); returns the unsubscribe. */
+  onMenu?(cb: (action: string) => void): () => void;
 }
+
+/** The Wails event of the native menu's page actions (app.MenuEvent). */
+export const MENU_EVENT = 'app:menu';
 
 /** The Wails event asking to confirm quitting (app.QuitEvent). */
 export const QUIT_EVENT = 'app:confirmQuit';
@@ -149,6 +154,12 @@ export function wailsBackend(win: unknown): Backend {
     },
     answerQuit(choice) {
       return AnswerQuit(choice);
+    },
+    onMenu(cb) {
+      return EventsOn(MENU_EVENT, (data: unknown) => {
+        const a = (data as { action?: unknown } | null)?.action;
+        if (typeof a === 'string') cb(a);
+      });
     },
     setWindowTitle(title) {
       try {

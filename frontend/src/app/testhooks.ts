@@ -46,6 +46,11 @@ export interface PageReport {
   quit_prompt?: boolean;
   /** The start-up failure the window shows instead of the chat. */
   startup_error?: string;
+  /** The app has started (its controller runs: data-ready on the root). */
+  ready?: boolean;
+  /** The open dialog's heading; the page's zoom ("" at 100%). */
+  dialog?: string;
+  zoom?: string;
 }
 
 /**
@@ -154,6 +159,9 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
     }),
     composer_attachments: Array.from(doc.querySelectorAll('[data-testid="pending-attachment"]')).map((p) => p.getAttribute('data-state') ?? ''),
     ...(doc.querySelector('[data-testid="quit-confirm"]') ? { quit_prompt: true } : {}),
+    ...(doc.querySelector('.ah-app[data-ready="true"]') ? { ready: true } : {}),
+    ...(doc.querySelector('.modal h2') ? { dialog: doc.querySelector('.modal h2')?.textContent ?? '' } : {}),
+    ...(doc.documentElement.style.getPropertyValue('zoom') ? { zoom: doc.documentElement.style.getPropertyValue('zoom') } : {}),
     ...(doc.querySelector('[data-testid="startup-error"]') ? { startup_error: doc.querySelector('[data-testid="startup-error"] .startup-error-text')?.textContent ?? '' } : {}),
   };
 }
@@ -240,7 +248,7 @@ export function installTestHooks(win: Window = window): void {
       if (!enabled) return off();
       active = true;
       observer = new MutationObserver(schedule);
-      observer.observe(win.document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid', 'data-state', 'data-loaded'] });
+      observer.observe(win.document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status', 'data-testid', 'data-state', 'data-loaded', 'data-ready', 'style'] });
       win.addEventListener('hashchange', schedule);
       schedule();
     },

@@ -118,6 +118,9 @@ export namespace app {
 	    composer_attachments?: string[];
 	    quit_prompt?: boolean;
 	    startup_error?: string;
+	    ready?: boolean;
+	    dialog?: string;
+	    zoom?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new PageReport(source);
@@ -134,6 +137,9 @@ export namespace app {
 	        this.composer_attachments = source["composer_attachments"];
 	        this.quit_prompt = source["quit_prompt"];
 	        this.startup_error = source["startup_error"];
+	        this.ready = source["ready"];
+	        this.dialog = source["dialog"];
+	        this.zoom = source["zoom"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,0 +1,48 @@
+//go:build smoketest
+
+package desktoptest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"agenthub/app"
+)
+
+// TestMenuActions: the native menu's page actions reach the page (the
+// harness runs what the menu items run): Settings opens the settings,
+// zoom steps in and back, About opens the help with the About section.
+func TestMenuActions(t *testing.T) {
+	bin, artifacts := setup(t)
+	tmp := t.TempDir()
+	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
+	d.awaitReport("the app started in the page", func(r app.PageReport) bool { return r.Ready })
+	menu := func(action string) {
+		t.Helper()
+		d.command("menu", map[string]any{"name": action}) // an ack with an error fails the test
+		// A report even when the action changes nothing on the page.
+		d.command("emit", map[string]any{"data": map[string]string{"cmd": "transcript"}})
+	}
+	menu("settings")
+	d.awaitReport("Settings open", func(r app.PageReport) bool { return r.Dialog == "Settings" })
+	d.click(`button[aria-label="Close settings"]`)
+	d.awaitReport("Settings closed", func(r app.PageReport) bool { return r.Dialog == "" })
+	// The webview keeps the zoom between launches: start from actual size.
+	menu("zoom-reset")
+	d.awaitReport("actual size first", func(r app.PageReport) bool { return r.Zoom == "" })
+	menu("zoom-in")
+	d.awaitReport("zoomed in", func(r app.PageReport) bool { return r.Zoom == "110%" })
+	d.screenshot("desktop-menu-zoom.png")
+	menu("zoom-reset")
+	d.awaitReport("actual size", func(r app.PageReport) bool { return r.Zoom == "" })
+	menu("about")
+	d.awaitReport("About", func(r app.PageReport) bool { return r.Dialog == "Keyboard shortcuts" })
+	d.quit()
+}
