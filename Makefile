@@ -173,7 +173,7 @@ test-desktop: smoketest
 	timeout 180 xvfb-run -a -s "-screen 0 1280x900x24" ./$(SMOKE_BIN) --data-dir "$$data" --smoke-test $(ARTIFACTS); \
 	test -s $(ARTIFACTS)/desktop-window.png; \
 	echo "desktop smoke test passed: $(ARTIFACTS)/desktop-window.png"
-	@echo "== desktop tests (xvfb: reload mid-stream, finished conversation, a failed turn after a restart, a pasted image, quit while a turn runs, the window's geometry restored, a start-up error shown, the menu)"
+	@echo "== desktop tests (xvfb: reload mid-stream, finished conversation, a failed turn after a restart, a pasted image, quit while a turn runs, the window's geometry restored, a start-up error shown, the menu, a second launch)"
 	AGENTHUB_DESKTOP_BIN="$(abspath $(SMOKE_BIN))" AGENTHUB_ARTIFACTS="$(abspath $(ARTIFACTS))" \
 	  go test -tags smoketest -count=1 -timeout 240s -v ./app/desktoptest/
 	@test -s $(ARTIFACTS)/desktop-reload.png && test -s $(ARTIFACTS)/desktop-conversation.png && test -s $(ARTIFACTS)/desktop-failed-turn-after-restart.png

@@ -85,7 +85,8 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	inst, err := Open(cfg, OpenOptions{Assets: assets, Getenv: getenv, Logger: log})
 	var inUse *DataDirInUseError
 	if errors.As(err, &inUse) {
-		return err
+		cfg.DataDir = inUse.Dir
+		return handOver(ctx, cfg, err, assets, getenv, log)
 	}
 	if err != nil {
 		// A launch from the desktop has no terminal: show why in the window.
@@ -136,6 +137,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	}()
 	opts := windowOptions(a, svc.Bridge(), assets, icon)
 	applyGeometry(opts, inst.Config.DataDir)
+	opts.SingleInstanceLock = a.singleInstance(inst.Config.DataDir)
 	// A reload (or the first load) drops the previous page's subscriptions;
 	// the new page resubscribes from its cursor.
 	opts.OnDomReady = func(context.Context) { svc.DomReady() }
