@@ -28,6 +28,12 @@ func PathMessages(v StoreView, sessionID string, offset, limit int) ([]store.Mes
 	if err != nil {
 		return nil, 0, err
 	}
+	return pageAt(path, offset, limit)
+}
+
+// pageAt is path's messages at positions [offset, offset+limit) (limit ≤ 0:
+// to the end) and its length.
+func pageAt(path []store.Message, offset, limit int) ([]store.Message, int, error) {
 	total := len(path)
 	offset = min(max(offset, 0), total)
 	end := total
@@ -35,6 +41,24 @@ func PathMessages(v StoreView, sessionID string, offset, limit int) ([]store.Mes
 		end = min(offset+limit, total)
 	}
 	return path[offset:end], total, nil
+}
+
+// pageBefore is up to limit of path's messages before beforeID ("" = its
+// end; limit ≤ 0: 50) and whether earlier ones remain; a beforeID not on
+// path is ErrNotFound.
+func pageBefore(path []store.Message, sessionID, beforeID string, limit int) ([]store.Message, bool, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	end := len(path)
+	if beforeID != "" {
+		end = slices.IndexFunc(path, func(m store.Message) bool { return m.ID == beforeID })
+		if end < 0 {
+			return nil, false, fmt.Errorf("message %s is not on that path of %s: %w", beforeID, sessionID, store.ErrNotFound)
+		}
+	}
+	start := max(0, end-limit)
+	return path[start:end], start > 0, nil
 }
 
 // PathMessagesBefore returns up to limit messages of the current path
@@ -45,22 +69,11 @@ func PathMessagesBefore(v StoreView, sessionID, beforeID string, limit int) ([]s
 	if err != nil || !sess.Branched {
 		return v.MessagesBefore(sessionID, beforeID, limit)
 	}
-	if limit <= 0 {
-		limit = 50
-	}
 	path, err := currentPath(v, sess)
 	if err != nil {
 		return nil, false, err
 	}
-	end := len(path)
-	if beforeID != "" {
-		end = slices.IndexFunc(path, func(m store.Message) bool { return m.ID == beforeID })
-		if end < 0 {
-			return nil, false, fmt.Errorf("message %s is not on the current path of %s: %w", beforeID, sessionID, store.ErrNotFound)
-		}
-	}
-	start := max(0, end-limit)
-	return path[start:end], start > 0, nil
+	return pageBefore(path, sessionID, beforeID, limit)
 }
 
 // BranchMessages is PathMessages of the branch through messageID (to its
@@ -74,13 +87,7 @@ func BranchMessages(v StoreView, sessionID, messageID string, offset, limit int)
 	if err != nil {
 		return nil, 0, err
 	}
-	total := len(path)
-	offset = min(max(offset, 0), total)
-	end := total
-	if limit > 0 {
-		end = min(offset+limit, total)
-	}
-	return path[offset:end], total, nil
+	return pageAt(path, offset, limit)
 }
 
 // BranchMessagesBefore is PathMessagesBefore on the branch through messageID.
@@ -88,22 +95,11 @@ func BranchMessagesBefore(v StoreView, sessionID, messageID, beforeID string, li
 	if messageID == "" {
 		return PathMessagesBefore(v, sessionID, beforeID, limit)
 	}
-	if limit <= 0 {
-		limit = 50
-	}
 	path, err := branchThrough(v, sessionID, messageID)
 	if err != nil {
 		return nil, false, err
 	}
-	end := len(path)
-	if beforeID != "" {
-		end = slices.IndexFunc(path, func(m store.Message) bool { return m.ID == beforeID })
-		if end < 0 {
-			return nil, false, fmt.Errorf("message %s is not on that branch of %s: %w", beforeID, sessionID, store.ErrNotFound)
-		}
-	}
-	start := max(0, end-limit)
-	return path[start:end], start > 0, nil
+	return pageBefore(path, sessionID, beforeID, limit)
 }
 
 // branchThrough is the path from the start through messageID to its newest leaf.

@@ -5,8 +5,6 @@ package desktoptest
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,13 +24,7 @@ func TestImagePastedInWindow(t *testing.T) {
 	defer cancel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 600, Output: 8}).Text("A green rectangle.").Finish("end_turn", 8).Response())
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
 	d := startDesktop(t, bin, artifacts, env, "--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)
 	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })

@@ -192,13 +192,7 @@ func TestReloadMidStream(t *testing.T) {
 	srv.Enqueue(long.EndBlock().Finish("end_turn", int64(len(chunks))).Response())
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text(conversationReply...).Finish("end_turn", 60).Response())
 
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	d := startDesktop(t, bin, artifacts,
 		[]string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"},
 		"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)

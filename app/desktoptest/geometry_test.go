@@ -3,8 +3,6 @@
 package desktoptest
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"agenthub/app"
@@ -14,13 +12,7 @@ import (
 // closed are where it opens the next time.
 func TestWindowGeometryRestored(t *testing.T) {
 	bin, artifacts := setup(t)
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	d := startDesktop(t, bin, artifacts, nil, args...)
 	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })

@@ -415,3 +415,16 @@ func (s *streamClient) until(t *testing.T, what string, ok func(event) bool) {
 		}
 	}
 }
+
+// appDirs makes a fresh data dir and workspace for one test's app.
+func appDirs(t *testing.T) (dataDir, workspace string) {
+	t.Helper()
+	tmp := t.TempDir()
+	dataDir, workspace = filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dataDir, workspace
+}

@@ -3,8 +3,6 @@
 package desktoptest
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"agenthub/app"
@@ -15,13 +13,7 @@ import (
 // zoom steps in and back, About opens the help with the About section.
 func TestMenuActions(t *testing.T) {
 	bin, artifacts := setup(t)
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
 	d.awaitReport("the app started in the page", func(r app.PageReport) bool { return r.Ready })
 	menu := func(action string) {

@@ -5,8 +5,6 @@ package desktoptest
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,13 +44,7 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 	defer gate.Release()
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 10}).BeginText().TextDelta("Working on it").Stall(gate).
 		TextDelta(" — done.").EndBlock().Finish("end_turn", 5).Response())
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, dir := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
 	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
 

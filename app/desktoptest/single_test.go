@@ -5,9 +5,7 @@ package desktoptest
 import (
 	"bufio"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,13 +41,7 @@ func sessionBus(t *testing.T) string {
 func TestSecondLaunchRaisesTheFirst(t *testing.T) {
 	bin, artifacts := setup(t)
 	bus := sessionBus(t)
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	env := []string{"DBUS_SESSION_BUS_ADDRESS=" + bus}
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	first := startDesktop(t, bin, artifacts, env, args...)

@@ -18,13 +18,7 @@ import (
 // wrong and what to do, and the file is left exactly as it was.
 func TestCorruptSettingsShownInWindow(t *testing.T) {
 	bin, artifacts := setup(t)
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := appDirs(t)
 	corrupt := []byte("{\"model\": \"anthropic:claude-sonnet-4-6\",\n  oops\n")
 	settings := filepath.Join(dataDir, "settings.json")
 	if err := os.WriteFile(settings, corrupt, 0o600); err != nil {
