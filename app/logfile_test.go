@@ -50,3 +50,29 @@ func TestLogSinkRotates(t *testing.T) {
 		t.Errorf("log file mode: %v %v", fi, err)
 	}
 }
+
+// One launch writes at most MaxLogBytes to its file, then says so; stderr
+// keeps getting everything.
+func TestLogSinkCapsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	s := NewLogSink(&stderr)
+	if _, err := s.Attach(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Write(bytes.Repeat([]byte("x"), MaxLogBytes)); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(s, "after the cap")
+	b, err := os.ReadFile(filepath.Join(dir, LogDir, LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("after the cap")) || !bytes.HasSuffix(b, []byte("the rest of this launch's log went to stderr only\n")) {
+		t.Fatalf("the file's tail: %q", b[len(b)-120:])
+	}
+	if !strings.HasSuffix(stderr.String(), "after the cap\n") {
+		t.Fatal("stderr lost a line")
+	}
+}

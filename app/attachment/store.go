@@ -112,7 +112,7 @@ func (s *Store) Dir() string { return s.dir }
 // must be valid UTF-8 without NUL bytes. It returns the stored content's
 // Info; an upload whose bytes are already stored is not written again.
 func (s *Store) Put(name, mediaType string, data []byte) (Info, error) {
-	name = cleanName(name)
+	name = CleanName(name)
 	if len(data) == 0 {
 		return Info{}, refuse(ErrUnsupported, "%s is empty", quoted(name))
 	}
@@ -232,9 +232,9 @@ func describeType(sniffed string) string {
 	return base
 }
 
-// cleanName is the last element of a client's file name, bounded, without
-// control characters ("" stays "").
-func cleanName(name string) string {
+// CleanName is the last element of a client's file name, bounded to
+// MaxNameBytes, without control characters ("" when nothing is left).
+func CleanName(name string) string {
 	name = strings.ReplaceAll(name, "\\", "/")
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]

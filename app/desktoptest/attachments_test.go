@@ -4,7 +4,6 @@ package desktoptest
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -29,12 +28,8 @@ func TestImagePastedInWindow(t *testing.T) {
 	d := startDesktop(t, bin, artifacts, env, "--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)
 	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
 	dash := readDashboard(t, dataDir)
-	var sess struct {
-		SessionID string `json:"session_id"`
-	}
-	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Pasted image"}, http.StatusCreated, &sess)
-	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
-	d.awaitReport("the session open", func(r app.PageReport) bool { return r.SessionID == sess.SessionID })
+	sid := openSession(ctx, t, dash, d, "Pasted image")
+	d.awaitReport("the session open", func(r app.PageReport) bool { return r.SessionID == sid })
 	d.command("emit", map[string]any{"data": map[string]any{"cmd": "paste", "name": "window-shot.png", "width": 50, "height": 30}})
 	d.awaitReport("the pasted image uploaded", func(r app.PageReport) bool {
 		return slices.Equal(r.ComposerAttachments, []string{"ready"})

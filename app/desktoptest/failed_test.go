@@ -39,19 +39,15 @@ func TestFailedTurnAfterRestart(t *testing.T) {
 	d := startDesktop(t, bin, artifacts, env, args...)
 	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
 	dash := readDashboard(t, dataDir)
-	var sess struct {
-		SessionID string `json:"session_id"`
-	}
-	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Failed turn"}, http.StatusCreated, &sess)
-	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
+	sid := openSession(ctx, t, dash, d, "Failed turn")
 	const prompt = "This turn fails."
-	dash.call(ctx, t, http.MethodPost, "/sessions/"+sess.SessionID+"/turns", map[string]string{"content": prompt}, http.StatusAccepted, nil)
-	d.awaitReport("the failed turn with Retry", func(r app.PageReport) bool { return r.SessionID == sess.SessionID && failedUser(r, prompt) })
+	dash.call(ctx, t, http.MethodPost, "/sessions/"+sid+"/turns", map[string]string{"content": prompt}, http.StatusAccepted, nil)
+	d.awaitReport("the failed turn with Retry", func(r app.PageReport) bool { return r.SessionID == sid && failedUser(r, prompt) })
 	d.quit()
 
 	again := startDesktop(t, bin, artifacts, env, args...)
 	again.awaitReport("the failed turn with Retry after the restart", func(r app.PageReport) bool {
-		return r.SessionID == sess.SessionID && !r.Running && failedUser(r, prompt)
+		return r.SessionID == sid && !r.Running && failedUser(r, prompt)
 	})
 	again.screenshot("desktop-failed-turn-after-restart.png")
 	again.quit()

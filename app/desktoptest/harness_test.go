@@ -428,3 +428,15 @@ func appDirs(t *testing.T) (dataDir, workspace string) {
 	}
 	return dataDir, workspace
 }
+
+// openSession creates a session titled title through the dashboard and
+// opens it in the window; it returns the session id.
+func openSession(ctx context.Context, t *testing.T, dash *dashboard, d *desktop, title string) string {
+	t.Helper()
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": title}, http.StatusCreated, &sess)
+	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
+	return sess.SessionID
+}

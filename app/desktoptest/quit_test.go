@@ -51,13 +51,9 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 	d := startDesktop(t, bin, artifacts, env, args...)
 	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
 	dash := readDashboard(t, dataDir)
-	var sess struct {
-		SessionID string `json:"session_id"`
-	}
-	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Long turn"}, http.StatusCreated, &sess)
-	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
-	dash.call(ctx, t, http.MethodPost, "/sessions/"+sess.SessionID+"/turns", map[string]string{"content": "Take your time."}, http.StatusAccepted, nil)
-	d.awaitReport("the turn running", func(r app.PageReport) bool { return r.SessionID == sess.SessionID && r.Running })
+	sid := openSession(ctx, t, dash, d, "Long turn")
+	dash.call(ctx, t, http.MethodPost, "/sessions/"+sid+"/turns", map[string]string{"content": "Take your time."}, http.StatusAccepted, nil)
+	d.awaitReport("the turn running", func(r app.PageReport) bool { return r.SessionID == sid && r.Running })
 
 	d.command("close", nil)
 	d.awaitReport("the quit confirmation", func(r app.PageReport) bool { return r.QuitPrompt && r.Running })
@@ -72,7 +68,7 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 
 	again := startDesktop(t, bin, artifacts, env, args...)
 	again.awaitReport("the loaded window", func(r app.PageReport) bool { return r.Kind == "loaded" })
-	again.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
+	again.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sid}})
 	again.awaitReport("the turn shown as stopped by the user", func(r app.PageReport) bool {
 		for _, m := range r.Messages {
 			if m.Role == "user" && m.Outcome == "cancelled" {

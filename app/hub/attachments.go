@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"agenthub/app/attachment"
@@ -93,16 +92,10 @@ func (h *Hub) attachmentBlocks(refs []ipc.AttachmentRef) ([]store.ContentBlock, 
 	return out, nil
 }
 
-// displayName is the client's name for an upload (its last path element,
-// without control characters), or a default that says what it is.
+// displayName is the client's name for an upload (attachment.CleanName),
+// or a default that says what it is.
 func displayName(name string, info attachment.Info) string {
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, path.Base(strings.ReplaceAll(name, "\\", "/")))
-	if name != "" && name != "." && name != "/" && len(name) <= attachment.MaxNameBytes {
+	if name = attachment.CleanName(name); name != "" {
 		return name
 	}
 	if info.Kind == attachment.KindImage {
@@ -114,8 +107,10 @@ func displayName(name string, info attachment.Info) string {
 // withImageData returns msgs with every attachment image replaced by an
 // inline base64 copy of its stored bytes (what the provider adapters
 // send); msgs itself is not changed. An image whose blob is gone becomes
-// a text block saying so, so the request stays valid.
-func (h *Hub) withImageData(msgs []store.Message) []store.Message {
+// a text block saying so, so the request stays valid. encoded caches the
+// copies by attachment id across the calls of one turn (a tool loop sends
+// the same images with every call).
+func (h *Hub) withImageData(msgs []store.Message, encoded map[string]string) []store.Message {
 	out := msgs
 	copied := false
 	for i, m := range msgs {
@@ -127,14 +122,19 @@ func (h *Hub) withImageData(msgs []store.Message) []store.Message {
 			if content == nil {
 				content = append([]store.ContentBlock(nil), m.Content...)
 			}
-			_, data, err := h.attachments.Get(b.Source.Attachment)
-			if err != nil {
-				h.log.Warn("hub: attached image unavailable", "id", b.Source.Attachment, "err", err)
-				content[j] = store.ContentBlock{Type: store.BlockText, Text: fmt.Sprintf("[the image %q is no longer available]", b.Source.Name)}
-				continue
+			b64, ok := encoded[b.Source.Attachment]
+			if !ok {
+				_, data, err := h.attachments.Get(b.Source.Attachment)
+				if err != nil {
+					h.log.Warn("hub: attached image unavailable", "id", b.Source.Attachment, "err", err)
+					content[j] = store.ContentBlock{Type: store.BlockText, Text: fmt.Sprintf("[the image %q is no longer available]", b.Source.Name)}
+					continue
+				}
+				b64 = base64.StdEncoding.EncodeToString(data)
+				encoded[b.Source.Attachment] = b64
 			}
 			src := *b.Source
-			src.Type, src.Data = store.ImageBase64, base64.StdEncoding.EncodeToString(data)
+			src.Type, src.Data = store.ImageBase64, b64
 			content[j] = store.ContentBlock{Type: store.BlockImage, Source: &src}
 		}
 		if content == nil {

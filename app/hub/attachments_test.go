@@ -287,3 +287,25 @@ func TestAttachmentSweep(t *testing.T) {
 		t.Fatalf("after deleting the session the sweep removed %d (%v), want its image", n, err)
 	}
 }
+
+// TestAttachmentNamesAreCleaned: the name a submission gives is reduced to
+// a plain file name (attachment.CleanName); none at all gets a default
+// that says what it is.
+func TestAttachmentNamesAreCleaned(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	h.srv.Enqueue(textReply("ok"))
+	pic, err := h.hub.PutAttachment(t.Context(), "", "", testPNG(t, 5, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := h.watch(s.ID, false)
+	if _, err := h.hub.SubmitTurnWithAttachments(t.Context(), s.ID, "two", []ipc.AttachmentRef{{ID: pic.ID, Name: "../../etc/sh\x00ot.png"}, {ID: pic.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	w.turnEnd(s.ID)
+	content := h.messages(s.ID)[0].Content
+	if len(content) != 3 || content[1].Source.Name != "shot.png" || content[2].Source.Name != "image.png" {
+		t.Fatalf("names: %+v %+v", content[1].Source, content[2].Source)
+	}
+}

@@ -47,6 +47,7 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 	// a change to AGENTS.md applies from the next turn.
 	var project string
 	var once sync.Once
+	images := map[string]string{} // base64 copies of attached images, for this turn's calls
 	return func(ctx context.Context) (string, []store.Message, error) {
 		rec := s.record()
 		once.Do(func() { project = h.instructionsPrompt(rec) })
@@ -68,7 +69,7 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 				system = withInstructions(systemPrompt(rec, tools), project)
 			}
 		}
-		return system, h.withImageData(requestMessages(msgs, turnID)), nil
+		return system, h.withImageData(requestMessages(msgs, turnID), images), nil
 	}
 }
 

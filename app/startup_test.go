@@ -1,0 +1,40 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// What the failed-start window tells a person to do, per cause.
+func TestStartupHint(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&SettingsError{Path: "/d/settings.json", Err: errors.New("invalid JSON")}, "Agent Hub never overwrites a settings file it could not read"},
+		{fmt.Errorf("open /d/agenthub.db: %w", fs.ErrPermission), "cannot write its data folder /d"},
+		{errors.New("listen tcp 127.0.0.1:8700: address already in use"), "the dashboard port in its settings.json"},
+	} {
+		if got := startupHint(tc.err, "/d"); !strings.Contains(got, tc.want) {
+			t.Errorf("hint for %v = %q, want it to say %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+// Without a session bus a second desktop launch keeps the clear error (no
+// window, no hand-over attempt).
+func TestHandOverNeedsASessionBus(t *testing.T) {
+	inUse := &DataDirInUseError{Dir: "/d"}
+	err := handOver(context.Background(), Config{DataDir: "/d"}, inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
+	if err != error(inUse) {
+		t.Fatalf("handOver without a bus = %v", err)
+	}
+	if singleInstanceID("/a") == singleInstanceID("/b") || singleInstanceID("/a") != singleInstanceID("/a") {
+		t.Fatal("the single-instance id is not one per data dir")
+	}
+}
