@@ -3,7 +3,6 @@ package ipc
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -11,12 +10,12 @@ import (
 )
 
 // Dialects a subscription may ask for with the additive subscribe field
-// "dialect" (DESIGN.md §1): the canonical envelope, or one seed's wire shape
-// produced from the canonical events by an Encoder.
+// "dialect" (docs/protocol.md "Dialects"): the canonical envelope, or one
+// seed's wire shape produced from the canonical events by an Encoder.
 const (
 	DialectCanonical = "canonical"
 	DialectSeed000   = "seed000" // StreamPayload {streamId, agentId, event}
-	DialectSeed002   = "seed002" // {type: message.start|message.chunk|message.end, payload}
+	DialectSeed002   = "seed002" // {type: message.new|message.start|message.chunk|message.end, payload}
 	DialectSeed004   = "seed004" // ChatAgentResponse {response, tool_calls, citations}
 )
 
@@ -42,31 +41,67 @@ const (
 )
 
 // Encoder turns canonical events into one dialect's frames. It is stateful
-// (accumulators per message and tool call) but pure given the event
-// sequence: the same events in the same order give the same frames. An
-// event with no mapping in the dialect gives no frames. Not safe for
+// (accumulators per message and tool call) but pure given its input
+// sequence: the same calls in the same order give the same frames. An
+// event with no mapping in the dialect gives no frames. Every frame made
+// from an event carries that event's id as the additive "eventId", so a
+// client resumes from it as from a canonical cursor. Not safe for
 // concurrent use; a subscription owns one.
 type Encoder interface {
 	// Encode returns the frames (complete JSON texts) for ev, in order.
 	Encode(ev Event) ([][]byte, error)
-	// Seed primes the accumulators with an in-flight message (the partial
-	// message of a snapshot) so later updates continue from its content.
-	Seed(m store.Message)
+	// Resume is called once, before any Encode, when the subscription
+	// starts after a cursor or with a snapshot. It primes the accumulators
+	// with what was in flight at that point and returns the frames that
+	// reopen it: an open message's start frame plus its content so far
+	// (the client replaces that message by id), so the live stream that
+	// follows continues it.
+	Resume(r ResumePoint) ([][]byte, error)
+	// Snapshot re-encodes a canonical snapshot frame in the dialect: the
+	// same envelope, its messages in the dialect's history shape, without
+	// the in-flight partial message (Resume reopens it).
+	Snapshot(frame []byte) ([]byte, error)
 }
 
-// NewEncoder returns the encoder for a dialect; nil (no encoding) for
-// "canonical" or "". An unknown name is a *FilterError naming it (the
-// subscribe_error code is invalid_filter).
-func NewEncoder(dialect string) (Encoder, error) {
+// ResumePoint is what was in flight in a session at the point a
+// subscription resumes from (its cursor, or the snapshot's head).
+type ResumePoint struct {
+	// EventID is the id the stream resumes after ("" for an empty log);
+	// synthetic frames carry it as their eventId.
+	EventID string
+	// SessionID is the subscribed session.
+	SessionID string
+	// TurnID is the turn running at that point ("" when idle).
+	TurnID string
+	// Message is the assistant message being streamed, with its content so
+	// far; nil when none is open.
+	Message *store.Message
+	// Tools are the tool calls started and not yet finished, oldest first.
+	Tools []OpenTool
+}
+
+// OpenTool is a tool call in flight at a resume point.
+type OpenTool struct {
+	ID         string
+	Name       string
+	MessageID  string // the assistant message that asked for it
+	Delegation bool   // delegate.started was seen for it
+	Streamed   bool   // tool.output_delta was seen for it
+}
+
+// NewEncoder returns the encoder for a dialect of a subscription to
+// sessionID; nil (no encoding) for "canonical" or "". An unknown name is a
+// *FilterError naming it (the subscribe_error code is invalid_filter).
+func NewEncoder(dialect, sessionID string) (Encoder, error) {
 	switch dialect {
 	case "", DialectCanonical:
 		return nil, nil
 	case DialectSeed000:
 		return &seed000{msgs: map[string]*accum{}, tools: map[string]string{}}, nil
 	case DialectSeed002:
-		return &seed002{text: map[string]*strings.Builder{}}, nil
+		return &seed002{open: map[string]*s002Stream{}}, nil
 	case DialectSeed004:
-		return &seed004{calls: map[string]callInfo{}}, nil
+		return &seed004{session: sessionID, calls: map[string]*callInfo{}}, nil
 	}
 	return nil, &FilterError{Offending: truncate(dialect),
 		Message: fmt.Sprintf("dialect: unknown dialect %q (want one of %s)", truncate(dialect), strings.Join(Dialects, ", "))}
@@ -99,162 +134,45 @@ func decodePayload[T any](typ string, payload json.RawMessage) (T, error) {
 	return p, nil
 }
 
-// ---- seed000: StreamPayload ----
-
-// accum is one streamed message's accumulated content.
-type accum struct {
-	c          *contentBuilder
-	lastUpdate time.Time // ts of the last message_update sent
-	lastSize   int       // content size (c.size) at that update
-	pending    bool      // content changed since then
+// canonicalSnapshot is a decoded canonical snapshot frame (see
+// Bus.snapshot); dialects re-encode its messages.
+type canonicalSnapshot struct {
+	Type              string          `json:"type"`
+	Session           json.RawMessage `json:"session"`
+	Messages          []store.Message `json:"messages"`
+	SnapshotAtEventID *string         `json:"snapshot_at_event_id"`
+	Epoch             string          `json:"epoch"`
 }
 
-// due reports whether a message_update should go out at event time now:
-// content changed, and either none was sent yet, or UpdateInterval passed
-// and (below UpdateGrowthFloor) any growth or (above it) growth by at
-// least UpdateGrowth of the size at the last update.
-func (a *accum) due(now time.Time) bool {
-	switch {
-	case !a.pending:
-		return false
-	case a.lastUpdate.IsZero():
-		return true
-	case now.Sub(a.lastUpdate) < UpdateInterval:
-		return false
-	case a.lastSize < UpdateGrowthFloor:
-		return true
+// dialectSnapshot decodes a canonical snapshot frame, drops the in-flight
+// partial message and re-encodes the frame with the messages convert
+// gives.
+func dialectSnapshot[M any](frame []byte, convert func([]store.Message) []M) ([]byte, error) {
+	var s canonicalSnapshot
+	if err := json.Unmarshal(frame, &s); err != nil {
+		return nil, fmt.Errorf("ipc: dialect snapshot: decode: %w", err)
 	}
-	return float64(a.c.size-a.lastSize) >= UpdateGrowth*float64(a.lastSize)
-}
-
-type seed000 struct {
-	msgs  map[string]*accum
-	order []string          // open messages, oldest first (deterministic flushes)
-	tools map[string]string // running tool call → its message (the streamId)
-}
-
-type streamPayload struct {
-	StreamID string `json:"streamId"`
-	AgentID  string `json:"agentId"`
-	Event    any    `json:"event"`
-}
-
-type s000Message struct {
-	Role       string               `json:"role"`
-	Content    []store.ContentBlock `json:"content"`
-	StopReason string               `json:"stopReason,omitempty"`
-}
-
-func (e *seed000) Seed(m store.Message) {
-	a := e.open(m.ID)
-	a.c = newContentBuilder(m.Content)
-}
-
-func (e *seed000) open(id string) *accum {
-	a, ok := e.msgs[id]
-	if !ok {
-		a = &accum{c: newContentBuilder(nil)}
-		e.msgs[id] = a
-		e.order = append(e.order, id)
-	}
-	return a
-}
-
-func (e *seed000) close(id string) {
-	delete(e.msgs, id)
-	e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
-}
-
-func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
-	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.size, false
-	b, err := json.Marshal(streamPayload{StreamID: id, AgentID: ev.SessionID,
-		Event: s000MessageEvent{"message_update", s000Message{Role: store.RoleAssistant, Content: a.c.content()}}})
-	if err != nil {
-		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
-	}
-	return b, nil
-}
-
-func (e *seed000) Encode(ev Event) ([][]byte, error) {
-	out, err := e.encode(ev)
-	if err != nil {
-		return nil, err
-	}
-	// Flush withheld updates whose interval has passed by this event's time.
-	for _, id := range e.order {
-		if a := e.msgs[id]; a.due(ev.TS.Time) {
-			b, err := e.update(ev, id, a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, b)
+	msgs := s.Messages[:0]
+	for _, m := range s.Messages {
+		if m.Status != StatusStreaming {
+			msgs = append(msgs, m)
 		}
 	}
-	return out, nil
-}
-
-// s000MessageEvent is a message_start, message_update or message_end.
-type s000MessageEvent struct {
-	Type    string      `json:"type"`
-	Message s000Message `json:"message"`
-}
-
-// s000Frame is one StreamPayload frame of ev's session.
-func s000Frame(ev Event, stream string, event any) ([][]byte, error) {
-	return marshalFrame(streamPayload{StreamID: stream, AgentID: ev.SessionID, Event: event})
-}
-
-func (e *seed000) encode(ev Event) ([][]byte, error) {
-	switch ev.Type {
-	case TypeMessageStart:
-		return e.messageStart(ev)
-	case TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
-		return e.streaming(ev)
-	case TypeMessageComplete:
-		return e.messageEnd(ev)
-	case TypeToolCalled:
-		return e.toolStart(ev)
-	case TypeToolCompleted, TypeToolFailed:
-		return e.toolEnd(ev)
-	case TypeCompactionStarted:
-		return s000Frame(ev, "compaction:"+ev.SessionID, struct {
-			Type string `json:"type"`
-		}{"compaction_start"})
-	case TypeCompactionComplete:
-		return e.compactionEnd(ev)
+	out := convert(msgs)
+	if out == nil {
+		out = []M{}
 	}
-	return nil, nil
-}
-
-func (e *seed000) messageStart(ev Event) ([][]byte, error) {
-	p, err := decodeAs[MessageStart](ev)
+	b, err := json.Marshal(struct {
+		Type              string          `json:"type"`
+		Session           json.RawMessage `json:"session"`
+		Messages          []M             `json:"messages"`
+		SnapshotAtEventID *string         `json:"snapshot_at_event_id"`
+		Epoch             string          `json:"epoch"`
+	}{s.Type, s.Session, out, s.SnapshotAtEventID, s.Epoch})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ipc: dialect snapshot: encode: %w", err)
 	}
-	e.open(p.MessageID)
-	return s000Frame(ev, p.MessageID, s000MessageEvent{"message_start", s000Message{Role: store.RoleAssistant, Content: []store.ContentBlock{}}})
-}
-
-// streaming folds a streaming event into its message's content and sends
-// a message_update when one is due.
-func (e *seed000) streaming(ev Event) ([][]byte, error) {
-	id, err := streamingMessageID(ev)
-	if err != nil {
-		return nil, err
-	}
-	a := e.open(id)
-	if err := a.c.apply(ev.Type, ev.Payload); err != nil {
-		return nil, fmt.Errorf("ipc: event %s: %w", ev.ID, err)
-	}
-	a.pending = true
-	if !a.due(ev.TS.Time) {
-		return nil, nil
-	}
-	b, err := e.update(ev, id, a)
-	if err != nil {
-		return nil, err
-	}
-	return [][]byte{b}, nil
+	return b, nil
 }
 
 // streamingMessageID decodes a streaming event's payload as its type and
@@ -280,86 +198,10 @@ func streamingMessageID(ev Event) (string, error) {
 	return "", fmt.Errorf("ipc: %s event %s is not a streaming event", ev.Type, ev.ID)
 }
 
-func (e *seed000) messageEnd(ev Event) ([][]byte, error) {
-	p, err := decodeAs[MessageComplete](ev)
-	if err != nil {
-		return nil, err
-	}
-	e.close(p.MessageID)
-	content := p.FinalContent
-	if content == nil {
-		content = []store.ContentBlock{}
-	}
-	return s000Frame(ev, p.MessageID, s000MessageEvent{"message_end", s000Message{Role: store.RoleAssistant, Content: content, StopReason: p.StopReason}})
-}
-
-func (e *seed000) toolStart(ev Event) ([][]byte, error) {
-	p, err := decodeAs[ToolCalled](ev)
-	if err != nil {
-		return nil, err
-	}
-	e.tools[p.ToolUseID] = p.MessageID
-	args := p.Input
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	return s000Frame(ev, streamOf(p.MessageID, ev), struct {
-		Type       string          `json:"type"`
-		ToolCallID string          `json:"toolCallId"`
-		ToolName   string          `json:"toolName"`
-		Args       json.RawMessage `json:"args"`
-	}{"tool_execution_start", p.ToolUseID, p.ToolName, args})
-}
-
-// toolEnd is tool.completed or tool.failed as a tool_execution_end.
-func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
-	end := struct {
-		Type       string `json:"type"`
-		ToolCallID string `json:"toolCallId"`
-		Result     string `json:"result"`
-		IsError    bool   `json:"isError"`
-	}{Type: "tool_execution_end"}
-	if ev.Type == TypeToolCompleted {
-		p, err := decodeAs[ToolCompleted](ev)
-		if err != nil {
-			return nil, err
-		}
-		end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Output, p.IsError
-	} else {
-		p, err := decodeAs[ToolFailed](ev)
-		if err != nil {
-			return nil, err
-		}
-		end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Message, true
-	}
-	msg := e.tools[end.ToolCallID]
-	delete(e.tools, end.ToolCallID)
-	return s000Frame(ev, streamOf(msg, ev), end)
-}
-
-func (e *seed000) compactionEnd(ev Event) ([][]byte, error) {
-	p, err := decodeAs[CompactionCompleted](ev)
-	if err != nil {
-		return nil, err
-	}
-	return s000Frame(ev, "compaction:"+ev.SessionID, struct {
-		Type          string `json:"type"`
-		Removed       int    `json:"removed"`
-		Kept          int    `json:"kept"`
-		TokensRemoved int64  `json:"tokensRemoved"`
-		TokensKept    int64  `json:"tokensKept"`
-		Reason        string `json:"reason"`
-	}{"compaction_end", p.Removed, p.Kept, p.TokensRemoved, p.TokensKept, p.Reason})
-}
-
-// streamOf is a seed000 streamId: the message id when known, else the turn
-// id, else the session id.
-func streamOf(messageID string, ev Event) string {
-	switch {
-	case messageID != "":
-		return messageID
-	case ev.TurnID != nil && *ev.TurnID != "":
+// turnOf is an event's turn id, "" for none.
+func turnOf(ev Event) string {
+	if ev.TurnID != nil {
 		return *ev.TurnID
 	}
-	return ev.SessionID
+	return ""
 }

@@ -174,7 +174,7 @@ func (b *Bus) newSubscription(ctx context.Context, req SubscribeRequest) (*Subsc
 	if err != nil {
 		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
 	}
-	enc, err := NewEncoder(req.Dialect)
+	enc, err := NewEncoder(req.Dialect, req.SessionID)
 	if err != nil {
 		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
 	}
@@ -210,15 +210,17 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 		s.seam = head.String()
 	}
 	if req.Snapshot {
-		snap, partial, err := b.snapshot(tx, sess, head)
+		snap, _, err := b.snapshot(tx, sess, head)
 		if err != nil {
 			return 0, err
 		}
-		if partial != nil && s.enc != nil {
-			s.enc.Seed(*partial) // dialect updates continue from the snapshot
+		if s.enc != nil {
+			if snap, err = s.enc.Snapshot(snap); err != nil {
+				return 0, err
+			}
 		}
 		s.initial = append(s.initial, OutFrame{Data: snap})
-		return 0, nil
+		return 0, b.resumeDialect(tx, s, head)
 	}
 	if req.Since == nil {
 		return 0, nil
@@ -226,7 +228,33 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 	if err := b.checkCursor(tx, cursor); err != nil {
 		return 0, err
 	}
+	if err := b.resumeDialect(tx, s, cursor); err != nil {
+		return 0, err
+	}
 	return b.replay(tx, s, cursor)
+}
+
+// resumeDialect appends the frames that reopen what was in flight just
+// after event at (zero: the newest) in s's dialect — an open message's
+// start and content so far — so a dialect client resumes as a canonical one
+// does (the canonical stream needs none: its snapshot holds the partial
+// message and a cursor client kept its own). Nothing for canonical.
+func (b *Bus) resumeDialect(tx StoreView, s *Subscription, at ulid.ULID) error {
+	if s.enc == nil {
+		return nil
+	}
+	rp, err := resumeAt(tx, s.sessionID, at)
+	if err != nil {
+		return err
+	}
+	frames, err := s.enc.Resume(rp)
+	if err != nil {
+		return fmt.Errorf("ipc: resume %s in its dialect: %w", s.name, err)
+	}
+	for _, f := range frames {
+		s.initial = append(s.initial, OutFrame{Data: f})
+	}
+	return nil
 }
 
 // replay appends the matching events after cursor to s.initial; more than
