@@ -200,12 +200,14 @@ func (b *Bridge) Hello(pageID string) error {
 
 // Subscribe attaches the page to a session (seed 001 §3.2). filter is a
 // preset name ("preset:chat", "preset:full"), a JSON filter object as text,
-// or "" for the default; since is the cursor (null for none). It returns the
+// or "" for the default; since is the cursor (null for none); dialect is the
+// wire shape of the event frames ("" or "canonical" — what the window
+// uses — "seed000", "seed002", "seed004"; docs/protocol.md). It returns the
 // subscribe_ack frame plus "subscription_id", or the subscribe_error frame
 // (session_not_found, cursor_expired, replay_too_large, invalid_filter);
 // the error result is only for internal failures. The snapshot, replayed and
 // live frames follow as `localChat:event` batches with that subscription id.
-func (b *Bridge) Subscribe(sessionID string, filter string, since *string, snapshot bool) (any, error) {
+func (b *Bridge) Subscribe(sessionID string, filter string, since *string, snapshot bool, dialect string) (any, error) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -221,6 +223,7 @@ func (b *Bridge) Subscribe(sessionID string, filter string, since *string, snaps
 		Filter:    filterJSON(filter),
 		Since:     since,
 		Snapshot:  snapshot,
+		Dialect:   dialect,
 		Name:      "wails:" + id,
 	}
 	ctx, cancel := context.WithCancel(b.ctx)

@@ -147,11 +147,17 @@ func (p *page) frame(f json.RawMessage) string {
 // the returned subscription, applying batches that raced ahead of the reply.
 func (p *page) subscribe(br *wailsipc.Bridge, session, filter string, since *string, snapshot bool) map[string]any {
 	p.t.Helper()
+	return p.subscribeIn(br, session, filter, since, snapshot, "")
+}
+
+// subscribeIn is subscribe in a dialect.
+func (p *page) subscribeIn(br *wailsipc.Bridge, session, filter string, since *string, snapshot bool, dialect string) map[string]any {
+	p.t.Helper()
 	p.mu.Lock()
 	p.sub = ""
 	p.early = nil
 	p.mu.Unlock()
-	res, err := br.Subscribe(session, filter, since, snapshot)
+	res, err := br.Subscribe(session, filter, since, snapshot, dialect)
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -632,5 +638,38 @@ func TestBridgeApproveTool(t *testing.T) {
 	}
 	if got := e.hub.Approvals(); len(got) != 1 || got[0].By != "window" || got[0].Decision != "always" {
 		t.Fatalf("the hub got %+v", got)
+	}
+}
+
+// The window may subscribe in a seed dialect too: the frames of its
+// batches are then the dialect's (seed 002 here); an unknown dialect is a
+// subscribe_error.
+func TestBridgeDialect(t *testing.T) {
+	e := newEnv(t, ipc.Options{})
+	sid := e.session(t)
+	_ = e.br.Hello("p1")
+	if m := e.pg.subscribeIn(e.br, sid, "preset:chat", nil, false, "seed999"); m["type"] != "subscribe_error" || m["code"] != ipc.CodeInvalidFilter {
+		t.Fatalf("unknown dialect: %v", m)
+	}
+	ack := e.pg.subscribeIn(e.br, sid, "preset:chat", nil, false, ipc.DialectSeed002)
+	if ack["type"] != "subscribe_ack" || ack["dialect"] != ipc.DialectSeed002 {
+		t.Fatalf("ack %v", ack)
+	}
+	r, err := e.br.Request(`{"type":"request","requestId":"s1","method":"submitTurn","params":{"agentId":"` + sid + `","content":"hi"}}`)
+	if err != nil || !strings.Contains(string(r.(json.RawMessage)), `"ok":true`) {
+		t.Fatalf("submit: %s %v", r, err)
+	}
+	e.pg.waitFor("a seed002 message.end", func() bool {
+		for _, f := range e.pg.frames {
+			if strings.Contains(string(f), `"type":"message.end"`) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, f := range e.pg.frames {
+		if strings.Contains(string(f), `"type":"event"`) {
+			t.Fatalf("a canonical frame in a seed002 subscription: %s", f)
+		}
 	}
 }

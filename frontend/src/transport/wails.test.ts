@@ -38,15 +38,15 @@ function deferred<T>(): Deferred<T> {
 
 class FakeBridge implements WailsBridgeLike {
   hellos: string[] = [];
-  subscribes: { sessionId: string; filter: string; since: string | null; snapshot: boolean; result: Deferred<unknown> }[] = [];
+  subscribes: { sessionId: string; filter: string; since: string | null; snapshot: boolean; dialect: string; result: Deferred<unknown> }[] = [];
   unsubscribed: string[] = [];
   Hello(pageId: string): Promise<void> {
     this.hellos.push(pageId);
     return Promise.resolve();
   }
-  Subscribe(sessionId: string, filter: string, since: string | null, snapshot: boolean): Promise<unknown> {
+  Subscribe(sessionId: string, filter: string, since: string | null, snapshot: boolean, dialect: string): Promise<unknown> {
     const result = deferred<unknown>();
-    this.subscribes.push({ sessionId, filter, since, snapshot, result });
+    this.subscribes.push({ sessionId, filter, since, snapshot, dialect, result });
     return result.promise;
   }
   Unsubscribe(id: string): Promise<void> {

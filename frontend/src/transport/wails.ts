@@ -24,7 +24,7 @@ export interface WailsRuntimeLike {
 /** The bound Go methods of wailsipc.Bridge (window.go.wailsipc.Bridge) the stream uses; RPC uses Request (rpc.ts). */
 export interface WailsBridgeLike {
   Hello(pageId: string): Promise<void>;
-  Subscribe(sessionId: string, filter: string, since: string | null, snapshot: boolean): Promise<unknown>;
+  Subscribe(sessionId: string, filter: string, since: string | null, snapshot: boolean, dialect: string): Promise<unknown>;
   Unsubscribe(subscriptionId: string): Promise<void>;
 }
 
@@ -174,7 +174,7 @@ export class WailsTransport extends SessionStream {
     try {
       await this.hello();
       const { since, snapshot } = this.resumePoint();
-      res = await this.bridge.Subscribe(this.sessionId, filter, since, snapshot);
+      res = await this.bridge.Subscribe(this.sessionId, filter, since, snapshot, "canonical");
     } catch (e) {
       if (gen !== this.generation) return;
       this.subscribing = false;

@@ -5,6 +5,6 @@ export function Hello(arg1:string):Promise<void>;
 
 export function Request(arg1:string):Promise<any>;
 
-export function Subscribe(arg1:string,arg2:string,arg3:any,arg4:boolean):Promise<any>;
+export function Subscribe(arg1:string,arg2:string,arg3:any,arg4:boolean,arg5:string):Promise<any>;
 
 export function Unsubscribe(arg1:string):Promise<void>;

@@ -10,8 +10,8 @@ export function Request(arg1) {
   return window['go']['wailsipc']['Bridge']['Request'](arg1);
 }
 
-export function Subscribe(arg1, arg2, arg3, arg4) {
-  return window['go']['wailsipc']['Bridge']['Subscribe'](arg1, arg2, arg3, arg4);
+export function Subscribe(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['wailsipc']['Bridge']['Subscribe'](arg1, arg2, arg3, arg4, arg5);
 }
 
 export function Unsubscribe(arg1) {
