@@ -329,6 +329,12 @@ func (wc *wsConn) read(ctx context.Context) {
 			}
 			continue
 		}
+		if rpc.IsRouted(data) { // seed 003's RoutedMessage envelope: answered in it
+			if !wc.send(ctx, ctrlMsg{data: wc.a.rpc.DispatchRouted(ctx, data)}) {
+				return
+			}
+			continue
+		}
 		f, err := ipc.DecodeClientFrame(data)
 		if err != nil {
 			var fe *ipc.FrameError

@@ -120,6 +120,27 @@ func TestStreamClientFramesAndErrors(t *testing.T) {
 	if got := recv(t, c); got.Error == nil || got.Error.Code != "AGENT_NOT_FOUND" {
 		t.Fatalf("response %s", got.raw)
 	}
+	// Seed 003's RoutedMessage envelope is answered in it, with a UUIDv7 id.
+	send(t, c, fmt.Sprintf(`{"id":"0190a0e4-7b3c-7000-8000-000000000001","uid":null,"from":"dash-1","to":"agenthub","action":"request","payload":{"requestId":"r4","method":"getAgentMessages","params":{"agentId":%q}}}`, id))
+	var routed struct {
+		ID, From, To, Action string
+		UID                  *string
+		Payload              struct {
+			RequestID string `json:"requestId"`
+			OK        bool   `json:"ok"`
+			Payload   struct {
+				Messages []map[string]any `json:"messages"`
+			} `json:"payload"`
+		}
+	}
+	if got := recv(t, c); json.Unmarshal(got.raw, &routed) != nil || routed.Action != "response" || routed.To != "dash-1" ||
+		routed.From != "agenthub" || routed.UID != nil || len(routed.ID) != 36 || routed.ID[14] != '7' || routed.Payload.RequestID != "r4" || !routed.Payload.OK {
+		t.Fatalf("routed response %s", got.raw)
+	}
+	send(t, c, `{"id":"x","uid":null,"from":"dash-1","to":"agenthub","action":"request","payload":{"requestId":"r5","method":"getAgentMessages","params":{"agentId":"zzz"}}}`)
+	if got := recv(t, c); !strings.Contains(string(got.raw), `"action":"response"`) || !strings.Contains(string(got.raw), `"code":"AGENT_NOT_FOUND"`) {
+		t.Fatalf("routed error %s", got.raw)
+	}
 	// A cancel reaches the hub, and every client sees the turn.cancelled.
 	send(t, c, `{"type":"subscribe","filter":"preset:chat","since":null,"snapshot":true}`)
 	recvType(t, c, "snapshot")

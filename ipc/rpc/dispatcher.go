@@ -239,7 +239,13 @@ func DecodeRequest(data []byte) (Request, error) {
 // DispatchFrame decodes one request frame, calls it and returns the encoded
 // response frame. Malformed frames are answered with INVALID_PARAMS (echoing
 // requestId when readable); it never returns an error.
+//
+// A frame in seed 003's RoutedMessage envelope (IsRouted) is answered in
+// that envelope (DispatchRouted).
 func (d *Dispatcher) DispatchFrame(ctx context.Context, data []byte) []byte {
+	if IsRouted(data) {
+		return d.DispatchRouted(ctx, data)
+	}
 	req, err := DecodeRequest(data)
 	var resp Response
 	if err != nil {

@@ -295,7 +295,11 @@ func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (
 		if p.Offset != nil {
 			return nil, Errorf(CodeInvalidParams, "offset and before are mutually exclusive")
 		}
-		return FetchMessagesBefore(ctx, h.hub, msgs, id, *p.Before, limit)
+		page, err := FetchMessagesBefore(ctx, h.hub, msgs, id, *p.Before, limit)
+		if err != nil {
+			return nil, err
+		}
+		return seed003Shapes(ctx, page), nil
 	}
 	if limit, err = checkLimit(limit); err != nil {
 		return nil, err
@@ -321,7 +325,7 @@ func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (
 	if ms == nil {
 		ms = []store.Message{}
 	}
-	return MessagesPage{Messages: ms, Total: total, Offset: offset, Limit: limit}, nil
+	return seed003Shapes(ctx, MessagesPage{Messages: ms, Total: total, Offset: offset, Limit: limit}), nil
 }
 
 func (h hubMethods) listSessions(ctx context.Context, _ json.RawMessage) (any, error) {

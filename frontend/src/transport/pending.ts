@@ -4,6 +4,7 @@
 
 import type { ResponseFrame } from "../protocol";
 import { RpcError } from "./types";
+import { uuidv7 } from "./uuidv7";
 
 interface Pending {
   resolve(v: unknown): void;
@@ -15,27 +16,20 @@ interface Pending {
 
 /** The RPC calls sent and not yet answered. */
 export class PendingRequests {
-  private next = 0;
   private readonly calls = new Map<string, Pending>();
 
-  /**
-   * @param prefix makes ids distinct per client.
-   * @param log receives responses that match no pending call.
-   */
-  constructor(
-    private readonly prefix: string,
-    private readonly log: (msg: string, detail?: unknown) => void,
-  ) {}
+  /** @param log receives responses that match no pending call. */
+  constructor(private readonly log: (msg: string, detail?: unknown) => void) {}
 
   /**
-   * Registers a call under a fresh request id, then asks `send` to transmit
+   * Registers a call under a fresh request id (a UUIDv7, as seed 003), then asks `send` to transmit
    * its request frame. The promise resolves with the response payload,
    * rejects with the server's error, with TIMEOUT after timeoutMs, or with
    * NOT_CONNECTED at once when `send` returns false. `signal` is aborted when
    * the call ends without an answer.
    */
   start<T>(method: string, timeoutMs: number, send: (requestId: string, signal: AbortSignal) => boolean): Promise<T> {
-    const requestId = `${this.prefix}-${++this.next}`;
+    const requestId = uuidv7();
     const abort = new AbortController();
     const p = new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => this.fail(requestId, new RpcError("TIMEOUT", `${method}: no response within ${timeoutMs} ms`)), timeoutMs);

@@ -34,7 +34,7 @@ export class RpcClient {
     opts: RpcClientOptions = {},
   ) {
     const log = opts.log ?? ((msg: string, detail?: unknown) => console.debug(`[rpc] ${msg}`, detail ?? ""));
-    this.pending = new PendingRequests("app", log);
+    this.pending = new PendingRequests(log);
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
