@@ -31,6 +31,9 @@ type CreateSessionRequest struct {
 	WorkspacePath string `json:"workspace_path,omitempty"`
 	Model         string `json:"model,omitempty"`
 	Title         string `json:"title,omitempty"`
+	// AGUIThreadID remembers the AG-UI thread the session is created for
+	// (set by POST /ag-ui only).
+	AGUIThreadID string `json:"-"`
 }
 
 // SubmitResult is the answer to a turn submission: the turn id at once, and

@@ -193,6 +193,9 @@ type Session struct {
 	// needs); SandboxNoNetwork switches their TCP off (app/sandbox).
 	SandboxReadWorkspaceOnly bool `json:"sandbox_read_workspace_only,omitempty"`
 	SandboxNoNetwork         bool `json:"sandbox_no_network,omitempty"`
+	// AGUIThreadID is the AG-UI threadId this session was created for
+	// (POST /ag-ui with a threadId that is not a session id); "" for none.
+	AGUIThreadID string `json:"agui_thread_id,omitempty"`
 }
 
 // QueuedTurn is a submission waiting in a session's queue.

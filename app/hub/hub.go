@@ -365,7 +365,7 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 	}
 	rec := store.Session{
 		ID: agent.NewID(), Title: title, TitleSource: source, WorkspacePath: abs, ActiveModel: model,
-		CreatedAt: time.Now().UTC(), ApprovalMode: string(h.defaultApprovalMode()),
+		CreatedAt: time.Now().UTC(), ApprovalMode: string(h.defaultApprovalMode()), AGUIThreadID: req.AGUIThreadID,
 	}
 	return h.createSession(ctx, rec)
 }

@@ -72,6 +72,7 @@ type API struct {
 	wait    time.Duration // CloseFrameWait
 	stopped chan struct{}
 	stop    sync.Once
+	aguiMu  sync.Mutex // serialises the creation of AG-UI threads' sessions
 }
 
 // MountAPI registers the protocol routes on s (before Serve) and returns
@@ -130,6 +131,8 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	s.Handle("GET /search", http.HandlerFunc(a.search))
 	denyOtherMethods(s, "/search", "GET")
 	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
+	// AG-UI over SSE (docs/protocol.md "AG-UI").
+	s.Handle("POST /ag-ui", http.HandlerFunc(a.agui))
 	denyOtherMethods(s, "/rpc", "POST")
 	return a, nil
 }

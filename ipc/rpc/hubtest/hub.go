@@ -67,7 +67,7 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 	if strings.ContainsRune(req.WorkspacePath, 0) {
 		return store.Session{}, fmt.Errorf("workspace path: %w", ipc.ErrInvalidInput)
 	}
-	s := store.Session{ID: newID(), Title: req.Title, WorkspacePath: req.WorkspacePath, ActiveModel: req.Model, CreatedAt: time.Now().UTC()}
+	s := store.Session{ID: newID(), Title: req.Title, WorkspacePath: req.WorkspacePath, ActiveModel: req.Model, CreatedAt: time.Now().UTC(), AGUIThreadID: req.AGUIThreadID}
 	if s.Title == "" {
 		s.Title = "New session"
 	}

@@ -1,0 +1,140 @@
+// AG-UI end to end with the stock @ag-ui/client HttpAgent (unmodified, its
+// event verification on) against the real headless binary's POST /ag-ui,
+// written from docs/protocol.md "AG-UI". Every event is also validated with
+// @ag-ui/core's schemas. Scenarios (the Go side scripts the fake provider
+// in the same order, see agui_test.go): plain text with reasoning; a second
+// run on the same thread (MESSAGES_SNAPSHOT first) with a tool call; a
+// delegation on a thread that is a session id; an abort mid-text that
+// cancels the turn; a provider error.
+import { createRequire } from "node:module";
+import { randomUUID } from "node:crypto";
+
+const require = createRequire(process.env.E2E_FRONTEND + "/package.json");
+const { HttpAgent } = require("@ag-ui/client");
+const { EventSchemas } = require("@ag-ui/core/schemas");
+
+const page = new URL(process.env.E2E_URL);
+const token = page.searchParams.get("token");
+const base = page.origin;
+const auth = { Authorization: `Bearer ${token}` };
+
+function fail(msg) {
+  console.error("FAIL: " + msg);
+  process.exit(1);
+}
+function expect(cond, msg) {
+  if (!cond) fail(msg);
+}
+
+/** Runs one AG-UI run; returns the events (each schema-checked) and the agent. */
+async function run(name, threadId, text, { abortOn, agent } = {}) {
+  agent ??= new HttpAgent({ url: `${base}/ag-ui`, headers: auth, threadId });
+  agent.addMessage({ id: randomUUID(), role: "user", content: text });
+  const events = [];
+  let error;
+  try {
+    await agent.runAgent(
+      { runId: randomUUID() },
+      {
+        onEvent({ event }) {
+          const parsed = EventSchemas.safeParse(event);
+          if (!parsed.success) fail(`${name}: ${event.type} does not match @ag-ui/core's schema: ${parsed.error.message}`);
+          events.push(event);
+          if (abortOn && event.type === abortOn) agent.abortRun();
+        },
+      },
+    );
+  } catch (e) {
+    error = e;
+  }
+  const types = events.map((e) => e.type);
+  console.log(`${name}: ${types.join(" ")}${error ? " (error: " + error.message + ")" : ""}`);
+  return { events, types, agent, error };
+}
+
+const textOf = (events) => events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+
+async function api(path, init = {}) {
+  const r = await fetch(base + path, { ...init, headers: { ...auth, "Content-Type": "application/json", ...(init.headers ?? {}) } });
+  if (!r.ok) fail(`${init.method ?? "GET"} ${path}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+// The session the hub created for a thread id (remembered as agui_thread_id).
+async function sessionOf(threadId) {
+  const list = await api("/sessions");
+  const sessions = Array.isArray(list) ? list : list.sessions;
+  const s = sessions.find((x) => x.agui_thread_id === threadId);
+  expect(s, `no session remembers thread ${threadId}`);
+  return s;
+}
+
+// 1. Plain text with reasoning on a new thread (a random UUID, as HttpAgent sends).
+const thread = randomUUID();
+const plain = await run("plain", thread, "Say hello");
+expect(!plain.error, "plain: the run failed");
+expect(plain.types[0] === "RUN_STARTED" && plain.types.at(-1) === "RUN_FINISHED", "plain: not RUN_STARTED … RUN_FINISHED");
+expect(!plain.types.includes("MESSAGES_SNAPSHOT"), "plain: a new thread has no history to snapshot");
+expect(plain.types.includes("REASONING_MESSAGE_CONTENT"), "plain: thinking did not stream as reasoning");
+expect(textOf(plain.events) === "Hello from Agent Hub.", `plain: text ${JSON.stringify(textOf(plain.events))}`);
+const runId = plain.events[0].runId;
+const s1 = await sessionOf(thread);
+const hist = await api(`/sessions/${s1.session_id}/messages`);
+const turnIds = hist.messages.filter((m) => m.turn).map((m) => m.turn.id);
+expect(turnIds.includes(runId), `plain: runId ${runId} is not the turn (${turnIds})`);
+const answer = plain.agent.messages.find((m) => m.role === "assistant");
+expect(answer && answer.content === "Hello from Agent Hub.", "plain: HttpAgent's messages lack the answer");
+
+// 2. A second run on the same thread: history first, then a tool call and its result.
+const tools = await run("tools", thread, "Run echo", { agent: plain.agent });
+expect(!tools.error, "tools: the run failed");
+expect(tools.types[1] === "MESSAGES_SNAPSHOT", "tools: MESSAGES_SNAPSHOT is not the second event");
+const snap = tools.events[1].messages;
+expect(snap.length === 3 && snap[0].content === "Say hello" && snap[2].content === "Run echo", `tools: snapshot ${JSON.stringify(snap)}`);
+for (const t of ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]) expect(tools.types.includes(t), `tools: no ${t}`);
+const start = tools.events.find((e) => e.type === "TOOL_CALL_START");
+expect(start.toolCallName === "bash" && start.parentMessageId, "tools: TOOL_CALL_START lacks the tool name or parent message");
+const result = tools.events.find((e) => e.type === "TOOL_CALL_RESULT");
+expect(result.content.includes("agui-tool-output"), `tools: result ${JSON.stringify(result.content)}`);
+expect(textOf(tools.events).endsWith("The command printed agui-tool-output."), "tools: final text");
+const call = tools.agent.messages.find((m) => m.role === "assistant" && m.toolCalls?.length);
+expect(call && JSON.parse(call.toolCalls[0].function.arguments).command === "echo agui-tool-output", "tools: HttpAgent did not rebuild the call");
+
+// 3. Delegation on a thread that is a session id.
+const created = await api("/sessions", { method: "POST", body: JSON.stringify({ title: "ag-ui delegation" }) });
+const deleg = await run("delegation", created.session_id, "Delegate it");
+expect(!deleg.error, "delegation: the run failed");
+const stepStart = deleg.events.find((e) => e.type === "STEP_STARTED");
+const stepEnd = deleg.events.find((e) => e.type === "STEP_FINISHED");
+expect(stepStart && stepEnd && stepStart.stepName === stepEnd.stepName && stepStart.stepName.startsWith("delegate:"), "delegation: no delegate step");
+expect(deleg.types.indexOf("STEP_STARTED") < deleg.types.indexOf("STEP_FINISHED"), "delegation: step order");
+expect(textOf(deleg.events).includes("The worker counted 3 files."), "delegation: final text");
+const after = await api("/sessions");
+expect(!(Array.isArray(after) ? after : after.sessions).some((x) => x.agui_thread_id === created.session_id), "delegation: a session id thread created a session");
+
+// 4. Abort mid-text: the client owns the run; the turn ends cancelled.
+const abortThread = randomUUID();
+const aborted = await run("abort", abortThread, "Count slowly", { abortOn: "TEXT_MESSAGE_CONTENT" });
+expect(aborted.types.includes("TEXT_MESSAGE_CONTENT"), "abort: no text before the abort");
+const s4 = await sessionOf(abortThread);
+let status;
+for (let i = 0; i < 200 && status !== "cancelled"; i++) {
+  const h = await api(`/sessions/${s4.session_id}/messages`);
+  status = h.messages.find((m) => m.role === "user")?.turn?.status;
+  if (status !== "cancelled") await new Promise((r) => setTimeout(r, 50));
+}
+expect(status === "cancelled", `abort: the turn is ${status}, want cancelled`);
+
+// 5. A provider error ends the run with RUN_ERROR.
+const failed = await run("error", randomUUID(), "This fails");
+expect(failed.types[0] === "RUN_STARTED" && failed.types.at(-1) === "RUN_ERROR", "error: not RUN_STARTED … RUN_ERROR");
+const runError = failed.events.at(-1);
+expect(runError.message && runError.code === "auth", `error: ${JSON.stringify(runError)}`);
+
+// 6. Bad requests are refused before any stream.
+const bad = await fetch(`${base}/ag-ui`, { method: "POST", headers: { ...auth, Accept: "text/event-stream" }, body: JSON.stringify({ threadId: "t", messages: [] }) });
+expect(bad.status === 400, `empty messages: ${bad.status}`);
+const noAuth = await fetch(`${base}/ag-ui`, { method: "POST", headers: { Accept: "text/event-stream" }, body: "{}" });
+expect(noAuth.status === 401 || noAuth.status === 403, `no token: ${noAuth.status}`);
+
+console.log("E2E OK");
