@@ -53,7 +53,7 @@ var (
 		ContextStartOffset: 4, ContextSummary: "Earlier: the user asked to fix a flaky test.", Depth: 1,
 		Branched: true, HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T",
 		QueuedTurns:  []store.QueuedTurn{{TurnID: "01JZ3KB0C2E4G6J8M0P2R4T6W8", Content: "Then commit the fix"}},
-		ApprovalMode: "auto-edits", PendingApprovals: 1, SandboxReadWorkspaceOnly: true, SandboxNoNetwork: true,
+		ApprovalMode: "auto-edits", PendingApprovals: 1, SandboxReadWorkspaceOnly: true, SandboxNoNetwork: true, AGUIThreadID: "0190a0e4-7b3c-7000-8000-0000000000aa",
 	}
 	fxMsg = store.Message{
 		ID: fxMessage, SessionID: fxSession, Offset: 7, TurnID: fxTurn, Role: store.RoleToolResult,

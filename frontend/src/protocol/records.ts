@@ -144,6 +144,8 @@ export interface Session {
   /** The session's bash sandbox options. */
   sandbox_read_workspace_only?: boolean;
   sandbox_no_network?: boolean;
+  /** The AG-UI threadId the session was created for (POST /ag-ui). */
+  agui_thread_id?: string;
 }
 
 /**

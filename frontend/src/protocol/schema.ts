@@ -67,6 +67,7 @@ export const SESSION_SPEC: Spec<Session> = {
   pending_approvals: "number?",
   sandbox_read_workspace_only: "boolean?",
   sandbox_no_network: "boolean?",
+  agui_thread_id: "string?",
 };
 
 /** Spec of store.QueuedTurn. */

@@ -1,0 +1,200 @@
+package agui
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"agenthub/ipc"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// traceEvents reads a recorded real-hub trace's events (app/hub
+// TestRecordedTraces writes them).
+func traceEvents(t *testing.T, path string) (scenario string, evs []ipc.Event) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		Scenario string `json:"scenario"`
+		Frames   []struct {
+			Type  string    `json:"type"`
+			Event ipc.Event `json:"event"`
+		} `json:"frames"`
+	}
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for _, f := range tr.Frames {
+		if f.Type == "event" {
+			evs = append(evs, f.Event)
+		}
+	}
+	return tr.Scenario, evs
+}
+
+// verify checks the rules the stock client's verifier enforces: RUN_STARTED
+// first, nothing after RUN_FINISHED/RUN_ERROR, content only inside an open
+// message/tool call/reasoning message, nothing open at RUN_FINISHED, every
+// step finished.
+func verify(t *testing.T, evs []Event) {
+	t.Helper()
+	open := map[string]bool{}
+	for i, e := range evs {
+		key := func(kind, id string) string { return kind + ":" + id }
+		switch {
+		case i == 0 && e.Type != RunStarted:
+			t.Fatalf("first event %s", e.Type)
+		case i > 0 && (evs[i-1].Type == RunFinished || evs[i-1].Type == RunError):
+			t.Fatalf("%s after the run ended", e.Type)
+		}
+		need := func(k string) {
+			if !open[k] {
+				t.Fatalf("event %d %s: %s is not open", i, e.Type, k)
+			}
+		}
+		switch e.Type {
+		case TextMessageStart:
+			open[key("text", e.MessageID)] = true
+		case TextMessageContent:
+			need(key("text", e.MessageID))
+			if e.Delta == "" {
+				t.Fatalf("empty delta")
+			}
+		case TextMessageEnd:
+			need(key("text", e.MessageID))
+			delete(open, key("text", e.MessageID))
+		case ToolCallStart:
+			open[key("tool", e.ToolCallID)] = true
+		case ToolCallArgs:
+			need(key("tool", e.ToolCallID))
+		case ToolCallEnd:
+			need(key("tool", e.ToolCallID))
+			delete(open, key("tool", e.ToolCallID))
+		case ReasoningStart:
+			open[key("span", e.MessageID)] = true
+		case ReasoningMessageStart:
+			open[key("reasoning", e.MessageID)] = true
+		case ReasoningMessageContent:
+			need(key("reasoning", e.MessageID))
+		case ReasoningMessageEnd:
+			need(key("reasoning", e.MessageID))
+			delete(open, key("reasoning", e.MessageID))
+		case ReasoningEnd:
+			need(key("span", e.MessageID))
+			delete(open, key("span", e.MessageID))
+		case StepStarted:
+			open[key("step", e.StepName)] = true
+		case StepFinished:
+			need(key("step", e.StepName))
+			delete(open, key("step", e.StepName))
+		case RunFinished:
+			if len(open) > 0 {
+				t.Fatalf("RUN_FINISHED with %v open", open)
+			}
+		}
+	}
+	if last := evs[len(evs)-1].Type; last != RunFinished && last != RunError {
+		t.Fatalf("the run ends with %s", last)
+	}
+}
+
+// Every recorded real-hub trace becomes a balanced AG-UI run, compared
+// with testdata/<scenario>.golden (rewrite with -update).
+func TestEncoderRecordedTraces(t *testing.T) {
+	files, _ := filepath.Glob("../../frontend/test/traces/recorded/*.json")
+	if len(files) == 0 {
+		t.Fatal("no recorded traces")
+	}
+	for _, f := range files {
+		scenario, evs := traceEvents(t, f)
+		t.Run(scenario, func(t *testing.T) {
+			var turn string
+			for _, ev := range evs {
+				if ev.Type == ipc.TypeTurnStarted && ev.TurnID != nil {
+					turn = *ev.TurnID
+					break
+				}
+			}
+			enc := NewEncoder("thread-1", turn)
+			out := []Event{enc.Started()}
+			for _, ev := range evs {
+				if ev.TurnID == nil || *ev.TurnID != turn {
+					continue
+				}
+				got, err := enc.Encode(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, got...)
+			}
+			verify(t, out)
+			var sb strings.Builder
+			for _, e := range out {
+				fmt.Fprintf(&sb, "%s\n", Encoded(e))
+			}
+			path := filepath.Join("testdata", scenario+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (rerun with -update)", err)
+			}
+			if sb.String() != string(want) {
+				t.Fatalf("%s differs (rerun with -update if intended):\n%s", path, sb.String())
+			}
+		})
+	}
+}
+
+// A run whose turn is cancelled mid-stream closes what is open and ends
+// RUN_FINISHED with the cancelled outcome; a failed turn ends RUN_ERROR
+// with the error class as code; nothing follows the end.
+func TestEncoderEndings(t *testing.T) {
+	ev := func(typ string, p any) ipc.Event {
+		raw, _ := json.Marshal(p)
+		return ipc.Event{Type: typ, SessionID: "s", Payload: raw}
+	}
+	enc := NewEncoder("th", "T")
+	out := []Event{enc.Started()}
+	for _, e := range []ipc.Event{
+		ev(ipc.TypeThinkingDelta, ipc.ThinkingDelta{MessageID: "M", Text: "hmm"}),
+		ev(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", Text: "Hi"}),
+		ev(ipc.TypeToolUseStart, ipc.ToolUseStart{MessageID: "M", ToolUseID: "K", ToolName: "bash"}),
+		ev(ipc.TypeDelegateStarted, ipc.DelegateStarted{ToolUseID: "D"}),
+		ev(ipc.TypeTurnCancelled, ipc.TurnCancelled{Reason: "user_cancel"}),
+		ev(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", Text: "late"}),
+	} {
+		got, err := enc.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, got...)
+	}
+	verify(t, out)
+	if last := out[len(out)-1]; last.Type != RunFinished || last.Outcome == nil || last.Outcome.Type != "cancelled" {
+		t.Fatalf("last %+v", last)
+	}
+	enc = NewEncoder("th", "T")
+	got, _ := enc.Encode(ev(ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusFailed, Error: "invalid x-api-key", ErrorClass: "auth"}))
+	if len(got) != 1 || got[0].Type != RunError || got[0].Code != "auth" || got[0].Message != "invalid x-api-key" || !enc.Done() {
+		t.Fatalf("failed turn → %+v", got)
+	}
+	if _, err := enc.Encode(ipc.Event{Type: ipc.TypeTextDelta, Payload: json.RawMessage(`[1]`)}); err != nil {
+		t.Fatalf("after the end an event is ignored, got %v", err)
+	}
+	if _, err := NewEncoder("th", "T").Encode(ipc.Event{Type: ipc.TypeTextDelta, Payload: json.RawMessage(`[1]`)}); err == nil {
+		t.Fatal("a malformed payload was not an error")
+	}
+}
