@@ -131,9 +131,10 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	s.Handle("GET /search", http.HandlerFunc(a.search))
 	denyOtherMethods(s, "/search", "GET")
 	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
+	denyOtherMethods(s, "/rpc", "POST")
 	// AG-UI over SSE (docs/protocol.md "AG-UI").
 	s.Handle("POST /ag-ui", http.HandlerFunc(a.agui))
-	denyOtherMethods(s, "/rpc", "POST")
+	denyOtherMethods(s, "/ag-ui", "POST")
 	return a, nil
 }
 
