@@ -110,8 +110,8 @@ func midMessage(evs []Event) int {
 }
 
 // goldenLines encodes one trace in one dialect: the live stream; a resume
-// after the trace's own reconnect cursor; a resume inside the first
-// streamed message; and the trace's after-the-turn snapshot. Each section
+// after the trace's own reconnect cursor; a reconnect and a snapshot inside
+// the first streamed message; and the trace's after-the-turn snapshot. Each section
 // is what a client connecting that way receives; lines are "<event index>
 // <frame>" ("R" for resume frames, "S" for snapshot frames).
 func goldenLines(t *testing.T, dialect string, te traceEvents) string {
@@ -138,12 +138,27 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 		}
 		return enc
 	}
-	resume := func(enc Encoder, at int) {
+	resume := func(enc Encoder, at int, withSnapshot bool) {
 		ms := traceStore(t, te.trace.SessionID, te.events[:at+1])
 		_ = ms.View(func(tx StoreView) error {
 			rp, err := resumeAt(tx, te.trace.SessionID, te.events[at].ID)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if withSnapshot { // the canonical snapshot at that point: the partial message last
+				msgs := []store.Message{}
+				if rp.Message != nil {
+					msgs = append(msgs, *rp.Message)
+				}
+				canon, err := encodeSnapshot(store.Session{ID: te.trace.SessionID, CurrentTurnID: rp.TurnID}, msgs, te.events[at].ID, "EPOCH", "", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				snap, err := enc.Snapshot(canon)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&sb, "S  %s\n", snap)
 			}
 			frames, err := enc.Resume(rp)
 			if err != nil {
@@ -164,11 +179,13 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 			t.Fatalf("reconnect cursor %s is not an event of the trace", since)
 		}
 		fmt.Fprintf(&sb, "# reconnect after event %02d\n", at)
-		resume(newEnc(), at)
+		resume(newEnc(), at, false)
 	}
 	if at := midMessage(te.events); at >= 0 {
-		fmt.Fprintf(&sb, "# resume mid-message after event %02d\n", at)
-		resume(newEnc(), at)
+		fmt.Fprintf(&sb, "# reconnect mid-message after event %02d\n", at)
+		resume(newEnc(), at, false)
+		fmt.Fprintf(&sb, "# snapshot mid-message after event %02d\n", at)
+		resume(newEnc(), at, true)
 	}
 	if len(te.trace.Resync) > 1 {
 		snap, err := newEnc().Snapshot(te.trace.Resync[1])
