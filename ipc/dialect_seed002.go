@@ -114,7 +114,7 @@ func (e *seed002) Resume(r ResumePoint) ([][]byte, error) {
 		return nil, err
 	}
 	out := [][]byte{b}
-	text := textOf(m.Content)
+	text := store.TextOf(m.Content)
 	if text == "" {
 		return out, nil
 	}
@@ -140,7 +140,7 @@ func (e *seed002) Snapshot(frame []byte) ([]byte, error) {
 			}
 			status := s002StatusOf(m.Status)
 			out = append(out, s002Record{SessionID: m.SessionID, MessageID: m.ID, Role: role,
-				Content: s002Content{"text", textOf(m.Content)}, Timestamp: s002Time(m.CreatedAt),
+				Content: s002Content{"text", store.TextOf(m.Content)}, Timestamp: s002Time(m.CreatedAt),
 				IsComplete: status == s002Complete, Status: status})
 		}
 		return out
@@ -189,22 +189,15 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 	return nil, nil
 }
 
-// chunk is a text.delta as a message.chunk; a message whose start this
-// encoder never saw (a worker's) gets a synthetic message.start first, so a
-// seed client does not drop the chunk.
+// chunk is a text.delta as a message.chunk (after ensureOpen's start).
 func (e *seed002) chunk(ev Event) ([][]byte, error) {
 	p, err := decodeAs[TextDelta](ev)
 	if err != nil {
 		return nil, err
 	}
-	var out [][]byte
-	st, ok := e.open[p.MessageID]
-	if !ok {
-		b, err := e.start(ev.SessionID, p.MessageID, ev.ID.String(), ev.TS.Time)
-		if err != nil {
-			return nil, err
-		}
-		out, st = append(out, b), e.open[p.MessageID]
+	out, st, err := e.ensureOpen(ev, p.MessageID)
+	if err != nil {
+		return nil, err
 	}
 	st.text.WriteString(p.Text)
 	b, err := s002Marshal("message.chunk", ev.ID.String(), s002Chunk{MessageID: p.MessageID, Content: s002Content{"text", p.Text}})
@@ -214,6 +207,20 @@ func (e *seed002) chunk(ev Event) ([][]byte, error) {
 	return append(out, b), nil
 }
 
+// ensureOpen returns message id's stream, opening it with a synthetic
+// message.start (returned) when this encoder never saw its start — a
+// worker's message, say — so a seed client does not drop what follows.
+func (e *seed002) ensureOpen(ev Event, id string) ([][]byte, *s002Stream, error) {
+	if st, ok := e.open[id]; ok {
+		return nil, st, nil
+	}
+	b, err := e.start(ev.SessionID, id, ev.ID.String(), ev.TS.Time)
+	if err != nil {
+		return nil, nil, err
+	}
+	return [][]byte{b}, e.open[id], nil
+}
+
 // end is message.complete as message.end with the final text (the chunks'
 // text when the message has no text block, e.g. tool calls only).
 func (e *seed002) end(ev Event) ([][]byte, error) {
@@ -221,17 +228,12 @@ func (e *seed002) end(ev Event) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out [][]byte
-	st, ok := e.open[p.MessageID]
-	if !ok {
-		b, err := e.start(ev.SessionID, p.MessageID, ev.ID.String(), ev.TS.Time)
-		if err != nil {
-			return nil, err
-		}
-		out, st = append(out, b), e.open[p.MessageID]
+	out, st, err := e.ensureOpen(ev, p.MessageID)
+	if err != nil {
+		return nil, err
 	}
 	sent := st.text.String()
-	full := textOf(p.FinalContent)
+	full := store.TextOf(p.FinalContent)
 	e.close(p.MessageID)
 	status := s002Complete
 	switch p.StopReason {
@@ -274,15 +276,4 @@ func (e *seed002) abandon(ev Event) ([][]byte, error) {
 		out = append(out, b)
 	}
 	return out, nil
-}
-
-// textOf concatenates the text blocks of content.
-func textOf(content []store.ContentBlock) string {
-	var sb strings.Builder
-	for _, b := range content {
-		if b.Type == store.BlockText {
-			sb.WriteString(b.Text)
-		}
-	}
-	return sb.String()
 }

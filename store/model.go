@@ -5,6 +5,7 @@ package store
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -280,4 +281,15 @@ type Turn struct {
 	// checkpoint, app/checkpoint); FilesUndone is set once they were undone.
 	FilesChanged int  `json:"files_changed,omitempty"`
 	FilesUndone  bool `json:"files_undone,omitempty"`
+}
+
+// TextOf concatenates the text blocks of content.
+func TextOf(content []ContentBlock) string {
+	var b strings.Builder
+	for _, c := range content {
+		if c.Type == BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"agenthub/app/llm"
@@ -210,7 +209,7 @@ func (l *loop) run(ctx context.Context) {
 		if !ok {
 			return
 		}
-		l.out.FinalText = TextOf(msg.Content)
+		l.out.FinalText = store.TextOf(msg.Content)
 		l.out.StopReason = msg.StopReason
 		calls := toolCalls(msg.Content)
 		if len(calls) == 0 {
@@ -232,17 +231,6 @@ func (l *loop) fail(class, message string) {
 // draft returns a draft of this turn.
 func (l *loop) draft(typ, actor string, payload any, ops ...store.Op) ipc.Draft {
 	return ipc.Draft{Type: typ, SessionID: l.SessionID, TurnID: l.TurnID, Actor: actor, Payload: payload, Ops: ops}
-}
-
-// TextOf concatenates the text blocks of content.
-func TextOf(content []store.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range content {
-		if c.Type == store.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
 }
 
 // toolCalls returns the toolCall blocks of content, in order.

@@ -165,7 +165,7 @@ func (h *Hub) summaryCall(ctx context.Context, rc *recorder, turnID, model, prev
 		CallID: callID, Model: model, StopReason: res.StopReason, Usage: res.Usage,
 		DurationMS: time.Since(start).Milliseconds(),
 	}), nil)
-	text := strings.TrimSpace(agent.TextOf(res.Content))
+	text := strings.TrimSpace(store.TextOf(res.Content))
 	if text == "" {
 		return "", res.Usage, errors.New("the model returned an empty summary")
 	}

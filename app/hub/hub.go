@@ -290,10 +290,10 @@ func (h *Hub) Start(ctx context.Context) error {
 func (h *Hub) syncQueuedLocked(s *session) {
 	var want []store.QueuedTurn
 	for _, t := range s.queue {
-		text := agent.TextOf(t.Content)
+		text := store.TextOf(t.Content)
 		if len(t.Content) == 0 && t.UserMessageID != "" {
 			if m, err := h.db.Message(t.SessionID, t.UserMessageID); err == nil {
-				text = agent.TextOf(m.Content)
+				text = store.TextOf(m.Content)
 			}
 		}
 		want = append(want, store.QueuedTurn{TurnID: t.ID, Content: text})

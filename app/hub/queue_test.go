@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"agenthub/app/agent"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -41,7 +40,7 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 	}
 	turns, _ := h.db.Turns(s.ID)
 	for _, tr := range turns {
-		if tr.ID == r2.TurnID && (tr.Status != store.TurnQueued || tr.UserMessageID != "" || agent.TextOf(tr.Content) != "two") {
+		if tr.ID == r2.TurnID && (tr.Status != store.TurnQueued || tr.UserMessageID != "" || store.TextOf(tr.Content) != "two") {
 			t.Fatalf("queued turn record %+v", tr)
 		}
 	}
@@ -63,8 +62,8 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 		{store.RoleUser, "two", r2.TurnID}, {store.RoleAssistant, "second", r2.TurnID},
 	}
 	for i, m := range ms {
-		if m.Offset != int64(i) || m.Role != want[i].role || agent.TextOf(m.Content) != want[i].text || m.TurnID != want[i].turn {
-			t.Fatalf("message %d = %d:%s %q turn %s; all: %s", i, m.Offset, m.Role, agent.TextOf(m.Content), m.TurnID, describe(ms))
+		if m.Offset != int64(i) || m.Role != want[i].role || store.TextOf(m.Content) != want[i].text || m.TurnID != want[i].turn {
+			t.Fatalf("message %d = %d:%s %q turn %s; all: %s", i, m.Offset, m.Role, store.TextOf(m.Content), m.TurnID, describe(ms))
 		}
 	}
 	if *st.TurnID != r2.TurnID || ts.UserMessageID != ms[2].ID || ts.Input != "two" {
@@ -141,7 +140,7 @@ func TestQueuedTurnSurvivesRestart(t *testing.T) {
 	ms := h.messages(s.ID)
 	var seq []string
 	for _, m := range ms {
-		seq = append(seq, m.Role+":"+agent.TextOf(m.Content))
+		seq = append(seq, m.Role+":"+store.TextOf(m.Content))
 	}
 	assertSeq(t, seq, "user:one", "assistant:partial", "user:two", "assistant:answer two", "user:three", "assistant:answer three")
 	sess, _ = h.db.Session(s.ID)

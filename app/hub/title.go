@@ -71,9 +71,9 @@ func (h *Hub) nameSession(s *session, rec store.Session) {
 	for _, m := range msgs {
 		switch {
 		case user == "" && m.Role == store.RoleUser:
-			user = agent.TextOf(m.Content)
+			user = store.TextOf(m.Content)
 		case user != "" && answer == "" && m.Role == store.RoleAssistant:
-			answer = agent.TextOf(m.Content)
+			answer = store.TextOf(m.Content)
 		}
 	}
 	if user == "" {
@@ -135,7 +135,7 @@ func (h *Hub) titleCall(s *session, model, user, answer string) (string, store.U
 }
 
 // llmText is the text of a call's result.
-func llmText(res llm.Result) string { return agent.TextOf(res.Content) }
+func llmText(res llm.Result) string { return store.TextOf(res.Content) }
 
 // oneShot makes one unstreamed call of model ("provider:model") with req
 // (its Model is filled in) under ctx; the result's usage carries its cost.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"agenthub/app/agent"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -48,7 +47,7 @@ func (h *Hub) Output(ctx context.Context, sessionID, toolUseID string) (ipc.Tool
 		return ipc.ToolOutput{}, fmt.Errorf("the full output of %s was removed after the retention period (--event-retention); "+
 			"the capped output is in its toolResult message: %w", toolUseID, ipc.ErrToolOutputExpired)
 	}
-	return ipc.ToolOutput{Content: nopCloser{strings.NewReader(agent.TextOf(result.Content))}, ModTime: result.CreatedAt}, nil
+	return ipc.ToolOutput{Content: nopCloser{strings.NewReader(store.TextOf(result.Content))}, ModTime: result.CreatedAt}, nil
 }
 
 // toolResult finds the toolResult message of call toolUseID, newest first.

@@ -483,6 +483,6 @@ func turnStarted(userMessageID string, content []store.ContentBlock) ipc.TurnSta
 		}
 		typed = append(typed, b)
 	}
-	p.Input = agent.TextOf(typed)
+	p.Input = store.TextOf(typed)
 	return p
 }
