@@ -1,0 +1,186 @@
+package ipc
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"agenthub/store"
+)
+
+// seedEvents builds canonical events of session S, turn T, one per ms.
+func seedEvents(specs ...struct {
+	typ string
+	p   any
+}) []Event {
+	turn := "T"
+	base := time.Date(2025, 11, 2, 6, 0, 0, 0, time.UTC)
+	var evs []Event
+	for i, s := range specs {
+		raw, _ := json.Marshal(s.p)
+		ts := base.Add(time.Duration(i) * time.Second)
+		evs = append(evs, Event{Type: s.typ, SessionID: "S", TurnID: &turn, TS: Timestamp{ts}, Actor: ActorAgent, Payload: raw})
+	}
+	return evs
+}
+
+func spec(typ string, p any) struct {
+	typ string
+	p   any
+} {
+	return struct {
+		typ string
+		p   any
+	}{typ, p}
+}
+
+// encodeStripped encodes evs in dialect d and returns each frame decoded,
+// without the additive fields (eventId, messageId, status, validated), so it
+// can be compared with the seed document's own examples.
+func encodeStripped(t *testing.T, d string, evs []Event) []map[string]any {
+	t.Helper()
+	enc, err := NewEncoder(d, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, ev := range evs {
+		fs, err := enc.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			var m map[string]any
+			if err := json.Unmarshal(f, &m); err != nil {
+				t.Fatal(err)
+			}
+			delete(m, "eventId")
+			delete(m, "messageId")
+			if p, ok := m["payload"].(map[string]any); ok {
+				delete(p, "status")
+				delete(p, "validated")
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func mustJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return m
+}
+
+func sameFrames(t *testing.T, got []map[string]any, want ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		b, _ := json.Marshal(got)
+		t.Fatalf("%d frames, want %d: %s", len(got), len(want), b)
+	}
+	for i, w := range want {
+		if wm := mustJSON(t, w); !reflect.DeepEqual(got[i], wm) {
+			g, _ := json.Marshal(got[i])
+			t.Fatalf("frame %d\n got %s\nwant %s", i, g, w)
+		}
+	}
+}
+
+// Seed 002's own example: chunks "Hello", " World", "!" and a message.end
+// with "Hello World!" (message.start/chunk/end exactly as the document).
+func TestSeed002WorkedExample(t *testing.T) {
+	evs := seedEvents(
+		spec(TypeMessageStart, MessageStart{MessageID: "msg-001", Role: "assistant"}),
+		spec(TypeTextDelta, TextDelta{MessageID: "msg-001", Text: "Hello"}),
+		spec(TypeTextDelta, TextDelta{MessageID: "msg-001", Text: " World"}),
+		spec(TypeTextDelta, TextDelta{MessageID: "msg-001", Text: "!"}),
+		spec(TypeMessageComplete, MessageComplete{MessageID: "msg-001", StopReason: "end_turn",
+			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "Hello World!"}}}),
+	)
+	sameFrames(t, encodeStripped(t, DialectSeed002, evs),
+		`{"type":"message.start","payload":{"sessionId":"S","messageId":"msg-001","role":"agent","timestamp":"2025-11-02T06:00:00.000Z"}}`,
+		`{"type":"message.chunk","payload":{"messageId":"msg-001","content":{"type":"text","text":"Hello"}}}`,
+		`{"type":"message.chunk","payload":{"messageId":"msg-001","content":{"type":"text","text":" World"}}}`,
+		`{"type":"message.chunk","payload":{"messageId":"msg-001","content":{"type":"text","text":"!"}}}`,
+		`{"type":"message.end","payload":{"messageId":"msg-001","content":{"type":"text","text":"Hello World!"},"isComplete":true,"timestamp":"2025-11-02T06:00:04.000Z"}}`,
+	)
+}
+
+// Seed 000's own examples: message_start with empty content, an update
+// with text and thinking, message_end with stopReason, the Bash tool's
+// start and end, and the compaction pair.
+func TestSeed000WorkedExamples(t *testing.T) {
+	evs := seedEvents(
+		spec(TypeMessageStart, MessageStart{MessageID: "M", Role: "assistant"}),
+		spec(TypeTextDelta, TextDelta{MessageID: "M", ContentBlockIndex: 0, Text: "Here is the partial response so far..."}),
+		spec(TypeThinkingDelta, ThinkingDelta{MessageID: "M", ContentBlockIndex: 1, Text: "Let me consider..."}),
+		spec(TypeMessageComplete, MessageComplete{MessageID: "M", StopReason: "end_turn",
+			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "Final complete response."}}}),
+		spec(TypeToolCalled, ToolCalled{ToolUseID: "toolu_01ABC", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls -la"}`)}),
+		spec(TypeToolCompleted, ToolCompleted{ToolUseID: "toolu_01ABC", ToolName: "Bash", Output: "file1.txt\nfile2.txt\n"}),
+		spec(TypeCompactionStarted, CompactionStarted{Trigger: "threshold"}),
+		spec(TypeCompactionComplete, CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000, Reason: "tokens"}),
+	)
+	sameFrames(t, encodeStripped(t, DialectSeed000, evs),
+		`{"streamId":"T","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
+		`{"streamId":"T","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."}]}}}`,
+		`{"streamId":"T","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."},{"type":"thinking","thinking":"Let me consider..."}]}}}`,
+		`{"streamId":"T","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"Final complete response."}],"stopReason":"end_turn"}}}`,
+		`{"streamId":"T","agentId":"S","event":{"type":"tool_execution_start","toolCallId":"toolu_01ABC","toolName":"Bash","args":{"command":"ls -la"}}}`,
+		`{"streamId":"T","agentId":"S","event":{"type":"tool_execution_end","toolCallId":"toolu_01ABC","result":"file1.txt\nfile2.txt\n","isError":false}}`,
+		`{"streamId":"compaction:S","agentId":"S","event":{"type":"compaction_start"}}`,
+		`{"streamId":"compaction:S","agentId":"S","event":{"type":"compaction_end","removed":24,"kept":8,"tokensRemoved":45000,"tokensKept":12000,"reason":"tokens"}}`,
+	)
+}
+
+// Seed 004's example flow: the call, a streamed result part, the final
+// part; a client accumulating stream_part as the seed's
+// updateStreamingToolCall does ends with the whole streamed content and
+// the final status.
+func TestSeed004WorkedExample(t *testing.T) {
+	evs := seedEvents(
+		spec(TypeToolCalled, ToolCalled{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "Fetching file: app/main.py",
+			Summary: "-> fetching contents for file app/main.py", Input: json.RawMessage(`{}`)}),
+		spec(TypeToolOutputDelta, ToolOutputDelta{ToolUseID: "call_123", Stream: "stdout", Text: "```python\n..."}),
+		spec(TypeToolOutputDelta, ToolOutputDelta{ToolUseID: "call_123", Stream: "stdout", Text: "...complete code...\n```"}),
+		spec(TypeToolCompleted, ToolCompleted{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "File content fetched successfully",
+			Summary: "```python\n...complete code...\n```"}),
+	)
+	got := encodeStripped(t, DialectSeed004, evs)
+	sameFrames(t, got[:1],
+		`{"response":"","tool_calls":[{"call_id":"call_123","event_type":"call","tool_name":"fetch_file","tool_response":"Fetching file: app/main.py","tool_call_details":{"summary":"-> fetching contents for file app/main.py"},"is_complete":true}],"citations":[]}`)
+	// The seed's reducer (processStreamChunk / updateStreamingToolCall).
+	type state struct {
+		eventType, response, summary, stream string
+		complete, streaming                  bool
+	}
+	var st *state
+	for _, f := range got {
+		tc := f["tool_calls"].([]any)[0].(map[string]any)
+		details := tc["tool_call_details"].(map[string]any)
+		if part, ok := tc["stream_part"].(string); ok {
+			if st == nil {
+				st = &state{}
+			}
+			st.stream += part
+			if s, _ := details["summary"].(string); s != "" {
+				st.summary = s
+			}
+			if r, _ := tc["tool_response"].(string); r != "" {
+				st.response = r
+			}
+			st.eventType, st.complete, st.streaming = tc["event_type"].(string), tc["is_complete"].(bool), !tc["is_complete"].(bool)
+		} else {
+			st = &state{eventType: tc["event_type"].(string), response: tc["tool_response"].(string), summary: details["summary"].(string), complete: true}
+		}
+	}
+	want := state{eventType: "result", response: "File content fetched successfully", summary: "```python\n...complete code...\n```",
+		stream: "```python\n......complete code...\n```", complete: true}
+	if *st != want {
+		t.Fatalf("seed reducer state %+v, want %+v", *st, want)
+	}
+}
