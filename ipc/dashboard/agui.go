@@ -114,7 +114,8 @@ func (a *API) agui(w http.ResponseWriter, r *http.Request) {
 		a.writeHubError(w, err)
 		return
 	}
-	history := len(a.aguiHistory(sid, "")) > 0
+	first, _, _ := a.bus.Reader().MessagesBefore(sid, "", 1)
+	history := len(first) > 0
 	sub, err := a.bus.Subscribe(ctx, ipc.SubscribeRequest{SessionID: sid, Filter: json.RawMessage(`"preset:full"`), Name: "ag-ui"})
 	if err != nil {
 		a.writeHubError(w, err)
@@ -214,14 +215,11 @@ func (a *API) aguiAbort(sid, turnID string) {
 
 // aguiHistory returns the thread's messages for MESSAGES_SNAPSHOT: the
 // newest aguiSnapshotLimit of the current path, up to and including
-// userMessageID when given (this turn's answers stream live instead).
+// userMessageID (this turn's answers stream live instead).
 func (a *API) aguiHistory(sid, userMessageID string) []store.Message {
 	ms, _, err := a.bus.Reader().MessagesBefore(sid, "", aguiSnapshotLimit)
 	if err != nil {
 		return nil
-	}
-	if userMessageID == "" {
-		return ms
 	}
 	for i, m := range ms {
 		if m.ID == userMessageID {
