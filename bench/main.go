@@ -34,6 +34,7 @@ func main() {
 	windowDeltas := flag.Int("window-deltas", 100000, "deltas of the burst streamed into the window (-desktop)")
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	sameSession := flag.Bool("same-session", false, "with -only: every run in the same session (a long conversation)")
+	rate := flag.Int("rate", 0, "with -only: pace the fake at this many deltas/s and print latency percentiles (a latency probe)")
 	searchN := flag.Int("search", 0, "just the search bench: seed this many messages, start the binary on them, time GET /search beside GET /api/info (prints a table)")
 	flag.Parse()
 	if *role != "" {
@@ -76,7 +77,7 @@ func main() {
 		return
 	}
 	if *only > 0 {
-		if err := profileRuns(ctx, *bin, *only, *reps, *sameSession); err != nil {
+		if err := profileRuns(ctx, *bin, burst{n: *only, rate: *rate}, *reps, *sameSession); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -187,9 +188,9 @@ func (rep *report) measure(ctx context.Context, targets []target, p plan, reps i
 	return nil
 }
 
-// profileRuns sends reps bursts of n deltas through Agent Hub alone to one
-// client and prints each run's rate and CPU; nothing is written.
-func profileRuns(ctx context.Context, bin string, n, reps int, sameSession bool) error {
+// profileRuns sends reps bursts b through Agent Hub alone to one client and
+// prints each run's rate, CPU and latency; nothing is written.
+func profileRuns(ctx context.Context, bin string, b burst, reps int, sameSession bool) error {
 	root, err := os.MkdirTemp("", "agenthub-bench-")
 	if err != nil {
 		return err
@@ -208,12 +209,13 @@ func profileRuns(ctx context.Context, bin string, n, reps int, sameSession bool)
 	hub.sameSession = sameSession
 	fmt.Printf("hub pid %d\n", hub.pid())
 	for i := range reps {
-		r, err := measure(ctx, hub, burst{n: n}, 1)
+		r, err := measure(ctx, hub, b, 1)
 		if err != nil {
 			return err
 		}
 		if reps <= 20 || i%(reps/20) == 0 || i == reps-1 {
-			fmt.Printf("run %d: %d deltas, %.0f deltas/s, %s CPU per 1k, p50 %s, RSS %s\n", i, n, r.rate(), ms(r.cpuPer1k()), ms(pct(r.latencies, 50)), mb(rss(hub.pid())))
+			fmt.Printf("run %d: %d deltas, %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, RSS %s\n", i, b.n, r.rate(), ms(r.cpuPer1k()),
+				ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), mb(rss(hub.pid())))
 		}
 	}
 	return nil
