@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -25,7 +26,7 @@ import (
 type openaiProvider struct {
 	cfg      Config
 	official bool // api.openai.com: max_completion_tokens, reasoning_effort
-	service  openai.ChatCompletionService
+	client   openai.Client
 }
 
 func newOpenAI(cfg Config) *openaiProvider {
@@ -43,7 +44,7 @@ func newOpenAI(cfg Config) *openaiProvider {
 		u, err := url.Parse(cfg.OpenAIBaseURL)
 		official = err == nil && u.Hostname() == "api.openai.com"
 	}
-	return &openaiProvider{cfg: cfg, official: official, service: openai.NewChatCompletionService(opts...)}
+	return &openaiProvider{cfg: cfg, official: official, client: openai.NewClient(opts...)}
 }
 
 // oaTool is one streamed tool call, keyed by its wire index.
@@ -60,14 +61,23 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Re
 	}
 	callCtx, watch, stop := watchIdle(ctx, p.cfg.IdleTimeout)
 	defer stop()
-	stream := p.service.NewStreaming(callCtx, params, option.WithMiddleware(watch.middleware))
+	// Chat.Completions.NewStreaming, with the SDK's SSE stream decoding our
+	// openaiChunk instead of its ChatCompletionChunk (see openaiChunk).
+	var raw *http.Response
+	err = p.client.Post(callCtx, "chat/completions", params, &raw, option.WithJSONSet("stream", true), option.WithMiddleware(watch.middleware))
+	stream := ssestream.NewStream[openaiChunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 
 	c := &openaiCall{sink: sink, b: newBuilder(), textBlock: -1, thinkBlock: -1, tools: map[int64]*oaTool{}}
 	var e *Error
 	for e == nil && stream.Next() {
 		chunk := stream.Current()
-		e = c.chunk(&chunk)
+		if chunk.fast {
+			c.begin()
+			c.delta(chunk.content, chunk.reasoning)
+			continue
+		}
+		e = c.chunk(&chunk.full)
 	}
 	switch {
 	case e != nil:
@@ -107,10 +117,7 @@ type openaiCall struct {
 // chunk folds one streamed chunk into the call and tells the sink; an
 // error ends the call.
 func (c *openaiCall) chunk(chunk *openai.ChatCompletionChunk) *Error {
-	if !c.started {
-		c.started = true
-		c.sink.MessageStart()
-	}
+	c.begin()
 	if chunk.JSON.Usage.Valid() {
 		c.usage = openaiUsage(chunk.Usage)
 	}
@@ -120,20 +127,7 @@ func (c *openaiCall) chunk(chunk *openai.ChatCompletionChunk) *Error {
 			continue
 		}
 		d := &ch.Delta
-		if r := reasoningText(d.JSON.ExtraFields); r != "" {
-			if c.thinkBlock < 0 {
-				c.thinkBlock = c.b.add(store.ContentBlock{Type: store.BlockThinking})
-			}
-			c.b.appendThinking(c.thinkBlock, r)
-			c.sink.ThinkingDelta(c.thinkBlock, r, nil)
-		}
-		if d.Content != "" {
-			if c.textBlock < 0 {
-				c.textBlock = c.b.add(store.ContentBlock{Type: store.BlockText})
-			}
-			c.b.appendText(c.textBlock, d.Content)
-			c.sink.TextDelta(c.textBlock, d.Content)
-		}
+		c.delta(d.Content, reasoningText(d.JSON.ExtraFields))
 		for j := range d.ToolCalls {
 			if e := c.toolCall(&d.ToolCalls[j]); e != nil {
 				return e
@@ -144,6 +138,84 @@ func (c *openaiCall) chunk(chunk *openai.ChatCompletionChunk) *Error {
 		}
 	}
 	return nil
+}
+
+// begin tells the sink the message started, once.
+func (c *openaiCall) begin() {
+	if !c.started {
+		c.started = true
+		c.sink.MessageStart()
+	}
+}
+
+// delta folds choice 0's reasoning and text fragments.
+func (c *openaiCall) delta(content, reasoning string) {
+	if reasoning != "" {
+		if c.thinkBlock < 0 {
+			c.thinkBlock = c.b.add(store.ContentBlock{Type: store.BlockThinking})
+		}
+		c.b.appendThinking(c.thinkBlock, reasoning)
+		c.sink.ThinkingDelta(c.thinkBlock, reasoning, nil)
+	}
+	if content != "" {
+		if c.textBlock < 0 {
+			c.textBlock = c.b.add(store.ContentBlock{Type: store.BlockText})
+		}
+		c.b.appendText(c.textBlock, content)
+		c.sink.TextDelta(c.textBlock, content)
+	}
+}
+
+// openaiChunk is one Chat Completions stream chunk as the SDK's SSE stream
+// decodes it. A chunk that only carries choice 0's text or reasoning —
+// nearly every chunk of a long answer — is decoded by encoding/json into
+// those fields (fast); every other chunk (tool calls, a finish_reason,
+// usage, several choices, anything unexpected) through the SDK's own
+// ChatCompletionChunk, whose reflective decoder costs several times more.
+type openaiChunk struct {
+	fast               bool
+	content, reasoning string
+	full               openai.ChatCompletionChunk
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (ch *openaiChunk) UnmarshalJSON(b []byte) error {
+	var f struct {
+		Choices []struct {
+			Index int64 `json:"index"`
+			Delta struct {
+				Content          *string         `json:"content"`
+				ReasoningContent *string         `json:"reasoning_content"`
+				Reasoning        *string         `json:"reasoning"`
+				ToolCalls        json.RawMessage `json:"tool_calls"`
+			} `json:"delta"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(b, &f) == nil && len(f.Choices) == 1 && f.Choices[0].Index == 0 &&
+		(f.Choices[0].FinishReason == nil || *f.Choices[0].FinishReason == "") && isJSONNull(f.Usage) && isJSONNull(f.Choices[0].Delta.ToolCalls) {
+		d := f.Choices[0].Delta
+		ch.fast = true
+		if d.Content != nil {
+			ch.content = *d.Content
+		}
+		// As reasoningText: reasoning_content first, then reasoning.
+		switch {
+		case d.ReasoningContent != nil && *d.ReasoningContent != "":
+			ch.reasoning = *d.ReasoningContent
+		case d.Reasoning != nil:
+			ch.reasoning = *d.Reasoning
+		}
+		return nil
+	}
+	return ch.full.UnmarshalJSON(b)
+}
+
+// isJSONNull reports an absent or null JSON value.
+func isJSONNull(b json.RawMessage) bool {
+	b = json.RawMessage(strings.TrimSpace(string(b)))
+	return len(b) == 0 || string(b) == "null"
 }
 
 // toolCall folds one tool-call fragment: a new call (a new index, or a new
