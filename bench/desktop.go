@@ -267,6 +267,10 @@ func writeDesktop(dir string, runs [2]desktopRun, streams []windowRun, began tim
 				mb(r.pssBefore), mb(r.pssAfter), mb(added), ok(added <= 100<<20))
 		}
 		p("")
+		for _, r := range streams {
+			p("Per process, %s: before %s; after %s.", r.mode, r.partsBefore, r.partsAfter)
+			p("")
+		}
 	}
 	return os.WriteFile(filepath.Join(dir, "benchmarks-desktop.md"), []byte(w.String()), 0o644)
 }

@@ -119,6 +119,7 @@ type windowRun struct {
 	maxGap     time.Duration
 	pssBefore  int64
 	pssAfter   int64
+	partsBefore, partsAfter string // per process PSS
 	settleWait time.Duration
 }
 
@@ -156,7 +157,7 @@ func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, sett
 	if err := c.do(ctx, "emit", map[string]any{"cmd": "quiet"}); err != nil {
 		return run, err
 	}
-	run.pssBefore, _, _ = treePSS(win.pid())
+	run.pssBefore, _, run.partsBefore = treePSS(win.pid())
 	if err := c.do(ctx, "emit", map[string]any{"cmd": "frames", "on": true}); err != nil {
 		return run, err
 	}
@@ -187,7 +188,7 @@ func windowStream(ctx context.Context, hubBin string, n int, perEvent bool, sett
 	case <-ctx.Done():
 		return run, ctx.Err()
 	}
-	run.pssAfter, _, _ = treePSS(win.pid())
+	run.pssAfter, _, run.partsAfter = treePSS(win.pid())
 	return run, nil
 }
 
