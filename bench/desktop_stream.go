@@ -111,16 +111,16 @@ func (c *control) report(ctx context.Context, kind string, ok func(*pageReport) 
 
 // windowRun is one burst into the window.
 type windowRun struct {
-	mode       string
-	n          int
-	server     time.Duration // first delta sent → a dashboard client has the last one
-	rendered   time.Duration // first delta sent → the page painted the finished message
-	frames     int
-	maxGap     time.Duration
-	pssBefore  int64
-	pssAfter   int64
+	mode                    string
+	n                       int
+	server                  time.Duration // first delta sent → a dashboard client has the last one
+	rendered                time.Duration // first delta sent → the page painted the finished message
+	frames                  int
+	maxGap                  time.Duration
+	pssBefore               int64
+	pssAfter                int64
 	partsBefore, partsAfter string // per process PSS
-	settleWait time.Duration
+	settleWait              time.Duration
 }
 
 func (r windowRun) rate() float64 { return float64(r.n) / r.rendered.Seconds() }
