@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"agenthub/app/atomicfile"
+	"agenthub/ipc"
 )
 
 // Bounds of an upload.
@@ -70,27 +71,12 @@ func refuse(kind error, format string, args ...any) error {
 	return &Error{Reason: fmt.Sprintf(format, args...), Kind: kind}
 }
 
-// Info describes a stored attachment.
-type Info struct {
-	// ID is the SHA-256 of the stored bytes, lowercase hex: the same
-	// content always has the same id.
-	ID string `json:"id"`
-	// Name is the file name the client gave (not part of the content: two
-	// uploads of the same bytes under different names share the blob).
-	Name string `json:"name,omitempty"`
-	// Kind is KindImage or KindText.
-	Kind string `json:"kind"`
-	// MediaType is image/png, image/jpeg, image/gif, image/webp, or a
-	// text type ("text/plain; charset=utf-8" unless the client named one).
-	MediaType string `json:"media_type"`
-	// Bytes is the size of the stored content.
-	Bytes int64 `json:"bytes"`
-	// Width and Height are an image's pixel size (as stored, after any resize).
-	Width  int `json:"width,omitempty"`
-	Height int `json:"height,omitempty"`
-	// Resized is set when the stored image is a scaled-down copy of the upload.
-	Resized bool `json:"resized,omitempty"`
-}
+// Info describes a stored attachment: ipc.AttachmentInfo, the wire form
+// of an upload's answer. ID is the SHA-256 of the stored bytes, lowercase
+// hex (equal content, equal id; the name is not part of it); Kind is
+// KindImage or KindText; Width, Height and Resized describe an image as
+// stored, after any resize.
+type Info = ipc.AttachmentInfo
 
 // Store is a directory of attachments named by content hash
 // (DIR/ab/abcdef…). It is safe for concurrent use: a blob is written to a

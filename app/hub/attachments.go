@@ -32,7 +32,7 @@ func (h *Hub) PutAttachment(_ context.Context, name, mediaType string, data []by
 		return ipc.AttachmentInfo{}, err
 	}
 	h.log.Info("hub: attachment stored", "id", info.ID, "kind", info.Kind, "bytes", info.Bytes, "resized", info.Resized)
-	return attachmentInfo(info), nil
+	return info, nil
 }
 
 // refusal is a refused upload: its text is the store's reason alone (what
@@ -54,12 +54,7 @@ func (h *Hub) ReadAttachment(_ context.Context, id string) (ipc.AttachmentInfo, 
 	if err != nil {
 		return ipc.AttachmentInfo{}, nil, err
 	}
-	return attachmentInfo(info), data, nil
-}
-
-func attachmentInfo(i attachment.Info) ipc.AttachmentInfo {
-	return ipc.AttachmentInfo{ID: i.ID, Name: i.Name, Kind: i.Kind, MediaType: i.MediaType, Bytes: i.Bytes,
-		Width: i.Width, Height: i.Height, Resized: i.Resized}
+	return info, data, nil
 }
 
 // attachmentBlocks are the content blocks of a submission's uploads: an
