@@ -76,6 +76,20 @@ type windowDriver interface {
 	result() error
 }
 
+// driveOnStartup is the window's OnStartup when a driver drives it: the
+// App's startup, then the driver on its own goroutine, which wg owns (the
+// caller waits for it after the window closed).
+func driveOnStartup(ctx context.Context, a *App, driver windowDriver, wg *sync.WaitGroup) func(context.Context) {
+	return func(wctx context.Context) {
+		a.startup(wctx)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			driver.drive(ctx, a)
+		}()
+	}
+}
+
 // RunDesktop opens the instance for desktop mode, serves the dashboard if
 // enabled, and runs the window (with icon, a PNG, as its window icon; nil
 // for none) until it is closed. In a build with the smoketest tag,
@@ -142,14 +156,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	// the new page resubscribes from its cursor.
 	opts.OnDomReady = func(context.Context) { svc.DomReady() }
 	if driver != nil {
-		opts.OnStartup = func(wctx context.Context) {
-			a.startup(wctx)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				driver.drive(ctx, a)
-			}()
-		}
+		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
 	if err := wails.Run(opts); err != nil {
 		return fmt.Errorf("window: %w", err)

@@ -41,14 +41,7 @@ func runFailedWindow(ctx context.Context, cfg Config, cause error, assets fs.FS,
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if driver := newWindowDriver(a, cfg.Harness, getenv, log); driver != nil {
-		opts.OnStartup = func(wctx context.Context) {
-			a.startup(wctx)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				driver.drive(ctx, a)
-			}()
-		}
+		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
 	if err := wails.Run(opts); err != nil {
 		return errors.Join(cause, fmt.Errorf("window: %w", err))
