@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"image"
 	_ "image/png" // decodes the pasted screenshot
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,13 +40,7 @@ func attachmentsWith(t *testing.T, provider string) {
 		extra = []string{"--model", "openai:gpt-4.1"}
 	}
 	bin := headlessBin(t, ctx, root)
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := freshDirs(t)
 	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace, env, extra...)
 	t.Cleanup(func() { stop() })
 	restart := func() string {

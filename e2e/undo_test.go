@@ -24,13 +24,7 @@ func TestUndoInBrowser(t *testing.T) {
 		Finish("tool_use", 30).Response())
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text("Edited the notes and built out.txt.").Finish("end_turn", 10).Response())
 	bin := headlessBin(t, ctx, root)
-	tmp := t.TempDir()
-	dataDir, workspace := filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dataDir, workspace := freshDirs(t)
 	if err := os.WriteFile(filepath.Join(workspace, "notes.txt"), []byte("alpha\nbeta\ngamma\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
