@@ -184,8 +184,14 @@ func (e *seed000) messageStart(ev Event) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := e.open(p.MessageID, s000Stream(ev), ev.SessionID)
-	return e.frame(ev, a.stream, p.MessageID, s000MessageEvent{"message_start", s000Message{Role: store.RoleAssistant, Content: []any{}}})
+	return e.start(ev, p.MessageID)
+}
+
+// start opens message id (ev's turn is its stream) and returns its
+// message_start frame.
+func (e *seed000) start(ev Event, id string) ([][]byte, error) {
+	a := e.open(id, s000Stream(ev), ev.SessionID)
+	return e.frame(ev, a.stream, id, s000MessageEvent{"message_start", s000Message{Role: store.RoleAssistant, Content: []any{}}})
 }
 
 // streaming folds a streaming event into its message's content and sends
@@ -200,8 +206,7 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 	var out [][]byte
 	a, known := e.msgs[id]
 	if !known {
-		start, err := e.messageStart(Event{ID: ev.ID, Type: TypeMessageStart, SessionID: ev.SessionID, TurnID: ev.TurnID, TS: ev.TS,
-			Payload: json.RawMessage(fmt.Sprintf(`{"message_id":%q}`, id))})
+		start, err := e.start(ev, id)
 		if err != nil {
 			return nil, err
 		}

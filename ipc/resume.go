@@ -53,7 +53,9 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 				msgID = r.Group
 				msgRecs = append(msgRecs, r)
 			}
-		case TypeToolCompleted, TypeToolFailed, TypeDelegateCompleted, TypeDelegateFailed:
+		case TypeToolCompleted, TypeToolFailed:
+			closed[r.Closes] = true // its tool_use_id, without decoding a possibly large output
+		case TypeDelegateCompleted, TypeDelegateFailed:
 			if id := toolUseID(r); id != "" {
 				closed[id] = true
 			}

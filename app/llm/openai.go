@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,7 +215,7 @@ func (ch *openaiChunk) UnmarshalJSON(b []byte) error {
 
 // isJSONNull reports an absent or null JSON value.
 func isJSONNull(b json.RawMessage) bool {
-	b = json.RawMessage(strings.TrimSpace(string(b)))
+	b = bytes.TrimSpace(b)
 	return len(b) == 0 || string(b) == "null"
 }
 

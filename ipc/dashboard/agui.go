@@ -116,7 +116,7 @@ func (a *API) agui(w http.ResponseWriter, r *http.Request) {
 	}
 	first, _, _ := a.bus.Reader().MessagesBefore(sid, "", 1)
 	history := len(first) > 0
-	sub, err := a.bus.Subscribe(ctx, ipc.SubscribeRequest{SessionID: sid, Filter: json.RawMessage(`"preset:full"`), Name: "ag-ui"})
+	sub, err := a.bus.Subscribe(ctx, ipc.SubscribeRequest{SessionID: sid, Filter: json.RawMessage(`"preset:chat"`), Name: "ag-ui"}) // every type the encoder maps
 	if err != nil {
 		a.writeHubError(w, err)
 		return
