@@ -184,3 +184,45 @@ func TestSeed004WorkedExample(t *testing.T) {
 		t.Fatalf("seed reducer state %+v, want %+v", *st, want)
 	}
 }
+
+// A subscription that starts inside a message it never saw begin (live,
+// no cursor; a worker's message) still gets a start frame before the first
+// content, so a seed client does not drop it; a turn that ends without its
+// message completing (crash, early cancel) ends the seed002 message failed
+// or cancelled; seed004 keeps a worker's text out of the response.
+func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
+	mid := seedEvents(
+		spec(TypeTextDelta, TextDelta{MessageID: "W", Text: "late "}),
+		spec(TypeTextDelta, TextDelta{MessageID: "W", Text: "join"}),
+		spec(TypeTurnCancelled, TurnCancelled{Reason: "user_cancel"}),
+	)
+	sameFrames(t, encodeStripped(t, DialectSeed000, mid[:1]),
+		`{"streamId":"T","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
+		`{"streamId":"T","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"late "}]}}}`)
+	got := encodeStripped(t, DialectSeed002, mid)
+	sameFrames(t, got[:2],
+		`{"type":"message.start","payload":{"sessionId":"S","messageId":"W","role":"agent","timestamp":"2025-11-02T06:00:00.000Z"}}`,
+		`{"type":"message.chunk","payload":{"messageId":"W","content":{"type":"text","text":"late "}}}`)
+	enc, _ := NewEncoder(DialectSeed002, "S")
+	var last []byte
+	for _, ev := range mid {
+		fs, err := enc.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) > 0 {
+			last = fs[len(fs)-1]
+		}
+	}
+	if end := mustJSON(t, string(last)); end["type"] != "message.end" ||
+		!reflect.DeepEqual(end["payload"].(map[string]any)["content"], map[string]any{"type": "text", "text": "late join"}) ||
+		end["payload"].(map[string]any)["status"] != "cancelled" || end["payload"].(map[string]any)["isComplete"] != false {
+		t.Fatalf("abandoned message.end %s", last)
+	}
+	// seed004: the subscribed session's text is the response; a worker's is not.
+	worker := seedEvents(spec(TypeTextDelta, TextDelta{MessageID: "W", Text: "worker text"}))
+	worker[0].SessionID = "worker"
+	if got := encodeStripped(t, DialectSeed004, worker); len(got) != 0 {
+		t.Fatalf("a worker's text reached the seed004 response: %v", got)
+	}
+}
