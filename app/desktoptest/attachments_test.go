@@ -23,11 +23,7 @@ func TestImagePastedInWindow(t *testing.T) {
 	defer cancel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 600, Output: 8}).Text("A green rectangle.").Finish("end_turn", 8).Response())
-	dataDir, workspace := appDirs(t)
-	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
-	d := startDesktop(t, bin, artifacts, env, "--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)
-	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
-	dash := readDashboard(t, dataDir)
+	d, dash, _, _ := startWithDashboard(t, bin, artifacts, srv)
 	sid := openSession(ctx, t, dash, d, "Pasted image")
 	d.awaitReport("the session open", func(r app.PageReport) bool { return r.SessionID == sid })
 	d.command("emit", map[string]any{"data": map[string]any{"cmd": "paste", "name": "window-shot.png", "width": 50, "height": 30}})

@@ -192,14 +192,8 @@ func TestReloadMidStream(t *testing.T) {
 	srv.Enqueue(long.EndBlock().Finish("end_turn", int64(len(chunks))).Response())
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text(conversationReply...).Finish("end_turn", 60).Response())
 
-	dataDir, workspace := appDirs(t)
-	d := startDesktop(t, bin, artifacts,
-		[]string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"},
-		"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)
-
 	// 1. The page loads (its test hooks report in); the dashboard is up.
-	first := d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
-	dash := readDashboard(t, dataDir)
+	d, dash, first, _ := startWithDashboard(t, bin, artifacts, srv)
 
 	// 2. A session, watched by a dashboard client for the whole run, shown in the window.
 	var sess struct {

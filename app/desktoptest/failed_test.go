@@ -32,20 +32,14 @@ func TestFailedTurnAfterRestart(t *testing.T) {
 	defer cancel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")))
-	dataDir, workspace := appDirs(t)
-	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
-	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
-
-	d := startDesktop(t, bin, artifacts, env, args...)
-	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
-	dash := readDashboard(t, dataDir)
+	d, dash, _, relaunch := startWithDashboard(t, bin, artifacts, srv)
 	sid := openSession(ctx, t, dash, d, "Failed turn")
 	const prompt = "This turn fails."
 	dash.call(ctx, t, http.MethodPost, "/sessions/"+sid+"/turns", map[string]string{"content": prompt}, http.StatusAccepted, nil)
 	d.awaitReport("the failed turn with Retry", func(r app.PageReport) bool { return r.SessionID == sid && failedUser(r, prompt) })
 	d.quit()
 
-	again := startDesktop(t, bin, artifacts, env, args...)
+	again := relaunch()
 	again.awaitReport("the failed turn with Retry after the restart", func(r app.PageReport) bool {
 		return r.SessionID == sid && !r.Running && failedUser(r, prompt)
 	})

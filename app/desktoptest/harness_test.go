@@ -21,6 +21,7 @@ import (
 
 	"agenthub/app"
 	"agenthub/app/apptest"
+	"agenthub/app/llm/llmtest"
 
 	"github.com/coder/websocket"
 )
@@ -427,6 +428,21 @@ func appDirs(t *testing.T) (dataDir, workspace string) {
 		}
 	}
 	return dataDir, workspace
+}
+
+// startWithDashboard starts the window on a fresh data dir and workspace
+// against the fake provider srv (with the dashboard on a free port),
+// waits for the page's first load and reads the dashboard's address. It
+// returns the window, the dashboard, the first-load report, and relaunch,
+// which starts the window again on the same data dir (after this one quit).
+func startWithDashboard(t *testing.T, bin, artifacts string, srv *llmtest.Server) (d *desktop, dash *dashboard, first app.PageReport, relaunch func() *desktop) {
+	t.Helper()
+	dataDir, workspace := appDirs(t)
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
+	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
+	d = startDesktop(t, bin, artifacts, env, args...)
+	first = d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	return d, readDashboard(t, dataDir), first, func() *desktop { return startDesktop(t, bin, artifacts, env, args...) }
 }
 
 // openSession creates a session titled title through the dashboard and

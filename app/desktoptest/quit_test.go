@@ -44,13 +44,7 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 	defer gate.Release()
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 10}).BeginText().TextDelta("Working on it").Stall(gate).
 		TextDelta(" — done.").EndBlock().Finish("end_turn", 5).Response())
-	dataDir, workspace := appDirs(t)
-	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
-	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
-
-	d := startDesktop(t, bin, artifacts, env, args...)
-	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
-	dash := readDashboard(t, dataDir)
+	d, dash, _, relaunch := startWithDashboard(t, bin, artifacts, srv)
 	sid := openSession(ctx, t, dash, d, "Long turn")
 	dash.call(ctx, t, http.MethodPost, "/sessions/"+sid+"/turns", map[string]string{"content": "Take your time."}, http.StatusAccepted, nil)
 	d.awaitReport("the turn running", func(r app.PageReport) bool { return r.SessionID == sid && r.Running })
@@ -66,7 +60,7 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 	d.click(`[data-testid="quit-cancel"]`)
 	d.awaitExit("cancel the turn and quit")
 
-	again := startDesktop(t, bin, artifacts, env, args...)
+	again := relaunch()
 	again.awaitReport("the loaded window", func(r app.PageReport) bool { return r.Kind == "loaded" })
 	again.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sid}})
 	again.awaitReport("the turn shown as stopped by the user", func(r app.PageReport) bool {
