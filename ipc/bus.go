@@ -98,6 +98,7 @@ type Bus struct {
 	// while the writer commits the next one. Events the bus emits itself
 	// (handler warnings) wait in internal; wake tells an idle writer.
 	pub        chan pubJob
+	pubBusy    atomic.Int64 // batches handed to the publisher and not yet published
 	internalMu sync.Mutex
 	internal   []*request
 	wake       chan struct{}

@@ -49,10 +49,23 @@ type subQueue struct {
 	pending []OutFrame
 	live    bool
 	behind  bool
+	// Direct hand-over: while the pump is parked (idle: live, nothing
+	// pending, everything taken already handed to the consumer), offer puts
+	// frames straight into the consumer's buffer out, saving the pump a
+	// wake-up per commit; sent is the id of the newest frame it handed over
+	// that way, so a later catch-up starts after it. out is nil when frames
+	// need the pump (a dialect subscription re-encodes them).
+	out  chan<- OutFrame
+	idle bool
+	sent string
 }
 
-func (q *subQueue) init(limit int) {
+// init sets the bound and, for a subscription whose frames go to the
+// consumer as they are, the consumer's buffer for direct hand-over (nil:
+// always through the pump).
+func (q *subQueue) init(limit int, out chan<- OutFrame) {
 	q.limit = limit
+	q.out = out
 	q.notify = make(chan struct{}, 1)
 	q.isLive = make(chan struct{})
 }
@@ -68,9 +81,31 @@ func (q *subQueue) setLive() {
 }
 
 // offer appends one commit's frames, or switches the queue to behind when
-// they would overflow it. It never blocks and never fails.
+// they would overflow it. While the pump is parked it hands them straight
+// to the consumer's buffer as far as that has room (the rest are queued and
+// the pump woken). It never blocks and never fails.
 func (q *subQueue) offer(fs []OutFrame) {
 	q.mu.Lock()
+	if q.idle {
+		i := 0
+	direct:
+		for ; i < len(fs); i++ {
+			select {
+			case q.out <- fs[i]:
+			default:
+				break direct
+			}
+		}
+		if i > 0 {
+			q.sent = fs[i-1].EventID
+		}
+		if i == len(fs) {
+			q.mu.Unlock()
+			return
+		}
+		q.idle = false
+		fs = fs[i:]
+	}
 	if q.behind {
 		q.mu.Unlock()
 		return // the pump will read these from the log
@@ -119,12 +154,27 @@ func (q *subQueue) settle(spare []OutFrame) (batch []OutFrame, live bool) {
 	return batch, true
 }
 
+// park tells offer that the pump has handed over everything it took and
+// is about to wait: from now on offer may hand frames to the consumer
+// directly (if the queue allows it and is live with nothing pending).
+func (q *subQueue) park() {
+	q.mu.Lock()
+	q.idle = q.out != nil && q.live && !q.behind && len(q.pending) == 0
+	q.mu.Unlock()
+}
+
 // take swaps the pending frames for spare (emptied) and returns them; they
-// leave the count. behind reports that the queue overflowed since the last
-// take: the pump must catch up from the log (batch is then empty).
-func (q *subQueue) take(spare []OutFrame) (batch []OutFrame, behind bool) {
+// leave the count, and the pump is no longer parked. *last moves up to the
+// newest frame offer handed over directly. behind reports that the queue
+// overflowed since the last take: the pump must catch up from the log
+// (batch is then empty).
+func (q *subQueue) take(spare []OutFrame, last *string) (batch []OutFrame, behind bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.idle = false
+	if q.sent > *last {
+		*last = q.sent
+	}
 	if q.behind {
 		return spare[:0], true
 	}
@@ -236,9 +286,10 @@ func (s *Subscription) pump() {
 			}
 			clear(batch)
 			batch = batch[:0]
+			s.queue.park()
 			select {
 			case <-s.queue.notify:
-				batch, behind = s.queue.take(batch)
+				batch, behind = s.queue.take(batch, &last)
 			case <-s.stop:
 				s.setErr(ErrClosed)
 				return

@@ -188,7 +188,11 @@ func (b *Bus) newSubscription(ctx context.Context, req SubscribeRequest) (*Subsc
 		out:  make(chan OutFrame, outBuffer),
 		done: make(chan struct{}), stop: make(chan struct{}), failed: make(chan struct{}),
 	}
-	s.queue.init(b.opts.ClientQueue)
+	var direct chan<- OutFrame
+	if enc == nil {
+		direct = s.out
+	}
+	s.queue.init(b.opts.ClientQueue, direct)
 	if s.name == "" {
 		s.name = "subscriber"
 	}

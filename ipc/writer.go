@@ -81,6 +81,7 @@ func (b *Bus) publisher() {
 		for _, it := range job.items {
 			finish(it, nil)
 		}
+		b.pubBusy.Add(-1)
 	}
 }
 
@@ -140,7 +141,7 @@ func (b *Bus) commitBatch(batch []*request) {
 	if err == nil {
 		b.commits.Add(1)
 		b.committed.Add(int64(len(records)))
-		b.pub <- pubJob{items: items}
+		b.handOver(items)
 		return
 	}
 	if len(items) == 1 {
@@ -153,8 +154,24 @@ func (b *Bus) commitBatch(batch []*request) {
 			b.fail(it, err)
 			continue
 		}
-		b.pub <- pubJob{items: []built{it}}
+		b.handOver([]built{it})
 	}
+}
+
+// handOver publishes a committed batch. When nothing is waiting to be
+// committed and the publisher has nothing in hand, the writer publishes it
+// itself (at a steady trickle that saves a goroutine hand-off per event);
+// otherwise the publisher does, while the writer commits the next batch.
+func (b *Bus) handOver(items []built) {
+	if len(b.in) == 0 && b.pubBusy.Load() == 0 {
+		b.publish(items)
+		for _, it := range items {
+			finish(it, nil)
+		}
+		return
+	}
+	b.pubBusy.Add(1)
+	b.pub <- pubJob{items: items}
 }
 
 func (b *Bus) fail(it built, err error) {
