@@ -174,15 +174,7 @@ func TestReadingClientSurvivesBurst(t *testing.T) {
 	if err := s.Err(); err != nil {
 		t.Fatalf("reading client was closed: %v", err)
 	}
-	var want []ulid.ULID
-	if err := db.SessionEvents("s", ulid.ULID{}, func(r store.EventRecord) error {
-		if r.Type == TypeTextDelta {
-			want = append(want, r.ID)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	want := loggedDeltaIDs(t, db, "s")
 	if len(want) != len(got) {
 		t.Fatalf("got %d events, log has %d", len(got), len(want))
 	}
@@ -224,15 +216,7 @@ func TestDirectHandOverThenCatchUp(t *testing.T) {
 	for range 16 + 2*outBuffer {
 		got = append(got, nextEvent(t, s).ID)
 	}
-	var want []ulid.ULID
-	if err := db.SessionEvents("s", ulid.ULID{}, func(r store.EventRecord) error {
-		if r.Type == TypeTextDelta {
-			want = append(want, r.ID)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	want := loggedDeltaIDs(t, db, "s")
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("client saw %d events, log has %d (or order differs)", len(got), len(want))
 	}
@@ -268,4 +252,19 @@ func TestSubQueueDirectHandOverMovesCursor(t *testing.T) {
 	if len(out) != 2 {
 		t.Fatal("a frame went direct while the pump was not parked")
 	}
+}
+
+// loggedDeltaIDs returns the ids of session's text deltas as stored.
+func loggedDeltaIDs(t *testing.T, db StoreReader, session string) []ulid.ULID {
+	t.Helper()
+	var ids []ulid.ULID
+	if err := db.SessionEvents(session, ulid.ULID{}, func(r store.EventRecord) error {
+		if r.Type == TypeTextDelta {
+			ids = append(ids, r.ID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
