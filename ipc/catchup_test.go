@@ -203,7 +203,7 @@ func TestDirectHandOverThenCatchUp(t *testing.T) {
 		got = append(got, nextEvent(t, s).ID)
 	}
 	s.queue.mu.Lock()
-	direct := s.queue.sent
+	direct := s.queue.handed
 	s.queue.mu.Unlock()
 	if direct == "" {
 		t.Fatal("no frame was handed over directly while the pump was parked")
@@ -234,7 +234,7 @@ func TestSubQueueDirectHandOverMovesCursor(t *testing.T) {
 	var q subQueue
 	q.init(1, out)
 	q.markLive()
-	q.park()
+	q.park("")
 	q.offer([]OutFrame{{EventID: "01"}, {EventID: "02"}, {EventID: "03"}}) // 01, 02 direct; 03 queued
 	if len(out) != 2 {
 		t.Fatalf("%d frames handed over directly, want 2", len(out))
@@ -267,4 +267,23 @@ func loggedDeltaIDs(t *testing.T, db StoreReader, session string) []ulid.ULID {
 		t.Fatal(err)
 	}
 	return ids
+}
+
+// A catch-up reads the log, which can be ahead of what has been published:
+// it hands over events whose publication is still on its way. When those
+// are offered after the pump parked, the direct hand-over skips them (a
+// dashboard client once got the same 65 deltas twice this way).
+func TestSubQueueDirectHandOverSkipsCaughtUpEvents(t *testing.T) {
+	out := make(chan OutFrame, 8)
+	var q subQueue
+	q.init(100, out)
+	q.markLive()
+	q.park("05") // the catch-up handed over everything up to 05
+	q.offer([]OutFrame{{EventID: "04"}, {EventID: "05"}, {EventID: "06"}})
+	if len(out) != 1 {
+		t.Fatalf("%d frames handed over, want only 06", len(out))
+	}
+	if f := <-out; f.EventID != "06" {
+		t.Fatalf("handed over %s, want 06", f.EventID)
+	}
 }

@@ -52,12 +52,15 @@ type subQueue struct {
 	// Direct hand-over: while the pump is parked (idle: live, nothing
 	// pending, everything taken already handed to the consumer), offer puts
 	// frames straight into the consumer's buffer out, saving the pump a
-	// wake-up per commit; sent is the id of the newest frame it handed over
-	// that way, so a later catch-up starts after it. out is nil when frames
-	// need the pump (a dialect subscription re-encodes them).
-	out  chan<- OutFrame
-	idle bool
-	sent string
+	// wake-up per commit. handed is the id of the newest event handed to the
+	// consumer by either: offer skips frames at or below it (a catch-up
+	// from the log also hands over events committed but not yet published,
+	// which are offered afterwards) and the pump's next catch-up starts
+	// after it. out is nil when frames need the pump (a dialect
+	// subscription re-encodes them).
+	out    chan<- OutFrame
+	idle   bool
+	handed string
 }
 
 // init sets the bound and, for a subscription whose frames go to the
@@ -87,6 +90,9 @@ func (q *subQueue) setLive() {
 func (q *subQueue) offer(fs []OutFrame) {
 	q.mu.Lock()
 	if q.idle {
+		for len(fs) > 0 && fs[0].EventID <= q.handed {
+			fs = fs[1:] // a catch-up handed these over already
+		}
 		i := 0
 	direct:
 		for ; i < len(fs); i++ {
@@ -97,7 +103,7 @@ func (q *subQueue) offer(fs []OutFrame) {
 			}
 		}
 		if i > 0 {
-			q.sent = fs[i-1].EventID
+			q.handed = fs[i-1].EventID
 		}
 		if i == len(fs) {
 			q.mu.Unlock()
@@ -154,11 +160,15 @@ func (q *subQueue) settle(spare []OutFrame) (batch []OutFrame, live bool) {
 	return batch, true
 }
 
-// park tells offer that the pump has handed over everything it took and
-// is about to wait: from now on offer may hand frames to the consumer
-// directly (if the queue allows it and is live with nothing pending).
-func (q *subQueue) park() {
+// park tells offer that the pump has handed over everything it took, last
+// being the newest event, and is about to wait: from now on offer may hand
+// newer frames to the consumer directly (if the queue allows it and is
+// live with nothing pending).
+func (q *subQueue) park(last string) {
 	q.mu.Lock()
+	if last > q.handed {
+		q.handed = last
+	}
 	q.idle = q.out != nil && q.live && !q.behind && len(q.pending) == 0
 	q.mu.Unlock()
 }
@@ -172,8 +182,8 @@ func (q *subQueue) take(spare []OutFrame, last *string) (batch []OutFrame, behin
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.idle = false
-	if q.sent > *last {
-		*last = q.sent
+	if q.handed > *last {
+		*last = q.handed
 	}
 	if q.behind {
 		return spare[:0], true
@@ -286,7 +296,7 @@ func (s *Subscription) pump() {
 			}
 			clear(batch)
 			batch = batch[:0]
-			s.queue.park()
+			s.queue.park(last)
 			select {
 			case <-s.queue.notify:
 				batch, behind = s.queue.take(batch, &last)

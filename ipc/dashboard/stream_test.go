@@ -16,8 +16,10 @@ import (
 
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/store"
 
 	"github.com/coder/websocket"
+	"github.com/oklog/ulid/v2"
 )
 
 func deltaDraft(sid string, i int) ipc.Draft {
@@ -458,5 +460,61 @@ func TestStreamDialectSelectedPerSubscription(t *testing.T) {
 	}
 	if got := recv(t, c); got.Type != "message.chunk" || !strings.Contains(string(got.raw), `"text":"w1 "`) {
 		t.Fatalf("seed002 chunk: %s", got.raw)
+	}
+}
+
+// A burst far larger than the client queue, through bbolt and a real
+// WebSocket to a client that reads as fast as it can: the client falls
+// behind, catches up from the log (which runs ahead of publication) and
+// goes live again, many times — and sees every event exactly once, in log
+// order.
+func TestStreamBurstExactlyOnce(t *testing.T) {
+	const burst = 20000
+	f := newFixture(t, ipc.Options{ClientQueue: 50})
+	id := f.session()
+	c := f.mustDial(id)
+	send(t, c, `{"type":"subscribe","filter":{"event_types":["text.delta"]},"since":null,"snapshot":false}`)
+	if a := recv(t, c); a.Type != "subscribe_ack" {
+		t.Fatalf("ack %s", a.raw)
+	}
+	emitted := make(chan error, 1)
+	go func() {
+		for i := range burst {
+			if err := f.bus.Emit(deltaDraft(id, i)); err != nil {
+				emitted <- err
+				return
+			}
+		}
+		emitted <- nil
+	}()
+	got := make([]string, 0, burst)
+	for range burst {
+		e := recv(t, c)
+		if e.Event == nil {
+			t.Fatalf("not an event: %s", e.raw)
+		}
+		got = append(got, e.Event.ID)
+	}
+	if err := <-emitted; err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := f.bus.Store().View(func(tx ipc.StoreView) error {
+		return tx.EventsAfter([]string{id}, ulid.ULID{}, func(r store.EventRecord) error {
+			if r.Type == ipc.TypeTextDelta {
+				want = append(want, r.ID.String())
+			}
+			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != burst {
+		t.Fatalf("the log holds %d deltas, want %d", len(want), burst)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d: got %s, log has %s (a duplicate or a gap)", i, got[i], want[i])
+		}
 	}
 }
