@@ -25,6 +25,7 @@ type result struct {
 	latencies []time.Duration
 	firstSent time.Time // the first delta's stamp
 	last      time.Time // the last delta's receipt
+	repeated  int       // deltas whose event id was not above the previous one (a duplicate or out of order)
 	err       error     // why the stream ended early (nil: turn.completed)
 }
 
@@ -68,6 +69,7 @@ func (cl *client) subscribe(ctx context.Context) error {
 // read collects one burst of want deltas until turn.completed.
 func (cl *client) read(ctx context.Context, want int) result {
 	r := result{latencies: make([]time.Duration, 0, want)}
+	prevID := ""
 	for {
 		_, b, err := cl.c.Read(ctx)
 		if err != nil {
@@ -91,6 +93,12 @@ func (cl *client) read(ctx context.Context, want int) result {
 			stamp, err := strconv.ParseInt(strings.TrimSpace(f.Event.Payload.Text), 10, 64)
 			if err != nil {
 				continue
+			}
+			if id := f.Event.ID; id != "" { // the floors send no ids; Agent Hub's are increasing ULIDs
+				if id <= prevID {
+					r.repeated++
+				}
+				prevID = id
 			}
 			sent := time.Unix(0, stamp)
 			if r.deltas == 0 {

@@ -214,7 +214,7 @@ func profileRuns(ctx context.Context, bin string, b burst, reps int, sameSession
 			return err
 		}
 		if reps <= 20 || i%(reps/20) == 0 || i == reps-1 {
-			fmt.Printf("run %d: %d deltas, %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, RSS %s\n", i, b.n, r.rate(), ms(r.cpuPer1k()),
+			fmt.Printf("run %d: %d deltas (%d delivered), %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, RSS %s\n", i, b.n, r.delivered, r.rate(), ms(r.cpuPer1k()),
 				ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), mb(rss(hub.pid())))
 		}
 	}

@@ -65,6 +65,9 @@ func measure(ctx context.Context, t target, b burst, n int) (run, error) {
 	r := run{target: t.name(), b: b, clients: n, cpu: sampleCPU(t.pid()).since(c0)}
 	var first, last time.Time
 	for _, res := range results {
+		if res.repeated > 0 {
+			return run{}, fmt.Errorf("%s: a client got %d deltas twice or out of order (exactly once, in log order, is the contract)", t.name(), res.repeated)
+		}
 		r.delivered += res.deltas
 		if res.err != nil {
 			r.closed++
