@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"agenthub/app/agent"
@@ -131,6 +132,7 @@ type Hub struct {
 	ctx    context.Context // lives until Close
 	stop   context.CancelFunc
 	wg     sync.WaitGroup // every turn goroutine
+	active atomic.Int32   // top-level turns running (the last to end releases memory)
 	bg     sync.WaitGroup // background work (the output pruner), stopped by ctx
 	closed bool
 
