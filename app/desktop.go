@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 
 	"agenthub/ipc/dashboard"
@@ -40,8 +41,9 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 		EnableDefaultContextMenu: true,
 		Bind:                     []any{a, bridge},
 		Linux: &linux.Options{
-			ProgramName: "agenthub",
-			Icon:        icon,
+			ProgramName:      "agenthub",
+			Icon:             icon,
+			WebviewGpuPolicy: webviewGPUPolicy(os.Getenv, gpuRenderNode),
 		},
 	}
 }
