@@ -25,7 +25,9 @@ const (
 
 // Batch is the payload of one `localChat:event` emit: frames of one
 // subscription, in order. FirstEventID/LastEventID are the ids of the first
-// and last event frames in it (null when it carries none). Frames holds
+// and last event frames in it (null when it carries none); a frame that
+// joins a run of deltas carries the id of the run's last delta
+// (deltarun.go). Frames holds
 // complete server frames (seed 001 §4.2 shapes). A frame too large for one
 // emit travels instead as consecutive batches carrying Chunk (Frames empty):
 // concatenating the chunks' Data in order gives the frame's JSON text.
@@ -53,6 +55,16 @@ type pending struct {
 	frames      []json.RawMessage
 	size        int // encoded size of the batch if emitted now
 	since       time.Time
+	run         *deltaRun // deltas the next one of the same block joins (deltarun.go)
+}
+
+// closeRun puts the open run's joined frame in place (a run of one is its
+// own frame already) and ends it.
+func (p *pending) closeRun() {
+	if p.run != nil && p.run.n > 1 {
+		p.frames[p.run.index] = p.run.encode()
+	}
+	p.run = nil
 }
 
 // batcher is the pure coalescing state machine: it decides what is emitted
@@ -79,9 +91,31 @@ func envelopeSize(sub string) int {
 // returns the encoded batches that must be emitted now, in order.
 func (b *batcher) add(sub, eventID string, data []byte, now time.Time) [][]byte {
 	var out [][]byte
+	p := b.pending[sub]
+	var delta runFrame
+	var text, key string
+	isDelta := false
+	if eventID != "" {
+		delta, text, key, isDelta = parseDelta(data)
+	}
+	if isDelta && p != nil && p.run != nil && p.run.key == key {
+		// The next delta of the open run: its text joins the run's frame
+		// (id and ts have fixed widths, so only the text grows).
+		if grow := escapedTextLen(text); p.size+grow <= b.maxBytes {
+			r := p.run
+			if p.first == r.frame.Event.ID.String() { // the run is the batch's first event frame
+				p.first = eventID
+			}
+			r.text.WriteString(text)
+			r.n++
+			r.frame.Event.ID, r.frame.Event.TS = delta.Event.ID, delta.Event.TS
+			p.size += grow
+			p.last = eventID
+			return nil
+		}
+	}
 	frame := escapeHTML(data)
 	env := envelopeSize(sub)
-	p := b.pending[sub]
 	if p != nil && p.size+1+len(frame) > b.maxBytes {
 		out = append(out, b.take(sub))
 		p = nil
@@ -109,8 +143,13 @@ func (b *batcher) add(sub, eventID string, data []byte, now time.Time) [][]byte 
 	if len(p.frames) > 0 {
 		p.size++ // comma
 	}
+	p.closeRun()
 	p.frames = append(p.frames, frame)
 	p.size += len(frame)
+	if isDelta {
+		p.run = &deltaRun{index: len(p.frames) - 1, frame: delta, key: key, n: 1}
+		p.run.text.WriteString(text)
+	}
 	return out
 }
 
@@ -153,6 +192,7 @@ func (b *batcher) drop(sub string) {
 
 func (b *batcher) take(sub string) []byte {
 	p := b.pending[sub]
+	p.closeRun()
 	delete(b.pending, sub)
 	b.removeOrder(sub)
 	return encode(Batch{SubscriptionID: sub, FirstEventID: idPtr(p.first), LastEventID: idPtr(p.last), Frames: p.frames})

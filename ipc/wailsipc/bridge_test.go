@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,9 @@ type page struct {
 	// closedAt is the emit count at which each subscription's closed batch
 	// arrived (recorded even while down or listening elsewhere).
 	closedAt map[string]int
+	// logID returns the id of session's delta with this text, from the log
+	// (set by newEnv; expands joined runs of deltas).
+	logID func(session, text string) string
 }
 
 func newPage(t *testing.T) *page {
@@ -137,10 +141,38 @@ func (p *page) frame(f json.RawMessage) string {
 		p.t.Errorf("frame not JSON: %s", f)
 	}
 	if ev.Type == "event" {
-		p.events = append(p.events, ev.Event.ID)
+		p.events = append(p.events, p.expand(f, ev.Event.ID)...)
 		return ev.Event.ID
 	}
 	return ""
+}
+
+var joinedWords = regexp.MustCompile(`^(word \d+ )+$`)
+
+// expand returns the ids of the events a frame stands for: its own, or for
+// a run of deltas joined into one frame (deltaDraft's "word N " texts),
+// each joined delta's id from the log, the last being the frame's own.
+func (p *page) expand(f json.RawMessage, id string) []string {
+	var ev struct {
+		Event struct {
+			Type      string
+			SessionID string `json:"session_id"`
+			Payload   struct{ Text string }
+		}
+	}
+	_ = json.Unmarshal(f, &ev)
+	words := strings.SplitAfter(ev.Event.Payload.Text, " ")
+	if ev.Event.Type != ipc.TypeTextDelta || len(words) <= 3 || p.logID == nil || !joinedWords.MatchString(ev.Event.Payload.Text) {
+		return []string{id}
+	}
+	var ids []string
+	for i := 0; i+1 < len(words); i += 2 { // "word", "N ", ...
+		ids = append(ids, p.logID(ev.Event.SessionID, words[i]+words[i+1]))
+	}
+	if ids[len(ids)-1] != id {
+		p.t.Errorf("joined frame %s: its id is not its last delta's (%s)", id, ids[len(ids)-1])
+	}
+	return ids
 }
 
 // subscribe calls Bridge.Subscribe as the page does and starts listening to
@@ -193,7 +225,15 @@ func (p *page) waitFor(what string, cond func() bool) {
 		select {
 		case <-p.notify:
 		case <-deadline:
-			p.t.Fatalf("timed out waiting for %s", what)
+			p.mu.Lock()
+			n := len(p.events)
+			tail := p.events[max(0, n-3):]
+			last := ""
+			if len(p.frames) > 0 {
+				last = string(p.frames[len(p.frames)-1])
+			}
+			p.mu.Unlock()
+			p.t.Fatalf("timed out waiting for %s (DEBUG %d events, tail %v, last frame %.300s, closed %v)", what, n, tail, last, p.closed)
 		}
 	}
 }
@@ -219,6 +259,20 @@ func newEnv(t *testing.T, opts ipc.Options) *env {
 	}
 	h := hubtest.New(bus)
 	pg := newPage(t)
+	byText := map[string]string{}
+	pg.logID = func(session, text string) string {
+		if id, ok := byText[session+"|"+text]; ok {
+			return id
+		}
+		_ = bus.Reader().SessionEvents(session, ulid.ULID{}, func(r store.EventRecord) error {
+			var ev struct{ Payload struct{ Text string } }
+			if r.Type == ipc.TypeTextDelta && json.Unmarshal(r.Data, &ev) == nil {
+				byText[session+"|"+ev.Payload.Text] = r.ID.String()
+			}
+			return nil
+		})
+		return byText[session+"|"+text]
+	}
 	svc, err := wailsipc.NewService(wailsipc.Options{Bus: bus, Hub: h, Emitter: pg})
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +370,9 @@ func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
 	}
 	e.pg.subscribe(e.br, sid, filter, nil, false)
 
-	const n = 3000
+	// Enough deltas for many batches: runs of deltas are joined into one
+	// frame per batch, so the reload must fall mid-stream, not after it.
+	const n = 20000
 	produced := make(chan error, 1)
 	go func() {
 		for i := range n - 1 {
@@ -338,6 +394,7 @@ func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
 	e.pg.events = nil
 	e.pg.mu.Unlock()
 	cursor := seen[len(seen)-1]
+	t.Logf("the page reloads after %d of %d events", len(seen), n)
 
 	e.svc.DomReady()
 	if err := e.br.Hello("page-2"); err != nil {
@@ -366,7 +423,7 @@ func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
 		var resume string
 		e.pg.waitFor("the rest after the reload", func() bool {
 			n := len(e.pg.events)
-			if n > 0 && e.pg.events[n-1] == want[len(want)-1] {
+			if n > 0 && e.pg.events[n-1] == want[len(want)-1] || n == 0 && cursor == want[len(want)-1] {
 				return true
 			}
 			if len(e.pg.closed) > 0 {
@@ -382,6 +439,7 @@ func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
 		if resume == "" {
 			break
 		}
+
 		t.Logf("server closed the subscription; resuming from %s", resume)
 		e.pg.subscribe(e.br, sid, filter, &resume, false)
 	}
@@ -592,8 +650,9 @@ func TestBridgeSlowPageClosedWithClientTooSlow(t *testing.T) {
 	e.pg.mu.Lock()
 	e.pg.block = block
 	e.pg.mu.Unlock()
-	// Enough events to fill the coalescer input, the pump and the hand-off buffer.
-	for i := range 600 {
+	// Enough events to fill the coalescer input, the pump and the hand-off
+	// buffer (runs of deltas are joined: a batch holds thousands).
+	for i := range 20000 {
 		if _, err := e.bus.Commit(context.Background(), deltaDraft(sid, i)); err != nil {
 			t.Fatal(err)
 		}
