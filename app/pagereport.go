@@ -63,8 +63,13 @@ type RenderedMessage struct {
 	Role string `json:"role"`
 	// Status is the message's data-status ("streaming", "complete", …).
 	Status string `json:"status"`
-	// Text is the rendered text of its text blocks (the DOM's textContent).
+	// Text is the rendered text of its text blocks (the DOM's textContent);
+	// empty in a report asked for with words.
 	Text string `json:"text"`
+	// Words is the number of whitespace-separated words of that text, set
+	// instead of Text when the paint command asked for words (a benchmark
+	// polling a huge message).
+	Words int `json:"words,omitempty"`
 	// Outcome is the data-status of a user message's turn outcome
 	// ("failed", "interrupted", "cancelled"; "" when none shows).
 	Outcome string `json:"outcome,omitempty"`

@@ -27,6 +27,7 @@ type pageReport struct {
 		Role   string `json:"role"`
 		Status string `json:"status"`
 		Text   string `json:"text"`
+		Words  int    `json:"words"`
 	} `json:"messages"`
 	FrameStats *struct {
 		Frames   int     `json:"frames"`
@@ -259,7 +260,9 @@ func launchWindow(ctx context.Context, hubBin string, perEvent bool) (*benchWind
 // n-delta message.
 func paintUntilComplete(ctx context.Context, c *control, n int) error {
 	for {
-		if err := c.do(ctx, "emit", map[string]any{"cmd": "paint"}); err != nil {
+		// Word counts only: the 100k-word text itself through IPC on every
+		// poll would be the harness's memory, not the window's.
+		if err := c.do(ctx, "emit", map[string]any{"cmd": "paint", "words": true}); err != nil {
 			return err
 		}
 		r, err := c.report(ctx, "painted", func(*pageReport) bool { return true })
@@ -267,7 +270,7 @@ func paintUntilComplete(ctx context.Context, c *control, n int) error {
 			return err
 		}
 		if k := len(r.Messages); k > 0 && !r.Running && r.Messages[k-1].Role == "assistant" && r.Messages[k-1].Status == "complete" {
-			if got := len(strings.Fields(r.Messages[k-1].Text)); got != n {
+			if got := r.Messages[k-1].Words; got != n {
 				return fmt.Errorf("the window shows %d of %d deltas", got, n)
 			}
 			return nil

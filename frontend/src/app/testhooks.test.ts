@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startFrameMeter } from './testhooks';
+import { countWords, startFrameMeter } from './testhooks';
 
 /** A window whose animation frames run when the test says, at given times. */
 function fakeFrames() {
@@ -38,5 +38,13 @@ describe('startFrameMeter', () => {
     const stop = startFrameMeter(f.win);
     f.frame(100);
     expect(stop()).toEqual({ frames: 1, max_gap_ms: 0 });
+  });
+});
+
+describe('countWords', () => {
+  it('counts whitespace-separated words as strings.Fields does', () => {
+    expect(countWords('')).toBe(0);
+    expect(countWords('  one\ttwo\n three  ')).toBe(3);
+    expect(countWords('1780000000000000000 1780000000000001000 ')).toBe(2);
   });
 });

@@ -24,6 +24,8 @@ export interface RenderedMessage {
   images_loaded?: number;
   /** Names of the files attached to the message (chips). */
   files?: string[];
+  /** With `paint` `words`: how many whitespace-separated words text has (text is then left out). */
+  words?: number;
 }
 
 /** Frames drawn while the harness's frame meter ran (app.FrameStats). */
@@ -58,7 +60,9 @@ export interface PageReport {
  * report it (as kind "painted") once two more frames have been drawn;
  * click the first element matching a selector (as a user would); start a
  * fetch of a URL (a probe of the window's Content-Security-Policy); stop
- * reporting transcript changes (quiet: reports only on request, so a
+ * (paint words: each message's word count instead of its text, so a
+ * benchmark polling a huge message does not haul it through IPC on every
+ * poll); stop reporting transcript changes (quiet: reports only on request, so a
  * benchmark does not pay for them); start the frame meter (frames on) or
  * stop it and report what it measured (frames off, kind "frames"); paste a
  * width×height PNG named name into the composer (as a screenshot paste).
@@ -66,7 +70,7 @@ export interface PageReport {
 type TestCommand =
   | { cmd: 'open'; session_id: string }
   | { cmd: 'transcript' }
-  | { cmd: 'paint' }
+  | { cmd: 'paint'; words?: boolean }
   | { cmd: 'click'; selector: string }
   | { cmd: 'fetch'; url: string }
   | { cmd: 'quiet' }
@@ -166,6 +170,24 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
   };
 }
 
+/** Counts whitespace-separated words without splitting s (no garbage for a huge text). */
+export function countWords(s: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const space = c === 32 || (c >= 9 && c <= 13) || c === 160;
+    if (!space && !inWord) n++;
+    inWord = !space;
+  }
+  return n;
+}
+
+/** r with each message's text replaced by its word count. */
+function wordsOnly(r: PageReport): PageReport {
+  return { ...r, messages: r.messages.map((m) => ({ ...m, text: '', words: countWords(m.text) })) };
+}
+
 function randomId(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   return c?.randomUUID ? c.randomUUID() : `page-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
@@ -227,7 +249,7 @@ export function installTestHooks(win: Window = window): void {
     const c = data as TestCommand;
     if (c?.cmd === 'open' && typeof c.session_id === 'string') win.location.hash = `#/s/${encodeURIComponent(c.session_id)}`;
     else if (c?.cmd === 'transcript') flush(true);
-    else if (c?.cmd === 'paint') win.requestAnimationFrame(() => win.requestAnimationFrame(() => void send(current('painted'))));
+    else if (c?.cmd === 'paint') win.requestAnimationFrame(() => win.requestAnimationFrame(() => void send(c.words ? wordsOnly(current('painted')) : current('painted'))));
     else if (c?.cmd === 'click' && typeof c.selector === 'string') win.document.querySelector<HTMLElement>(c.selector)?.click();
     else if (c?.cmd === 'fetch' && typeof c.url === 'string') void win.fetch(c.url).catch(() => undefined);
     else if (c?.cmd === 'paste' && typeof c.name === 'string') void pasteImage(win.document, c.name, c.width, c.height);

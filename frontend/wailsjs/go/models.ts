@@ -86,6 +86,7 @@ export namespace app {
 	    role: string;
 	    status: string;
 	    text: string;
+	    words?: number;
 	    outcome?: string;
 	    retry?: boolean;
 	    images?: number;
@@ -101,6 +102,7 @@ export namespace app {
 	        this.role = source["role"];
 	        this.status = source["status"];
 	        this.text = source["text"];
+	        this.words = source["words"];
 	        this.outcome = source["outcome"];
 	        this.retry = source["retry"];
 	        this.images = source["images"];
