@@ -129,12 +129,13 @@ type Hub struct {
 	settings Settings
 	log      *slog.Logger
 
-	ctx    context.Context // lives until Close
-	stop   context.CancelFunc
-	wg     sync.WaitGroup // every turn goroutine
-	active atomic.Int32   // top-level turns running (the last to end releases memory)
-	bg     sync.WaitGroup // background work (the output pruner), stopped by ctx
-	closed bool
+	ctx     context.Context // lives until Close
+	stop    context.CancelFunc
+	wg      sync.WaitGroup // every turn goroutine
+	active  atomic.Int32   // top-level turns running (the last to end releases memory)
+	release *time.Timer    // the second release after the last turn (memory.go), under mu
+	bg      sync.WaitGroup // background work (the output pruner), stopped by ctx
+	closed  bool
 
 	mu        sync.Mutex
 	providers *llm.Registry
@@ -322,6 +323,9 @@ func (h *Hub) Close() error {
 			s.running.cancelling = true
 			s.running.cancel(errShutdown)
 		}
+	}
+	if h.release != nil {
+		h.release.Stop()
 	}
 	h.mu.Unlock()
 	h.wg.Wait()

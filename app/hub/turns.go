@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -152,10 +151,7 @@ func (h *Hub) startNextLocked(s *session) {
 		defer h.wg.Done()
 		h.runTurn(r, s, nil)
 		if h.active.Add(-1) == 0 {
-			// Nothing runs now: hand back to the OS the heap a burst grew to.
-			// A 100k-delta message peaks at tens of MB of which a few stay
-			// live; the runtime would otherwise keep the rest for minutes.
-			debug.FreeOSMemory()
+			h.releaseMemory()
 		}
 	}()
 }
