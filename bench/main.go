@@ -141,7 +141,11 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 		rep.idleRSS[t.name()] = rss(t.pid())
 	}
 	slog.Info("bench: commit with fsync", "n", p.commits)
-	if rep.commits, err = commitCost(filepath.Join(root, "hub"), p.commits); err != nil {
+	if rep.commits, err = commitCost(filepath.Join(root, "hub"), p.commits, 0); err != nil {
+		return fmt.Errorf("commit cost: %w", err)
+	}
+	slog.Info("bench: commit with fsync, paced", "n", p.commits, "rate", p.paced.rate)
+	if rep.pacedCommits, err = commitCost(filepath.Join(root, "hub"), p.commits, time.Second/time.Duration(p.paced.rate)); err != nil {
 		return fmt.Errorf("commit cost: %w", err)
 	}
 	if err := rep.measure(ctx, targets, p, reps); err != nil {

@@ -132,8 +132,9 @@ func pct(ds []time.Duration, p float64) time.Duration {
 
 // commitCost measures the floor of the design's latency: one bbolt commit
 // of one small event with fsync, through the store Agent Hub uses, on the
-// same file system as its data directory. It returns the sorted durations.
-func commitCost(dir string, n int) ([]time.Duration, error) {
+// same file system as its data directory, back to back (every 0) or one
+// every interval. It returns the sorted durations.
+func commitCost(dir string, n int, every time.Duration) ([]time.Duration, error) {
 	db, err := store.Open(dir+"/commit-bench.db", store.Options{})
 	if err != nil {
 		return nil, err
@@ -144,7 +145,12 @@ func commitCost(dir string, n int) ([]time.Duration, error) {
 	}()
 	data := []byte(`{"type":"text.delta","payload":{"message_id":"m","text":"1732460000000000000 "}}`)
 	var ds []time.Duration
+	next := time.Now()
 	for range n {
+		if every > 0 { // paced as the latency runs are: the disk idles between commits
+			next = next.Add(every)
+			time.Sleep(time.Until(next))
+		}
 		rec := store.EventRecord{ID: ulid.Make(), SessionID: "s", Type: "text.delta", Streaming: true, Data: data, Actor: "agent", Group: "m"}
 		began := time.Now()
 		if err := db.Commit([]store.EventRecord{rec}, nil); err != nil {

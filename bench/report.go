@@ -25,7 +25,8 @@ type report struct {
 	plan         plan
 	names        [3]string // push, relay, hub
 	hubReady     time.Duration
-	commits      []time.Duration
+	commits      []time.Duration // one commit with fsync, back to back
+	pacedCommits []time.Duration // the same at the paced runs' rate
 	runs         map[runKey]run
 	idleRSS      map[string]int64
 	rss100k      map[string]int64
@@ -115,8 +116,11 @@ func (rep *report) writeIntro(p func(format string, a ...any)) {
 	p("bursts are repeated %d× and the median run is kept. Rate = deltas ÷ (first delta sent → last delta", rep.reps)
 	p("received by the slowest client). CPU is the path's process only (the fake and the clients run in the")
 	p("driver). The floor of the design's latency — one bbolt commit of one event with fsync, through")
-	p("Agent Hub's store, on the same file system — measured in the same run: **p50 %s, p99 %s** (%d commits).",
-		ms(pct(rep.commits, 50)), ms(pct(rep.commits, 99)), len(rep.commits))
+	p("Agent Hub's store, on the same file system — measured in the same run: **p50 %s, p99 %s** at",
+		ms(pct(rep.pacedCommits, 50)), ms(pct(rep.pacedCommits, 99)))
+	p("%d commits/s, the pace of the latency runs (the floor their target uses); back to back p50 %s, p99 %s",
+		rep.plan.paced.rate, ms(pct(rep.commits, 50)), ms(pct(rep.commits, 99)))
+	p("(%d commits each: a disk that idles between commits answers a little slower).", len(rep.commits))
 	p("")
 }
 
@@ -176,7 +180,7 @@ func (rep *report) writeLatency(p func(format string, a ...any)) {
 	p("")
 	p("| clients | path | p50 | p99 | max | targets |")
 	p("|---|---|---|---|---|---|")
-	c50 := pct(rep.commits, 50)
+	c50 := pct(rep.pacedCommits, 50)
 	for _, n := range []int{1, 10} {
 		fl := rep.get(relay, rep.plan.paced, n)
 		for _, t := range rep.names {
@@ -185,7 +189,7 @@ func (rep *report) writeLatency(p func(format string, a ...any)) {
 			if t == hub {
 				p50ok := pct(r.latencies, 50) <= pct(fl.latencies, 50)+c50
 				p99ok := pct(r.latencies, 99) <= 4*pct(fl.latencies, 99)
-				target = fmt.Sprintf("p50 ≤ relay p50 + commit p50 (%s) %s; p99 ≤ 4× relay p99 (%s) %s",
+				target = fmt.Sprintf("p50 ≤ relay p50 + paced commit p50 (%s) %s; p99 ≤ 4× relay p99 (%s) %s",
 					ms(pct(fl.latencies, 50)+c50), ok(p50ok), ms(4*pct(fl.latencies, 99)), ok(p99ok))
 			}
 			p("| %d | %s | %s | %s | %s | %s |", n, t, ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), ms(pct(r.latencies, 100)), target)

@@ -362,7 +362,7 @@ func TestBridgeSnapshotThenLiveInOrder(t *testing.T) {
 // Hello drop its subscription, and the new page resubscribes with its
 // cursor. Old + new pages together see every event once, in order.
 func TestBridgeReloadMidStreamNoLossNoDuplicates(t *testing.T) {
-	e := newEnv(t, ipc.Options{})
+	e := newEnv(t, ipc.Options{ReplayLimit: 50000}) // the rest of the stream may all be replayed
 	sid := e.session(t)
 	filter := `{"event_types":["text.delta"]}`
 	if err := e.br.Hello("page-1"); err != nil {
