@@ -94,7 +94,7 @@ func (cl *client) read(ctx context.Context, want int) result {
 			if err != nil {
 				continue
 			}
-			if id := f.Event.ID; id != "" { // the floors send no ids; Agent Hub's are increasing ULIDs
+			if id := f.Event.ID; id != "" { // ULIDs (the floors' ids have their width): increasing
 				if id <= prevID {
 					r.repeated++
 				}

@@ -59,11 +59,12 @@ func (f *floor) broadcast(b []byte) {
 }
 
 // deltaFrame encodes a text.delta event frame the way Agent Hub does:
-// one json.Marshal of the envelope.
+// one json.Marshal of the envelope. Its id has a ULID's width and, like
+// one, increases in string order (the clients check that).
 func (f *floor) deltaFrame(text string) []byte {
 	f.seq++
 	b, _ := json.Marshal(wireFrame{Type: "event", Event: &wireEvent{
-		ID: strconv.Itoa(f.seq), SessionID: "s", Type: "text.delta",
+		ID: fmt.Sprintf("%026d", f.seq), SessionID: "s", Type: "text.delta",
 		Payload: wirePayload{MessageID: "m", Text: text}}})
 	return b
 }

@@ -143,7 +143,9 @@ func commitCost(dir string, n int, every time.Duration) ([]time.Duration, error)
 		_ = db.Close()
 		_ = os.Remove(dir + "/commit-bench.db")
 	}()
-	data := []byte(`{"type":"text.delta","payload":{"message_id":"m","text":"1732460000000000000 "}}`)
+	// A text delta's record as Agent Hub stores it: the whole envelope, with
+	// ULID-wide ids.
+	session, turn, msg := ulid.Make().String(), ulid.Make().String(), ulid.Make().String()
 	var ds []time.Duration
 	next := time.Now()
 	for range n {
@@ -151,7 +153,10 @@ func commitCost(dir string, n int, every time.Duration) ([]time.Duration, error)
 			next = next.Add(every)
 			time.Sleep(time.Until(next))
 		}
-		rec := store.EventRecord{ID: ulid.Make(), SessionID: "s", Type: "text.delta", Streaming: true, Data: data, Actor: "agent", Group: "m"}
+		id := ulid.Make()
+		data := fmt.Appendf(nil, `{"id":%q,"type":"text.delta","session_id":%q,"turn_id":%q,"ts":%q,"actor":"agent","payload":{"message_id":%q,"content_block_index":0,"text":"1732460000000000000 "}}`,
+			id, session, turn, time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), msg)
+		rec := store.EventRecord{ID: id, SessionID: session, Type: "text.delta", Streaming: true, Data: data, Actor: "agent", Group: msg}
 		began := time.Now()
 		if err := db.Commit([]store.EventRecord{rec}, nil); err != nil {
 			return nil, err
