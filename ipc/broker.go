@@ -110,6 +110,9 @@ func (b *Bus) publish(items []built) {
 		if f.Data == nil {
 			*f = OutFrame{EventID: it.id(i), Data: it.frames[i]}
 		}
+		if s.enc != nil && f.ev == nil { // decoded once for every dialect subscriber
+			f.ev = it.event(i)
+		}
 		if len(s.batch) == 0 {
 			touched = append(touched, s)
 		}

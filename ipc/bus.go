@@ -113,6 +113,7 @@ type Bus struct {
 
 	broker broker
 	tree   sessionTree
+	shared *sharedFrames // dialect subscriptions' decoded events and event-only frames
 
 	commits, committed atomic.Int64 // transactions and events written
 
@@ -147,6 +148,7 @@ type prepared struct {
 	mid                   []byte // `"type":…,"session_id":…,"turn_id":…`
 	tail                  []byte // `"actor":…,"payload":…}`
 	payload               json.RawMessage
+	value                 any // a streaming draft's payload value (Event.decoded for dialect subscribers)
 	streaming             bool
 	group, closes         string
 	ops                   []store.Op
@@ -173,6 +175,7 @@ func NewBus(db Store, opts Options) (*Bus, error) {
 	}
 	b.broker.init()
 	b.tree.init(db)
+	b.shared = newSharedFrames()
 	b.wg.Add(2)
 	go b.run()
 	go b.publisher()
@@ -295,6 +298,12 @@ func prepare(d Draft) (prepared, error) {
 		}
 	}
 	p := prepared{typ: d.Type, sessionID: d.SessionID, actor: d.Actor, payload: payload, ops: d.Ops}
+	switch d.Payload.(type) {
+	case TextDelta, ThinkingDelta, ToolUseInputDelta, ToolOutputDelta:
+		// Flat values the emitter cannot change after Emit: the hot
+		// path's payloads, handed to dialect encoders without a decode.
+		p.value = d.Payload
+	}
 	tier, _ := TierOf(d.Type)
 	p.streaming = tier == TierStreaming
 	if d.TurnID != "" {

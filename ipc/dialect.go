@@ -118,6 +118,9 @@ func marshalFrame(v any) ([][]byte, error) {
 // decodeAs decodes ev's payload as a T; a malformed payload is an error
 // naming the event.
 func decodeAs[T any](ev Event) (T, error) {
+	if v, ok := ev.decoded.(T); ok { // the draft's own value: no decode
+		return v, nil
+	}
 	var p T
 	if err := json.Unmarshal(ev.Payload, &p); err != nil {
 		return p, fmt.Errorf("ipc: %s event %s: decode payload: %w", ev.Type, ev.ID, err)

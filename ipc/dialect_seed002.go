@@ -18,9 +18,12 @@ import (
 // completing (a crash, a cancel) still gets a message.end, marked failed.
 // Every frame carries the additive "eventId".
 type seed002 struct {
-	open  map[string]*s002Stream
-	order []string // open messages, oldest first
+	open   map[string]*s002Stream
+	order  []string      // open messages, oldest first
+	shared *sharedFrames // message.chunk frames, encoded once for every subscriber
 }
+
+func (e *seed002) share(sf *sharedFrames) { e.shared = sf }
 
 // s002Stream is one open message.
 type s002Stream struct {
@@ -200,7 +203,9 @@ func (e *seed002) chunk(ev Event) ([][]byte, error) {
 		return nil, err
 	}
 	st.text.WriteString(p.Text)
-	b, err := s002Marshal("message.chunk", ev.ID.String(), s002Chunk{MessageID: p.MessageID, Content: s002Content{"text", p.Text}})
+	b, err := e.shared.frame(DialectSeed002, ev.ID, func() ([]byte, error) {
+		return s002Marshal("message.chunk", ev.ID.String(), s002Chunk{MessageID: p.MessageID, Content: s002Content{"text", p.Text}})
+	})
 	if err != nil {
 		return nil, err
 	}

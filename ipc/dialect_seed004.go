@@ -1,5 +1,10 @@
 package ipc
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // seed004 is seed 004's ChatAgentResponse dialect. A delegation has one
 // lifecycle, delegation_call → streamed delegation_result parts → a final
 // delegation_result (the delegate tool's own tool.called/tool.completed
@@ -13,7 +18,10 @@ package ipc
 type seed004 struct {
 	session string // the subscribed session: its text is the response
 	calls   map[string]*callInfo
+	shared  *sharedFrames // response frames of text deltas, encoded once for every subscriber
 }
+
+func (e *seed004) share(sf *sharedFrames) { e.shared = sf }
 
 // callInfo is what the encoder knows of a call it has seen start.
 type callInfo struct {
@@ -69,7 +77,13 @@ func (e *seed004) Encode(ev Event) ([][]byte, error) {
 		if err != nil || p.Text == "" {
 			return nil, err
 		}
-		return marshalFrame(chatAgentResponse{Response: p.Text, ToolCalls: []toolCallResponse{}, Citations: []string{}, EventID: ev.ID.String()})
+		b, err := e.shared.frame(DialectSeed004, ev.ID, func() ([]byte, error) {
+			return json.Marshal(chatAgentResponse{Response: p.Text, ToolCalls: []toolCallResponse{}, Citations: []string{}, EventID: ev.ID.String()})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("ipc: encode dialect frame: %w", err)
+		}
+		return [][]byte{b}, nil
 	case TypeToolCalled:
 		return e.toolCall(ev)
 	case TypeToolCompleted, TypeToolFailed:

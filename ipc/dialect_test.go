@@ -368,3 +368,38 @@ func TestDialectsRejectMalformedPayloads(t *testing.T) {
 		t.Fatalf("text.delta with a numeric text: err %v, want a decode error", err)
 	}
 }
+
+// Subscribers of one dialect share the frames that depend on the event
+// alone: the second subscriber's chunk is the first one's bytes, not a
+// second encoding; what depends on a subscriber's own state (a start frame
+// for a message it joined mid-way) stays its own, and a subscriber of
+// another dialect gets its own encoding.
+func TestDialectFramesEncodedOnce(t *testing.T) {
+	b, _ := newTestBus(t, Options{})
+	ctx := context.Background()
+	mkSession(t, b, "s", "")
+	a := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
+	if _, err := b.Commit(ctx, Draft{Type: TypeMessageStart, SessionID: "s", Actor: ActorAgent, Payload: MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
+		t.Fatal(err)
+	}
+	next(t, a) // message.start
+	late := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
+	other := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
+	if _, err := b.Commit(ctx, delta("s", "M", "Hello")); err != nil {
+		t.Fatal(err)
+	}
+	fa := next(t, a)
+	if f := next(t, late); !bytes.Contains(f.Data, []byte(`"type":"message.start"`)) {
+		t.Fatalf("the late subscriber's first frame %s, want its own message.start", f.Data)
+	}
+	fl := next(t, late)
+	if !bytes.Contains(fa.Data, []byte(`"type":"message.chunk"`)) || string(fa.Data) != string(fl.Data) {
+		t.Fatalf("chunks differ: %s vs %s", fa.Data, fl.Data)
+	}
+	if &fa.Data[0] != &fl.Data[0] {
+		t.Error("the chunk was encoded once per subscriber, not once per dialect")
+	}
+	if fo := next(t, other); !bytes.Contains(fo.Data, []byte(`"response":"Hello"`)) {
+		t.Fatalf("seed004 subscriber got %s", fo.Data)
+	}
+}

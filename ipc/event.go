@@ -27,6 +27,9 @@ type Event struct {
 	TS        Timestamp       `json:"ts"`
 	Actor     string          `json:"actor"`
 	Payload   json.RawMessage `json:"payload"`
+	// decoded is Payload as the draft's typed value, when the publisher
+	// had it (decodeAs then skips the JSON decode); never serialised.
+	decoded any
 }
 
 // Timestamp marshals as RFC 3339 with milliseconds in UTC.

@@ -210,6 +210,7 @@ func nonceFrame(typ, nonce string) []byte {
 type OutFrame struct {
 	EventID string
 	Data    []byte
+	ev      *Event // the event decoded, when the publisher had it for a dialect subscriber
 }
 
 // eventFrame wraps envelope JSON as {"type":"event","event":...}.

@@ -228,18 +228,27 @@ func (s *Subscription) send(f OutFrame) bool {
 
 // deliver hands one frame to the consumer in the subscription's dialect:
 // event frames are re-encoded (zero or more frames, all carrying the
-// event's id), anything else passes unchanged. An event the encoder cannot
+// event's id; a live event comes decoded by the publisher, once for all
+// dialect subscribers, and frames that depend on the event alone are
+// encoded once per dialect, sharedframes.go), anything else passes
+// unchanged. An event the encoder cannot
 // read is logged and skipped. False once the subscription ends.
 func (s *Subscription) deliver(f OutFrame) bool {
 	if s.enc == nil || f.EventID == "" {
 		return s.send(f)
 	}
 	var ev Event
-	env := f.Data
-	if len(env) > len(framePre)+len(framePost) {
-		env = env[len(framePre) : len(env)-len(framePost)]
+	var err error
+	if f.ev != nil {
+		ev = *f.ev // a live event, decoded once by the publisher
+	} else { // read back from the log
+		env := f.Data
+		if len(env) > len(framePre)+len(framePost) {
+			env = env[len(framePre) : len(env)-len(framePost)]
+		}
+		err = json.Unmarshal(env, &ev)
 	}
-	frames, err := [][]byte(nil), json.Unmarshal(env, &ev)
+	var frames [][]byte
 	if err == nil {
 		frames, err = s.enc.Encode(ev)
 	}

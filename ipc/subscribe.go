@@ -178,6 +178,9 @@ func (b *Bus) newSubscription(ctx context.Context, req SubscribeRequest) (*Subsc
 	if err != nil {
 		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
 	}
+	if sh, ok := enc.(sharesFrames); ok {
+		sh.share(b.shared)
+	}
 	if req.Since != nil && !req.Snapshot {
 		if cursor, err = ulid.ParseStrict(*req.Since); err != nil {
 			return nil, cursor, &SubscribeError{Code: CodeCursorExpired, Message: fmt.Sprintf("cursor %q is not a valid event id; resubscribe with snapshot: true", truncate(*req.Since))}

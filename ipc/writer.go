@@ -135,6 +135,14 @@ type built struct {
 // id returns the id text of event i.
 func (it *built) id(i int) string { return it.ids[i*ulid.EncodedSize : (i+1)*ulid.EncodedSize] }
 
+// event returns event i as an Event, from what the writer had before
+// encoding it (no decode).
+func (it *built) event(i int) *Event {
+	r, p := &it.records[i], &it.req.drafts[i]
+	return &Event{ID: r.ID, Type: r.Type, SessionID: r.SessionID, TurnID: p.turnID,
+		TS: Timestamp{time.UnixMilli(int64(r.ID.Time())).UTC()}, Actor: r.Actor, Payload: p.payload, decoded: p.value}
+}
+
 func (b *Bus) commitBatch(batch []*request) {
 	items, records, ops := b.build(batch)
 	err := b.db.Commit(records, ops)
