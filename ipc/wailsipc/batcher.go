@@ -92,29 +92,26 @@ func envelopeSize(sub string) int {
 func (b *batcher) add(sub, eventID string, data []byte, now time.Time) [][]byte {
 	var out [][]byte
 	p := b.pending[sub]
-	var delta runFrame
-	var text, key string
+	frame := escapeHTML(data)
+	var delta deltaFrame
 	isDelta := false
-	if eventID != "" {
-		delta, text, key, isDelta = parseDelta(data)
+	if len(eventID) == idLen {
+		delta, isDelta = parseDelta(frame)
+		isDelta = isDelta && string(frame[idAt:afterID]) == eventID
 	}
-	if isDelta && p != nil && p.run != nil && p.run.key == key {
+	if isDelta && p != nil && p.run != nil && delta.sameBlock(p.run.first) {
 		// The next delta of the open run: its text joins the run's frame
 		// (id and ts have fixed widths, so only the text grows).
-		if grow := escapedTextLen(text); p.size+grow <= b.maxBytes {
-			r := p.run
-			if p.first == r.frame.Event.ID.String() { // the run is the batch's first event frame
+		if grow := len(delta.text()); p.size+grow <= b.maxBytes {
+			if p.first == p.run.lastID { // the run is the batch's first event frame
 				p.first = eventID
 			}
-			r.text.WriteString(text)
-			r.n++
-			r.frame.Event.ID, r.frame.Event.TS = delta.Event.ID, delta.Event.TS
+			p.run.join(delta, eventID)
 			p.size += grow
 			p.last = eventID
 			return nil
 		}
 	}
-	frame := escapeHTML(data)
 	env := envelopeSize(sub)
 	if p != nil && p.size+1+len(frame) > b.maxBytes {
 		out = append(out, b.take(sub))
@@ -147,8 +144,7 @@ func (b *batcher) add(sub, eventID string, data []byte, now time.Time) [][]byte 
 	p.frames = append(p.frames, frame)
 	p.size += len(frame)
 	if isDelta {
-		p.run = &deltaRun{index: len(p.frames) - 1, frame: delta, key: key, n: 1}
-		p.run.text.WriteString(text)
+		p.run = newRun(len(p.frames)-1, delta, eventID)
 	}
 	return out
 }

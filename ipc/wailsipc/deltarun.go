@@ -2,10 +2,6 @@ package wailsipc
 
 import (
 	"bytes"
-	"encoding/json"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"agenthub/ipc"
 )
@@ -19,99 +15,172 @@ import (
 // into the webview as ~10× fewer bytes: the envelope (~250 bytes) was most
 // of every small delta, and WebKit's UI process kept the memory of every
 // payload it passed on (docs/benchmarks-desktop.md).
+//
+// Frames are matched byte for byte against the layout the bus writes
+// (ipc.Bus: the envelope's fields in a fixed order, the payload from
+// json.Marshal of ipc.TextDelta / ipc.ThinkingDelta); anything else — an
+// extra field, a thinking delta with its signature — passes as it is. The
+// texts are joined still escaped, as they were in their frames.
 
-// runFrame is an event frame as the bus encodes it.
-type runFrame struct {
-	Type  string    `json:"type"`
-	Event ipc.Event `json:"event"`
+// deltaFrame is a delta event frame split where a run joins it:
+// frame[:idAt] id frame[idAt+26:tsAt] ts frame[tsAt+len(ts):textAt] text tail.
+type deltaFrame struct {
+	frame  []byte
+	tsAt   int // where the ts value starts
+	textAt int // where the text's escaped content starts
+	textTo int // where it ends (the closing quote)
 }
+
+const (
+	deltaPrefix = `{"type":"event","event":{"id":"`
+	idLen       = 26                              // a ULID's text
+	tsLen       = len("2006-01-02T15:04:05.000Z") // ipc.TimeFormat in UTC
+	textTail    = `"}}}`                          // after a text.delta's text
+	thinkTail   = `","signature":null}}}`         // after an unsigned thinking.delta's text
+	typeText    = `","type":"` + ipc.TypeTextDelta + `"`
+	typeThink   = `","type":"` + ipc.TypeThinkingDelta + `"`
+	idAt        = len(deltaPrefix)
+	afterID     = idAt + idLen
+	sessionKey  = `,"session_id":"`
+	turnKey     = `,"turn_id":`
+	tsKey       = `,"ts":"`
+	actorKey    = `","actor":"`
+	messageKey  = `,"payload":{"message_id":"`
+	blockKey    = `,"content_block_index":`
+	textKey     = `,"text":"`
+	jsonNull    = `null`
+	closingQuot = '"'
+)
+
+// parseDelta splits a delta frame that may join or start a run; ok is
+// false for any other frame.
+func parseDelta(f []byte) (d deltaFrame, ok bool) {
+	if len(f) < afterID || !bytes.HasPrefix(f, []byte(deltaPrefix)) {
+		return d, false
+	}
+	i := afterID
+	tail := textTail
+	switch {
+	case bytes.HasPrefix(f[i:], []byte(typeText)):
+		i += len(typeText)
+	case bytes.HasPrefix(f[i:], []byte(typeThink)):
+		i += len(typeThink)
+		tail = thinkTail
+	default:
+		return d, false
+	}
+	var good bool
+	if i, good = expectString(f, i, sessionKey); !good {
+		return d, false
+	}
+	if !bytes.HasPrefix(f[i:], []byte(turnKey)) {
+		return d, false
+	}
+	i += len(turnKey)
+	if bytes.HasPrefix(f[i:], []byte(jsonNull)) {
+		i += len(jsonNull)
+	} else if i, good = expectString(f, i, `"`); !good {
+		return d, false
+	}
+	if !bytes.HasPrefix(f[i:], []byte(tsKey)) || len(f) < i+len(tsKey)+tsLen {
+		return d, false
+	}
+	d.tsAt = i + len(tsKey)
+	i = d.tsAt + tsLen
+	if i, good = expectString(f, i, actorKey); !good {
+		return d, false
+	}
+	if i, good = expectString(f, i, messageKey); !good {
+		return d, false
+	}
+	if !bytes.HasPrefix(f[i:], []byte(blockKey)) {
+		return d, false
+	}
+	i += len(blockKey)
+	digits := i
+	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+		i++
+	}
+	if i == digits || !bytes.HasPrefix(f[i:], []byte(textKey)) {
+		return d, false
+	}
+	d.textAt = i + len(textKey)
+	j := d.textAt
+	for j < len(f) && f[j] != closingQuot {
+		if f[j] == '\\' {
+			j++ // the escaped character
+		}
+		j++
+	}
+	if j >= len(f) || string(f[j:]) != tail {
+		return d, false
+	}
+	d.textTo, d.frame = j, f
+	return d, true
+}
+
+// expectString expects key (ending in an opening quote, or the quote
+// itself) at f[i:] and a string without escapes after it; it returns the
+// index after the closing quote.
+func expectString(f []byte, i int, key string) (int, bool) {
+	if !bytes.HasPrefix(f[i:], []byte(key)) {
+		return i, false
+	}
+	i += len(key)
+	for i < len(f) && f[i] != closingQuot {
+		if f[i] == '\\' {
+			return i, false
+		}
+		i++
+	}
+	return i + 1, i < len(f)
+}
+
+// sameBlock reports whether d may join a run that started with r: the
+// same frame apart from id, ts and text.
+func (d deltaFrame) sameBlock(r deltaFrame) bool {
+	return bytes.Equal(d.frame[afterID:d.tsAt], r.frame[afterID:r.tsAt]) &&
+		bytes.Equal(d.frame[d.tsAt+tsLen:d.textAt], r.frame[r.tsAt+tsLen:r.textAt]) &&
+		bytes.Equal(d.frame[d.textTo:], r.frame[r.textTo:])
+}
+
+func (d deltaFrame) text() []byte { return d.frame[d.textAt:d.textTo] }
 
 // deltaRun is the open run at the end of a pending batch.
 type deltaRun struct {
-	index int      // the run's frame in pending.frames
-	frame runFrame // the first delta's envelope; ID and TS are the newest delta's
-	key   string   // session, type, message and block: what a delta must share to join
-	text  strings.Builder
-	n     int // deltas in the run
+	index  int        // the run's frame in pending.frames
+	first  deltaFrame // the first delta (the bus's bytes: never written to)
+	lastID string     // the newest delta's id
+	lastTS [tsLen]byte
+	text   []byte // the texts joined, escaped
+	n      int    // deltas in the run
 }
 
-// parseDelta reads a text or thinking delta frame that may join or start a
-// run: one the bus encoded exactly as these types re-encode it (so nothing
-// in it is lost by merging) and, for thinking, without the block's closing
-// signature. ok is false for anything else.
-func parseDelta(data []byte) (f runFrame, text, key string, ok bool) {
-	head := data[:min(len(data), 160)]
-	isText := bytes.Contains(head, []byte(`"type":"text.delta"`))
-	if !isText && !bytes.Contains(head, []byte(`"type":"thinking.delta"`)) {
-		return f, "", "", false
-	}
-	if json.Unmarshal(data, &f) != nil || f.Type != "event" {
-		return f, "", "", false
-	}
-	var payload any
-	var msg string
-	var block int
-	switch f.Event.Type {
-	case ipc.TypeTextDelta:
-		var p ipc.TextDelta
-		if json.Unmarshal(f.Event.Payload, &p) != nil {
-			return f, "", "", false
-		}
-		payload, msg, block, text = p, p.MessageID, p.ContentBlockIndex, p.Text
-	case ipc.TypeThinkingDelta:
-		var p ipc.ThinkingDelta
-		if json.Unmarshal(f.Event.Payload, &p) != nil || p.Signature != nil {
-			return f, "", "", false
-		}
-		payload, msg, block, text = p, p.MessageID, p.ContentBlockIndex, p.Text
-	default:
-		return f, "", "", false
-	}
-	re, err := json.Marshal(payload)
-	if err != nil {
-		return f, "", "", false
-	}
-	f.Event.Payload = re
-	if again, err := json.Marshal(f); err != nil || !bytes.Equal(again, data) {
-		return f, "", "", false // fields these types do not carry: pass it as it is
-	}
-	return f, text, f.Event.SessionID + "\x00" + f.Event.Type + "\x00" + msg + "\x00" + strconv.Itoa(block), true
+func newRun(index int, d deltaFrame, id string) *deltaRun {
+	r := &deltaRun{index: index, first: d, lastID: id, n: 1}
+	copy(r.lastTS[:], d.frame[d.tsAt:])
+	r.text = append(r.text, d.text()...)
+	return r
+}
+
+// join appends d to the run.
+func (r *deltaRun) join(d deltaFrame, id string) {
+	r.text = append(r.text, d.text()...)
+	r.lastID = id
+	copy(r.lastTS[:], d.frame[d.tsAt:])
+	r.n++
 }
 
 // encode returns the run's frame: the first envelope, the newest id and
 // ts, every text joined.
-func (r *deltaRun) encode() json.RawMessage {
-	text := r.text.String()
-	var payload any
-	var msg string
-	var block int
-	if r.frame.Event.Type == ipc.TypeTextDelta {
-		var p ipc.TextDelta
-		_ = json.Unmarshal(r.frame.Event.Payload, &p) // parsed once already
-		msg, block = p.MessageID, p.ContentBlockIndex
-		payload = ipc.TextDelta{MessageID: msg, ContentBlockIndex: block, Text: text}
-	} else {
-		var p ipc.ThinkingDelta
-		_ = json.Unmarshal(r.frame.Event.Payload, &p)
-		payload = ipc.ThinkingDelta{MessageID: p.MessageID, ContentBlockIndex: p.ContentBlockIndex, Text: text}
-	}
-	f := r.frame
-	f.Event.Payload, _ = json.Marshal(payload) // cannot fail: strings and ints
-	out, err := json.Marshal(f)
-	if err != nil {
-		panic("wailsipc: encode delta run: " + err.Error())
-	}
-	return out
-}
-
-// escapedTextLen is the length of s inside a JSON string as encoding/json
-// writes it.
-func escapedTextLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		n += escapedLen(r, w)
-		i += w
-	}
-	return n
+func (r *deltaRun) encode() []byte {
+	f := r.first.frame
+	out := make([]byte, 0, len(f)+len(r.text))
+	out = append(out, f[:idAt]...)
+	out = append(out, r.lastID...)
+	out = append(out, f[afterID:r.first.tsAt]...)
+	out = append(out, r.lastTS[:]...)
+	out = append(out, f[r.first.tsAt+tsLen:r.first.textAt]...)
+	out = append(out, r.text...)
+	return append(out, f[r.first.textTo:]...)
 }

@@ -135,3 +135,22 @@ func TestBatcherDeltaRunsRandom(t *testing.T) {
 		t.Fatalf("page text (%d bytes) differs from the deltas sent (%d bytes)", got.Len(), sent.Len())
 	}
 }
+
+// The window path's cost per delta in the coalescer: one burst of small
+// text deltas joined into runs (go test -run '^$' -bench DeltaRun ./ipc/wailsipc/).
+func BenchmarkBatcherDeltaRun(b *testing.B) {
+	frames := make([][]byte, 1000)
+	for i := range frames {
+		frames[i] = busDelta("text.delta", i+1, "m1", 0, "1780000000000000000 ")
+	}
+	bt := newBatcher(FlushInterval, BatchBytes)
+	now := time.Unix(1000, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		_ = bt.add("s", id(i%1000+1), frames[i%1000], now)
+		if i%1000 == 999 {
+			bt.flush("s")
+		}
+	}
+}
