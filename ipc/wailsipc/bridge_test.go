@@ -355,6 +355,15 @@ func TestBridgeSnapshotThenLiveInOrder(t *testing.T) {
 	if e.pg.emits >= n {
 		t.Fatalf("%d events took %d emits: not coalesced", n, e.pg.emits)
 	}
+	deltaFrames := 0
+	for _, f := range e.pg.frames {
+		if strings.Contains(string(f), `"type":"text.delta"`) {
+			deltaFrames++
+		}
+	}
+	if deltaFrames >= n {
+		t.Fatalf("%d deltas crossed as %d frames: the bus's delta frames were not joined into runs", n, deltaFrames)
+	}
 }
 
 // TestBridgeReloadMidStreamNoLossNoDuplicates reloads the page while events
