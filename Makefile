@@ -191,10 +191,12 @@ faults: headless
 # Not part of `make test` (about a minute on 2 cores): end to end through
 # the real headless binary beside two floors measured in the same run (a
 # bare WebSocket push, an SSE → WebSocket relay); regenerates
-# docs/benchmarks.md and its PNG charts (docs/bench-*.png).
+# docs/benchmarks.md and its PNG charts (docs/bench-*.png). PEER=opencode
+# also installs opencode-ai from npm (once, into a scratch folder) and
+# measures it the same way: a report row, not a target.
 bench: headless
 	cd bench && go build -o ../build/bin/agenthub-bench .
-	./build/bin/agenthub-bench -bin "$(abspath $(HEADLESS_BIN))" -out docs
+	./build/bin/agenthub-bench -bin "$(abspath $(HEADLESS_BIN))" -out docs $(if $(PEER),-peer $(PEER))
 
 # Not part of `make test`: Agent Hub's desktop binary against a bare Wails
 # v2 window built with the same toolchain and tags in the same run (cold

@@ -16,7 +16,8 @@ import (
 // frame, keep the text deltas' latencies (receive time minus the stamp in
 // the text), stop at turn.completed.
 type client struct {
-	c *websocket.Conn
+	c   *websocket.Conn
+	sse *sseClient // a peer's Server-Sent Events stream instead (peer.go)
 }
 
 // result is what one client saw of one burst.
@@ -68,6 +69,9 @@ func (cl *client) subscribe(ctx context.Context) error {
 
 // read collects one burst of want deltas until turn.completed.
 func (cl *client) read(ctx context.Context, want int) result {
+	if cl.sse != nil {
+		return cl.sse.read(want)
+	}
 	r := result{latencies: make([]time.Duration, 0, want)}
 	prevID := ""
 	for {
@@ -90,27 +94,40 @@ func (cl *client) read(ctx context.Context, want int) result {
 		}
 		switch f.Event.Type {
 		case "text.delta":
-			stamp, err := strconv.ParseInt(strings.TrimSpace(f.Event.Payload.Text), 10, 64)
-			if err != nil {
-				continue
-			}
 			if id := f.Event.ID; id != "" { // ULIDs (the floors' ids have their width): increasing
 				if id <= prevID {
 					r.repeated++
 				}
 				prevID = id
 			}
-			sent := time.Unix(0, stamp)
-			if r.deltas == 0 {
-				r.firstSent = sent
-			}
-			r.deltas++
-			r.last = now
-			r.latencies = append(r.latencies, now.Sub(sent))
+			r.stampLatency(f.Event.Payload.Text, now)
 		case "turn.completed":
 			return r
 		}
 	}
 }
 
-func (cl *client) close() { _ = cl.c.CloseNow() }
+func (cl *client) close() {
+	if cl.sse != nil {
+		cl.sse.close()
+		return
+	}
+	_ = cl.c.CloseNow()
+}
+
+// stampLatency parses a delta's text (a send time in unix nanoseconds and
+// a space) and records the delta in r; false if it is not a stamp.
+func (r *result) stampLatency(text string, now time.Time) bool {
+	stamp, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	if err != nil {
+		return false
+	}
+	sent := time.Unix(0, stamp)
+	if r.deltas == 0 {
+		r.firstSent = sent
+	}
+	r.deltas++
+	r.last = now
+	r.latencies = append(r.latencies, now.Sub(sent))
+	return true
+}

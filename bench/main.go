@@ -35,6 +35,7 @@ func main() {
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	sameSession := flag.Bool("same-session", false, "with -only: every run in the same session (a long conversation)")
 	rate := flag.Int("rate", 0, "with -only: pace the fake at this many deltas/s and print latency percentiles (a latency probe)")
+	peer := flag.String("peer", "", "also measure a peer the same way, as a report row (opencode: npm opencode-ai)")
 	searchN := flag.Int("search", 0, "just the search bench: seed this many messages, start the binary on them, time GET /search beside GET /api/info (prints a table)")
 	flag.Parse()
 	if *role != "" {
@@ -83,7 +84,7 @@ func main() {
 		}
 		return
 	}
-	if err := drive(ctx, *bin, *out, *quick, *reps); err != nil {
+	if err := drive(ctx, *bin, *out, *quick, *reps, *peer); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -96,7 +97,7 @@ type plan struct {
 	commits int
 }
 
-func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
+func drive(ctx context.Context, bin, out string, quick bool, reps int, peer string) error {
 	p := plan{bursts: []int{5000, 20000, 100000}, paced: burst{n: 5000, rate: 1000}, commits: 300}
 	if quick {
 		p = plan{bursts: []int{1000, 4000}, paced: burst{n: 500, rate: 1000}, commits: 30}
@@ -150,6 +151,13 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int) error {
 	}
 	if err := rep.measure(ctx, targets, p, reps); err != nil {
 		return err
+	}
+	if peer != "" {
+		slog.Info("bench: peer", "peer", peer)
+		rep.plan = p // the peer's runs follow the plan
+		if err := rep.measurePeer(ctx, peer, upstream, root, prov, p); err != nil {
+			return err
+		}
 	}
 	rep.ended = time.Now()
 	rep.plan = p

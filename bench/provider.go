@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,6 +48,10 @@ func (p *provider) next() (burst, bool) {
 }
 
 func (p *provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions" {
+		p.chatCompletions(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"no such endpoint"}}`, http.StatusNotFound)
 		return
@@ -138,4 +143,56 @@ func serveProvider() (prov *provider, url string, stop func(), err error) {
 	srv := &http.Server{Handler: prov}
 	go func() { _ = srv.Serve(ln) }()
 	return prov, "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// chatCompletions is the OpenAI-compatible side, for a peer measured the
+// same way (make bench PEER=opencode): a request that offers tools is the
+// agent's turn and takes the next queued burst, streamed as Chat
+// Completions chunks; one without tools (a peer's title or summary call)
+// gets a short fixed answer and takes nothing from the queue.
+func (p *provider) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":{"message":"bench: bad request body"}}`, http.StatusBadRequest)
+		return
+	}
+	b := burst{}
+	if len(req.Tools) > 0 {
+		var ok bool
+		if b, ok = p.next(); !ok {
+			http.Error(w, `{"error":{"message":"bench: no burst queued"}}`, http.StatusBadRequest)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	write := func(buf []byte) bool {
+		if _, err := w.Write(buf); err != nil {
+			return false
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return true
+	}
+	const head = `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"`
+	if len(req.Tools) == 0 {
+		write([]byte(head + `Bench"},"finish_reason":null}]}` + "\n\n"))
+	}
+	pace := newPacer(b.rate)
+	buf := make([]byte, 0, 256)
+	for range b.n {
+		pace.wait()
+		buf = append(buf[:0], head...)
+		buf = strconv.AppendInt(buf, time.Now().UnixNano(), 10)
+		buf = append(buf, ` "},"finish_reason":null}]}`+"\n\n"...)
+		if !write(buf) {
+			return
+		}
+	}
+	write(fmt.Appendf(nil, `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d}}`+"\n\ndata: [DONE]\n\n", b.n, b.n+100))
 }

@@ -30,6 +30,8 @@ type report struct {
 	runs         map[runKey]run
 	idleRSS      map[string]int64
 	rss100k      map[string]int64
+	peer         string // the peer measured (make bench PEER=…), "" for none
+	peerErr      string // why the peer was not (fully) measured
 }
 
 func (rep *report) get(target string, b burst, clients int) run {
@@ -80,6 +82,7 @@ func (rep *report) write(dir string) error {
 	rep.writeTenClients(p)
 	rep.writeLatency(p)
 	rep.writeMemory(p)
+	rep.writePeer(p)
 	w.WriteString(staticSections)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -38,8 +38,8 @@ pages the build read through the mmap). Command: ` + "`" + `cd bench && go build
 | ten subscribers of one session in a dialect, in process (no fsync), CPU per event: canonical 4.6 µs; seed002 49.6 µs when each subscriber decoded the envelope and the payload and encoded its own chunk → 11.8–12.1 µs with the event handed over decoded and the event-only frames encoded once per dialect (seed004 10.9–11.0 µs) | ` + "`go test -run '^$' -bench Fanout10 -benchtime 20000x ./ipc/`" + ` |
 | the log writer, fan-out, replay and snapshot in process | ` + "`go test -run '^$' -bench . ./ipc/ ./store/`" + ` (re-run before quoting; they move 2–3× with background load) | ` + "`ipc/bench_test.go`" + ` |
 
-## Not measured here yet
+## Elsewhere
 
 - The window path is in [benchmarks-desktop.md](benchmarks-desktop.md) (` + "`make bench-desktop`" + `, under xvfb-run).
-- ` + "`make bench PEER=opencode`" + ` (opencode measured the same way) does not exist yet.
+- A peer measured the same way: ` + "`make bench PEER=opencode`" + ` adds the section "Peer" above (opencode from npm).
 `

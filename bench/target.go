@@ -38,9 +38,16 @@ type proc struct {
 }
 
 func startProc(ctx context.Context, want *regexp.Regexp, env []string, name string, args ...string) (*proc, []string, error) {
+	return startProcIn(ctx, "", os.Stderr, want, env, name, args...)
+}
+
+// startProcIn is startProc in working directory dir ("" for the bench's),
+// the process's stderr going to stderr.
+func startProcIn(ctx context.Context, dir string, stderr io.Writer, want *regexp.Regexp, env []string, name string, args ...string) (*proc, []string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, nil, err
