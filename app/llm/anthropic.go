@@ -103,6 +103,9 @@ type anthropicDelta struct {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (e *anthropicEvent) UnmarshalJSON(b []byte) error {
+	if e.readCompactDelta(b) { // anthropic_delta.go
+		return nil
+	}
 	var d struct {
 		Type  string         `json:"type"`
 		Index int64          `json:"index"`

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 )
 
 // AnthropicUsage is the usage a scripted Anthropic stream reports.
@@ -49,8 +50,32 @@ func (s *AnthropicStream) start(block map[string]any) *AnthropicStream {
 	return s.event("content_block_start", map[string]any{"type": "content_block_start", "index": s.index, "content_block": block})
 }
 
+// delta sends a content_block_delta with its fields in the API's own order
+// ({"type","index","delta":{"type",…}}), as the real stream writes them.
 func (s *AnthropicStream) delta(d map[string]any) *AnthropicStream {
-	return s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": s.index, "delta": d})
+	inner := []byte(`{"type":`)
+	t, _ := json.Marshal(d["type"])
+	inner = append(inner, t...)
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		if k != "type" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := json.Marshal(d[k])
+		if err != nil {
+			panic(fmt.Sprintf("llmtest: marshal delta %s: %v", k, err))
+		}
+		inner = fmt.Appendf(inner, `,%q:%s`, k, v)
+	}
+	inner = append(inner, '}')
+	return s.event("content_block_delta", struct {
+		Type  string          `json:"type"`
+		Index int             `json:"index"`
+		Delta json.RawMessage `json:"delta"`
+	}{"content_block_delta", s.index, inner})
 }
 
 // BeginText opens a text block.
