@@ -5,8 +5,8 @@
 // changes); completed blocks are grouped so a long message has few
 // content-visibility containers.
 
-import { memo, useMemo, useRef, useState, type MouseEvent, type ReactElement } from "react";
-import { AppendReader, IncrementalMarkdown, SegmentedText, handleCopyClick, isImagePlaceholder, loadImages, type GrowingText, type RenderedBlock } from "../markdown";
+import { memo, useMemo, useRef, useState, useSyncExternalStore, type MouseEvent, type ReactElement } from "react";
+import { AppendReader, IncrementalMarkdown, SegmentedText, handleCopyClick, highlighterVersion, isImagePlaceholder, loadImages, onHighlighterLoaded, type GrowingText, type RenderedBlock } from "../markdown";
 
 /** Props of MarkdownView. */
 export interface MarkdownViewProps {
@@ -64,10 +64,12 @@ const Group = memo(
  * of this view (one message) only.
  */
 export function MarkdownView({ text, className, live = false }: MarkdownViewProps) {
-  const md = useRef<IncrementalMarkdown | null>(null);
-  md.current ??= new IncrementalMarkdown();
+  const md = useRef<{ renderer: IncrementalMarkdown; highlight: number } | null>(null);
+  // When highlight.js arrives (it loads on first use) the blocks render again, with colours.
+  const highlight = useSyncExternalStore(onHighlighterLoaded, highlighterVersion);
+  if (md.current?.highlight !== highlight) md.current = { renderer: new IncrementalMarkdown(), highlight };
   const [images, setImages] = useState(false);
-  const blocks = useMemo(() => md.current!.update(text, { live }), [text, live]);
+  const blocks = useMemo(() => md.current!.renderer.update(text, { live }), [text, live, highlight]);
   const onClick = (e: MouseEvent<HTMLDivElement>) => {
     if (isImagePlaceholder(e.target)) {
       setImages(true);

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from "vitest";
 import { appendChunks, chunkList } from "../state/chunks";
-import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadImages, splitBlocks } from "./index";
+import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadHighlighter, loadImages, splitBlocks } from "./index";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -84,7 +84,8 @@ describe("sanitiser", () => {
     expect(root.querySelector("pre code")?.textContent).toBe("<script>alert(1)</script>");
   });
 
-  it("highlights code and offers a copy button", () => {
+  it("highlights code (once highlight.js has loaded) and offers a copy button", async () => {
+    await loadHighlighter();
     const root = dom(render('```go\nfmt.Println("hi")\n```'));
     expect(root.querySelector("code.language-go .hljs-string")?.textContent).toBe('"hi"');
     const button = root.querySelector("[data-md-copy]");

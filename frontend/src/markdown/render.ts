@@ -1,18 +1,23 @@
 // One Markdown block → sanitised HTML: marked for parsing, highlight.js for
-// fenced code (with a copy button), then the strict sanitiser.
+// fenced code (with a copy button; loaded on first use, highlight.ts), then
+// the strict sanitiser.
 
-import hljs from "highlight.js/lib/common";
 import { Marked, type Tokens } from "marked";
+import { highlighter } from "./highlight";
 import { createSanitizer, type Sanitizer } from "./sanitize";
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 }
 
-/** Highlights code; unknown or absent languages are escaped verbatim. */
+/**
+ * Highlights code; unknown or absent languages are escaped verbatim, and so
+ * is everything until highlight.js has loaded (the view renders again then).
+ */
 export function highlightCode(code: string, lang: string): { html: string; language: string } {
   const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
-  if (language && hljs.getLanguage(language)) {
+  const hljs = language ? highlighter() : null;
+  if (language && hljs?.getLanguage(language)) {
     return { html: hljs.highlight(code, { language, ignoreIllegals: true }).value, language };
   }
   return { html: escapeHtml(code), language: "" };
