@@ -21,7 +21,6 @@ import (
 
 // The fake page and the bus under the bridge tests (bridge_test.go).
 
-
 // guard bounds how long a test waits for something to arrive; it detects
 // failures and is never used to synchronise.
 const guard = 20 * time.Second
