@@ -403,3 +403,32 @@ func TestDialectFramesEncodedOnce(t *testing.T) {
 		t.Fatalf("seed004 subscriber got %s", fo.Data)
 	}
 }
+
+// The shared frames are bounded: past sharedCap the oldest is dropped (and
+// made again if asked for), the newest kept.
+func TestSharedFramesBounded(t *testing.T) {
+	sf := newSharedFrames()
+	made := 0
+	mk := func() ([]byte, error) { made++; return []byte("f"), nil }
+	ids := make([]ulid.ULID, sharedCap+1)
+	for i := range ids {
+		ids[i] = ulid.Make()
+		if _, err := sf.frame(DialectSeed002, ids[i], mk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sf.frame(DialectSeed002, ids[sharedCap], mk); err != nil || made != sharedCap+1 {
+		t.Fatalf("the newest frame was made again (%d makes, err %v)", made, err)
+	}
+	if _, err := sf.frame(DialectSeed002, ids[0], mk); err != nil || made != sharedCap+2 {
+		t.Fatalf("the oldest frame was not evicted (%d makes, err %v)", made, err)
+	}
+	n := 0
+	sf.frames.Range(func(any, any) bool { n++; return true })
+	if n > sharedCap {
+		t.Fatalf("%d frames kept, bound %d", n, sharedCap)
+	}
+	if _, err := sf.frame(DialectSeed004, ids[1], func() ([]byte, error) { return nil, errors.New("bad") }); err == nil {
+		t.Fatal("an encoding error was not returned")
+	}
+}

@@ -12,9 +12,9 @@ import (
 // joined. The page applies it as one delta, and its cursor (the last event
 // id it saw) is the same as if it had seen them one by one, so a reload
 // resumes exactly where it would have. A burst of 100k deltas then crosses
-// into the webview as ~10× fewer bytes: the envelope (~250 bytes) was most
-// of every small delta, and WebKit's UI process kept the memory of every
-// payload it passed on (docs/benchmarks-desktop.md).
+// into the webview as ~10× fewer bytes (the envelope, ~250 bytes, was most
+// of every small delta): less for the page to parse and less garbage on
+// both sides (docs/benchmarks-desktop.md, the streaming section).
 //
 // Frames are matched byte for byte against the layout the bus writes
 // (ipc.Bus: the envelope's fields in a fixed order, the payload from

@@ -68,7 +68,8 @@ func (s *AnthropicStream) delta(d map[string]any) *AnthropicStream {
 		if err != nil {
 			panic(fmt.Sprintf("llmtest: marshal delta %s: %v", k, err))
 		}
-		inner = fmt.Appendf(inner, `,%q:%s`, k, v)
+		kq, _ := json.Marshal(k) // cannot fail for a string
+		inner = append(append(append(append(inner, ','), kq...), ':'), v...)
 	}
 	inner = append(inner, '}')
 	return s.event("content_block_delta", struct {
