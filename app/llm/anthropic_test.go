@@ -173,7 +173,8 @@ func TestAnthropicRequestConversion(t *testing.T) {
 		t.Fatalf("Stream: %v", err)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 || reqs[0].Path != "/v1/messages" || reqs[0].Header.Get("X-Api-Key") != "sk-ant-test" {
+	if len(reqs) != 1 || reqs[0].Path != "/v1/messages" || reqs[0].Header.Get("X-Api-Key") != "sk-ant-test" ||
+		reqs[0].Header.Get("Anthropic-Version") == "" {
 		t.Fatalf("requests = %+v", reqs)
 	}
 	assertBody(t, reqs[0], `{

@@ -23,11 +23,12 @@ import (
 
 // openaiProvider streams any OpenAI-compatible Chat Completions endpoint
 // (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio) through the official
-// SDK's chat-completions service (no environment autoload, no retries).
+// SDK's chat-completions service (no environment autoload, no retries; the
+// service alone, not an openai.Client, for the reason anthropicProvider gives).
 type openaiProvider struct {
 	cfg      Config
 	official bool // api.openai.com: max_completion_tokens, reasoning_effort
-	client   openai.Client
+	chat     openai.ChatCompletionService
 }
 
 func newOpenAI(cfg Config) *openaiProvider {
@@ -45,7 +46,7 @@ func newOpenAI(cfg Config) *openaiProvider {
 		u, err := url.Parse(cfg.OpenAIBaseURL)
 		official = err == nil && u.Hostname() == "api.openai.com"
 	}
-	return &openaiProvider{cfg: cfg, official: official, client: openai.NewClient(opts...)}
+	return &openaiProvider{cfg: cfg, official: official, chat: openai.NewChatCompletionService(opts...)}
 }
 
 // oaTool is one streamed tool call, keyed by its wire index.
@@ -62,10 +63,11 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, sink Sink) (Re
 	}
 	callCtx, watch, stop := watchIdle(ctx, p.cfg.IdleTimeout)
 	defer stop()
-	// Chat.Completions.NewStreaming, with the SDK's SSE stream decoding our
+	// Chat.Completions.NewStreaming hands over the raw response
+	// (WithResponseBodyInto) and the SDK's SSE stream decodes our
 	// openaiChunk instead of its ChatCompletionChunk (see openaiChunk).
 	var raw *http.Response
-	err = p.client.Post(callCtx, "chat/completions", params, &raw, option.WithJSONSet("stream", true), option.WithMiddleware(watch.middleware))
+	err = p.chat.NewStreaming(callCtx, params, option.WithMiddleware(watch.middleware), option.WithResponseBodyInto(&raw)).Err()
 	stream := ssestream.NewStream[openaiChunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 
