@@ -152,6 +152,12 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 		}
 	}()
 	opts := windowOptions(a, svc.Bridge(), assets, icon)
+	if dmabufRendererOff(opts.Linux.WebviewGpuPolicy, getenv) {
+		// Before WebKit starts: its web process inherits the environment.
+		if err := os.Setenv(envWebKitDMABufOff, "1"); err != nil {
+			log.Warn("window: cannot turn the DMA-BUF renderer off", "err", err)
+		}
+	}
 	applyGeometry(opts, inst.Config.DataDir)
 	opts.SingleInstanceLock = a.singleInstance(inst.Config.DataDir)
 	// A reload (or the first load) drops the previous page's subscriptions;

@@ -37,6 +37,22 @@ func webviewGPUPolicy(getenv func(string) string, renderNode func() bool) linux.
 	return linux.WebviewGpuPolicyNever
 }
 
+// envWebKitDMABufOff is WebKitGTK's own switch (2.42+) for its DMA-BUF
+// renderer, the path by which the web process hands drawn frames to the
+// window.
+const envWebKitDMABufOff = "WEBKIT_DISABLE_DMABUF_RENDERER"
+
+// dmabufRendererOff reports whether the window turns WebKitGTK's DMA-BUF
+// renderer off: when it does not composite on the GPU (policy never) and
+// the environment leaves the switch unset (or empty). The page is then drawn
+// by the CPU either way and reaches the window through shared memory;
+// setting the DMA-BUF renderer up only brings EGL and Mesa's driver into
+// the UI process (without a GPU, llvmpipe): ≈ 4.7 MB of its PSS, measured
+// with docs/benchmarks-desktop.md's harness.
+func dmabufRendererOff(policy linux.WebviewGpuPolicy, getenv func(string) string) bool {
+	return policy == linux.WebviewGpuPolicyNever && getenv(envWebKitDMABufOff) == ""
+}
+
 // gpuRenderNode reports whether a DRM render node (/dev/dri/renderD*) can
 // be opened for reading and writing, as a GL driver would.
 func gpuRenderNode() bool {

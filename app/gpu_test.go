@@ -35,3 +35,29 @@ func TestWebviewGPUPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Without GPU compositing the window turns WebKit's DMA-BUF renderer off,
+// unless the environment sets WebKit's switch itself.
+func TestDMABufRendererOff(t *testing.T) {
+	unset := func(string) string { return "" }
+	userSet := func(k string) string {
+		if k == envWebKitDMABufOff {
+			return "0"
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		policy linux.WebviewGpuPolicy
+		getenv func(string) string
+		want   bool
+	}{
+		{linux.WebviewGpuPolicyNever, unset, true},
+		{linux.WebviewGpuPolicyNever, userSet, false},
+		{linux.WebviewGpuPolicyOnDemand, unset, false},
+		{linux.WebviewGpuPolicyAlways, unset, false},
+	} {
+		if got := dmabufRendererOff(c.policy, c.getenv); got != c.want {
+			t.Errorf("policy %v, %s=%q: %v, want %v", c.policy, envWebKitDMABufOff, c.getenv(envWebKitDMABufOff), got, c.want)
+		}
+	}
+}
