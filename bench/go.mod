@@ -7,6 +7,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/wailsapp/wails/v2 v2.16.0
+	golang.org/x/sys v0.48.0
 	gonum.org/v1/plot v0.15.2
 )
 
@@ -47,7 +48,6 @@ require (
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/image v0.41.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
 
