@@ -133,8 +133,11 @@ func pct(ds []time.Duration, p float64) time.Duration {
 // commitCost measures the floor of the design's latency: one bbolt commit
 // of one small event with fsync, through the store Agent Hub uses, on the
 // same file system as its data directory, back to back (every 0) or one
-// every interval. It returns the sorted durations.
-func commitCost(dir string, n int, every time.Duration) ([]time.Duration, error) {
+// every interval, into a log that already holds prefill events of another
+// session (a commit rewrites a path of the log's tree, so its cost grows
+// with the log; the hub's paced runs each start a fresh session in a log
+// that holds the runs before). It returns the sorted durations.
+func commitCost(dir string, n int, every time.Duration, prefill int) ([]time.Duration, error) {
 	db, err := store.Open(dir+"/commit-bench.db", store.Options{})
 	if err != nil {
 		return nil, err
@@ -145,6 +148,23 @@ func commitCost(dir string, n int, every time.Duration) ([]time.Duration, error)
 	}()
 	// A text delta's record as Agent Hub stores it: the whole envelope, with
 	// ULID-wide ids.
+	delta := func(session, turn, msg string) store.EventRecord {
+		id := ulid.Make()
+		data := fmt.Appendf(nil, `{"id":%q,"type":"text.delta","session_id":%q,"turn_id":%q,"ts":%q,"actor":"agent","payload":{"message_id":%q,"content_block_index":0,"text":"1732460000000000000 "}}`,
+			id, session, turn, time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), msg)
+		return store.EventRecord{ID: id, SessionID: session, Type: "text.delta", Streaming: true, Data: data, Actor: "agent", Group: msg}
+	}
+	earlier, turn, msg := ulid.Make().String(), ulid.Make().String(), ulid.Make().String()
+	for done := 0; done < prefill; {
+		batch := make([]store.EventRecord, 0, min(1024, prefill-done))
+		for range cap(batch) {
+			batch = append(batch, delta(earlier, turn, msg))
+		}
+		if err := db.Commit(batch, nil); err != nil {
+			return nil, err
+		}
+		done += len(batch)
+	}
 	session, turn, msg := ulid.Make().String(), ulid.Make().String(), ulid.Make().String()
 	var ds []time.Duration
 	next := time.Now()
@@ -153,10 +173,7 @@ func commitCost(dir string, n int, every time.Duration) ([]time.Duration, error)
 			next = next.Add(every)
 			time.Sleep(time.Until(next))
 		}
-		id := ulid.Make()
-		data := fmt.Appendf(nil, `{"id":%q,"type":"text.delta","session_id":%q,"turn_id":%q,"ts":%q,"actor":"agent","payload":{"message_id":%q,"content_block_index":0,"text":"1732460000000000000 "}}`,
-			id, session, turn, time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), msg)
-		rec := store.EventRecord{ID: id, SessionID: session, Type: "text.delta", Streaming: true, Data: data, Actor: "agent", Group: msg}
+		rec := delta(session, turn, msg)
 		began := time.Now()
 		if err := db.Commit([]store.EventRecord{rec}, nil); err != nil {
 			return nil, err

@@ -119,7 +119,9 @@ func (rep *report) writeIntro(p func(format string, a ...any)) {
 	p("bursts are repeated %d× and the median run is kept. Rate = deltas ÷ (first delta sent → last delta", rep.reps)
 	p("received by the slowest client). CPU is the path's process only (the fake and the clients run in the")
 	p("driver). The floor of the design's latency — one bbolt commit of one event with fsync, through")
-	p("Agent Hub's store, on the same file system — measured in the same run: **p50 %s, p99 %s** at",
+	p("Agent Hub's store, on the same file system, into a fresh session of a log already holding %d events", rep.plan.paced.n)
+	p("of another (as the hub's log holds 0, then %d, when its paced runs start) — measured in the same run:", rep.plan.paced.n)
+	p("**p50 %s, p99 %s** at",
 		ms(pct(rep.pacedCommits, 50)), ms(pct(rep.pacedCommits, 99)))
 	p("%d commits/s, the pace of the latency runs (the floor their target uses); back to back p50 %s, p99 %s",
 		rep.plan.paced.rate, ms(pct(rep.commits, 50)), ms(pct(rep.commits, 99)))
