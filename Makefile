@@ -29,6 +29,10 @@ HEADLESS_BIN := build/bin/agenthub-headless
 # Symbols only the smoketest build may contain: `make build` checks its
 # binary has none of them, `make smoketest` that its binary has them.
 TEST_CONTROL_SYMBOLS := smoke|testcontrol|TestReport|FrameStats|BenchEmit
+# The LLM SDKs' Client types: with Wails' reflective bindings linking one
+# keeps every method of every service of its API (26 MB more of the desktop
+# binary; docs/benchmarks-desktop.md). app/llm holds the services it calls.
+SDK_CLIENT_SYMBOLS := (anthropic-sdk-go|openai-go/v3)\.(NewClient|\(\*Client\))
 ARTIFACTS    := artifacts
 # A Debian version must start with a digit (packaging/deb-version.sh).
 DEB_VERSION  ?= $(shell packaging/deb-version.sh)
@@ -87,6 +91,7 @@ frontend-smoketest: $(NPM_STAMP)
 smoketest: deps frontend-smoketest
 	go build -tags $(SMOKE_TAGS) -ldflags "-X main.version=$(VERSION)" -o $(SMOKE_BIN) .
 	@go tool nm $(SMOKE_BIN) | grep -E 'TestReport' >/dev/null || { echo "$(SMOKE_BIN) lacks the test harness" >&2; exit 1; }
+	@! go tool nm $(SMOKE_BIN) | grep -E '$(SDK_CLIENT_SYMBOLS)' || { echo "$(SMOKE_BIN) links an LLM SDK's Client type (see SDK_CLIENT_SYMBOLS)" >&2; exit 1; }
 	@echo "built $(SMOKE_BIN) ($(VERSION))"
 
 # The cgo-free headless binary of DESIGN.md §3 (no tags, no GTK). The Go
