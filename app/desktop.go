@@ -78,6 +78,18 @@ type windowDriver interface {
 	result() error
 }
 
+// runWindow runs a window (wails.Run) with WebKit's environment set first,
+// which its web process inherits: without GPU compositing, WebKit's DMA-BUF
+// renderer off (dmabufRendererOff).
+func runWindow(opts *options.App, getenv func(string) string, log *slog.Logger) error {
+	if opts.Linux != nil && dmabufRendererOff(opts.Linux.WebviewGpuPolicy, getenv) {
+		if err := os.Setenv(envWebKitDMABufOff, "1"); err != nil {
+			log.Warn("window: cannot turn the DMA-BUF renderer off", "err", err)
+		}
+	}
+	return wails.Run(opts)
+}
+
 // driveOnStartup is the window's OnStartup when a driver drives it: the
 // App's startup, then the driver on its own goroutine, which wg owns (the
 // caller waits for it after the window closed).
@@ -152,12 +164,6 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 		}
 	}()
 	opts := windowOptions(a, svc.Bridge(), assets, icon)
-	if dmabufRendererOff(opts.Linux.WebviewGpuPolicy, getenv) {
-		// Before WebKit starts: its web process inherits the environment.
-		if err := os.Setenv(envWebKitDMABufOff, "1"); err != nil {
-			log.Warn("window: cannot turn the DMA-BUF renderer off", "err", err)
-		}
-	}
 	applyGeometry(opts, inst.Config.DataDir)
 	opts.SingleInstanceLock = a.singleInstance(inst.Config.DataDir)
 	// A reload (or the first load) drops the previous page's subscriptions;
@@ -166,7 +172,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	if driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := wails.Run(opts); err != nil {
+	if err := runWindow(opts, getenv, log); err != nil {
 		return fmt.Errorf("window: %w", err)
 	}
 	cancel()

@@ -10,7 +10,6 @@ import (
 	"agenthub/ipc/wailsipc"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
@@ -63,7 +62,7 @@ func handOver(ctx context.Context, cfg Config, inUse error, assets fs.FS, getenv
 	opts.SingleInstanceLock = &options.SingleInstanceLock{UniqueId: singleInstanceID(cfg.DataDir)}
 	// Reached only when no instance answered: close the hidden window.
 	opts.OnDomReady = func(wctx context.Context) { runtime.Quit(wctx) }
-	if err := wails.Run(opts); err != nil {
+	if err := runWindow(opts, getenv, log); err != nil {
 		log.Warn("single-instance hand-over failed", "err", err)
 	}
 	return inUse

@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"agenthub/ipc/wailsipc"
-
-	"github.com/wailsapp/wails/v2"
 )
 
 // errNotStarted answers the window's calls when the hub did not start.
@@ -43,7 +41,7 @@ func runFailedWindow(ctx context.Context, cfg Config, cause error, assets fs.FS,
 	if driver := newWindowDriver(a, cfg.Harness, getenv, log); driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := wails.Run(opts); err != nil {
+	if err := runWindow(opts, getenv, log); err != nil {
 		return errors.Join(cause, fmt.Errorf("window: %w", err))
 	}
 	return cause
