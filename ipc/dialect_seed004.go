@@ -1,10 +1,5 @@
 package ipc
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // seed004 is seed 004's ChatAgentResponse dialect. A delegation has one
 // lifecycle, delegation_call → streamed delegation_result parts → a final
 // delegation_result (the delegate tool's own tool.called/tool.completed
@@ -78,10 +73,14 @@ func (e *seed004) Encode(ev Event) ([][]byte, error) {
 			return nil, err
 		}
 		b, err := e.shared.frame(DialectSeed004, ev.ID, func() ([]byte, error) {
-			return json.Marshal(chatAgentResponse{Response: p.Text, ToolCalls: []toolCallResponse{}, Citations: []string{}, EventID: ev.ID.String()})
+			fs, err := marshalFrame(chatAgentResponse{Response: p.Text, ToolCalls: []toolCallResponse{}, Citations: []string{}, EventID: ev.ID.String()})
+			if err != nil {
+				return nil, err
+			}
+			return fs[0], nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("ipc: encode dialect frame: %w", err)
+			return nil, err
 		}
 		return [][]byte{b}, nil
 	case TypeToolCalled:

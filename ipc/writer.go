@@ -257,8 +257,7 @@ func (b *Bus) build(batch []*request) (items []built, records []store.EventRecor
 				Actor: p.actor, Group: p.group, Closes: p.closes,
 			}
 			if it.events != nil {
-				it.events[j] = Event{ID: id, Type: p.typ, SessionID: p.sessionID, TurnID: p.turnID,
-					TS: Timestamp{ts}, Actor: p.actor, Payload: p.payload}
+				it.events[j] = *it.event(j)
 			}
 			if len(p.ops) > 0 {
 				it.ops = append(it.ops, p.ops...)
