@@ -137,7 +137,7 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 	defer hub.stop()
 	targets := []target{push, relay, hub}
 
-	rep := &report{began: time.Now(), quick: quick, reps: reps, hubReady: hubReady, runs: map[runKey]run{}, idleRSS: map[string]int64{}, rss100k: map[string]int64{}}
+	rep := &report{began: time.Now(), plan: p, quick: quick, reps: reps, hubReady: hubReady, runs: map[runKey]run{}, idleRSS: map[string]int64{}, rss100k: map[string]int64{}}
 	for _, t := range targets {
 		rep.idleRSS[t.name()] = rss(t.pid())
 	}
@@ -157,13 +157,11 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 	}
 	if peer != "" {
 		slog.Info("bench: peer", "peer", peer)
-		rep.plan = p // the peer's runs follow the plan
 		if err := rep.measurePeer(ctx, peer, upstream, root, prov, p); err != nil {
 			return err
 		}
 	}
 	rep.ended = time.Now()
-	rep.plan = p
 	rep.names = [3]string{push.name(), relay.name(), hub.name()}
 	return rep.write(out)
 }

@@ -226,9 +226,9 @@ func (s *sseClient) read(want int) result {
 
 func (s *sseClient) close() { _ = s.res.Body.Close() }
 
-// measurePeer installs and starts the peer and runs plan p's paced run and
-// its two smaller bursts on it, 1 and 10 clients, into rep. A peer that
-// cannot be installed or started is written in the report, not fatal.
+// measurePeer installs and starts the peer and runs peerRuns(p) on it, 1
+// and 10 clients, into rep. A peer that cannot be installed or started is
+// written in the report, not fatal.
 func (rep *report) measurePeer(ctx context.Context, peer, upstream, root string, prov *provider, p plan) error {
 	if peer != "opencode" {
 		return fmt.Errorf("unknown peer %q (the one measured is opencode)", peer)
@@ -246,9 +246,8 @@ func (rep *report) measurePeer(ctx context.Context, peer, upstream, root string,
 	defer o.stop()
 	rep.peer = o.name()
 	rep.idleRSS[o.name()] = rss(o.pid())
-	bursts := p.bursts[:min(2, len(p.bursts))]
 	for _, n := range []int{1, 10} {
-		for _, b := range append([]burst{p.paced}, burstsOf(bursts)...) {
+		for _, b := range peerRuns(p) {
 			r, err := best(ctx, o, b, n, 1)
 			if err != nil {
 				rep.peerErr = err.Error()
@@ -260,12 +259,14 @@ func (rep *report) measurePeer(ctx context.Context, peer, upstream, root string,
 	return nil
 }
 
-func burstsOf(sizes []int) []burst {
-	out := make([]burst, len(sizes))
-	for i, n := range sizes {
-		out[i] = burst{n: n}
+// peerRuns are the runs of plan p a peer gets: the paced run and the two
+// smaller unpaced bursts.
+func peerRuns(p plan) []burst {
+	runs := []burst{p.paced}
+	for _, n := range p.bursts[:min(2, len(p.bursts))] {
+		runs = append(runs, burst{n: n})
 	}
-	return out
+	return runs
 }
 
 // writePeer: the peer's runs beside Agent Hub's, when one was measured.
@@ -290,9 +291,8 @@ func (rep *report) writePeer(p func(format string, a ...any)) {
 	p("")
 	p("| run | clients | path | rate (slowest client) | delivered | p50 | p99 | CPU per 1k deltas |")
 	p("|---|---|---|---|---|---|---|---|")
-	bursts := rep.plan.bursts[:min(2, len(rep.plan.bursts))]
 	for _, n := range []int{1, 10} {
-		for _, b := range append([]burst{rep.plan.paced}, burstsOf(bursts)...) {
+		for _, b := range peerRuns(rep.plan) {
 			what := fmt.Sprintf("%d deltas unpaced", b.n)
 			if b.rate > 0 {
 				what = fmt.Sprintf("%d deltas at %d/s", b.n, b.rate)

@@ -72,6 +72,9 @@ func loadavg() string {
 
 // write renders docs/benchmarks.md and the charts into dir.
 func (rep *report) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	if err := rep.charts(dir); err != nil {
 		return fmt.Errorf("charts: %w", err)
 	}
@@ -84,9 +87,6 @@ func (rep *report) write(dir string) error {
 	rep.writeMemory(p)
 	rep.writePeer(p)
 	w.WriteString(staticSections)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	return os.WriteFile(filepath.Join(dir, "benchmarks.md"), []byte(w.String()), 0o644)
 }
 
