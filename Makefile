@@ -193,7 +193,7 @@ faults: headless
 	  AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" go test -count=1 -timeout 80m -v ./faults/
 	@echo "fault report: $(ARTIFACTS)/faults-report.md"
 
-# Not part of `make test` (about a minute on 2 cores): end to end through
+# Not part of `make test` (about 3 minutes on 2 cores): end to end through
 # the real headless binary beside two floors measured in the same run (a
 # bare WebSocket push, an SSE → WebSocket relay); regenerates
 # docs/benchmarks.md and its PNG charts (docs/bench-*.png). PEER=opencode
