@@ -134,6 +134,7 @@ test-go: deps frontend headless
 	AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" AGENTHUB_HEADLESS_VERSION="$(VERSION)" \
 	  go test -race -count=1 -timeout 15m ./...
 	go test -race -count=1 -tags smoketest ./app/
+	cd bench && go test -count=1 ./...
 	@echo "== API keys in a real Secret Service (gnome-keyring in a private D-Bus session)"
 	keyrings="$$(mktemp -d)"; trap 'rm -rf "$$keyrings"' EXIT; \
 	XDG_DATA_HOME="$$keyrings" dbus-run-session -- bash -c 'echo -n agenthub | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \

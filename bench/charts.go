@@ -16,6 +16,7 @@ var lineColors = []color.Color{
 	color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}, // push floor
 	color.RGBA{R: 0x33, G: 0x66, B: 0xcc, A: 0xff}, // relay floor
 	color.RGBA{R: 0xdd, G: 0x44, B: 0x11, A: 0xff}, // Agent Hub
+	color.RGBA{R: 0x22, G: 0x99, B: 0x55, A: 0xff}, // durable relay floor (latency only)
 }
 
 // charts writes the PNGs the report embeds.
@@ -44,7 +45,7 @@ func (rep *report) latencyChart(path string, clients int) error {
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = false
 	p.Legend.Left = false
-	for i, name := range rep.names {
+	for i, name := range append(rep.names[:], rep.durable) {
 		r := rep.get(name, rep.plan.paced, clients)
 		if len(r.latencies) == 0 {
 			continue

@@ -16,9 +16,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// The two floors run as their own processes (this binary with the role
-// "push" or "relay") so their CPU is measured from /proc like Agent Hub's.
-// Both speak the same frames as Agent Hub's dashboard stream — an event
+// The floors run as their own processes (this binary with the role
+// "push", "relay" or "durable") so their CPU is measured from /proc like
+// Agent Hub's. All speak the same frames as Agent Hub's dashboard stream — an event
 // envelope per text delta and a turn.completed at the end — so the
 // clients and their decoding cost are identical.
 //
@@ -27,12 +27,17 @@ import (
 //   relay: SSE → parse → WebSocket — it streams the fake provider's answer,
 //          decodes each SSE data line and writes one frame per delta to every
 //          client; no log, no fsync.
+//   durable: the relay with Agent Hub's durability rule and nothing else —
+//          each delta is committed to a bbolt log with fsync (Agent Hub's
+//          store, one writer committing everything pending per transaction)
+//          before any client sees it (durable.go).
 
 // floor is the state of a floor process: its connected clients.
 type floor struct {
 	mu      sync.Mutex
 	clients []*websocket.Conn
 	seq     int
+	log     *durableLog // the durable floor's log (nil for the others)
 }
 
 func (f *floor) ws(w http.ResponseWriter, r *http.Request) {
@@ -76,8 +81,16 @@ func (f *floor) endFrame() []byte {
 
 // runFloor serves a floor until the process is killed. It prints
 // "listening ADDR" once it accepts connections.
-func runFloor(role, upstream string) error {
+func runFloor(role, upstream, dataDir string) error {
 	f := &floor{}
+	if role == "durable" {
+		l, err := openDurableLog(dataDir, f)
+		if err != nil {
+			return err
+		}
+		defer l.close()
+		f.log = l
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", f.ws)
 	mux.HandleFunc("/clients", func(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +115,8 @@ func runFloor(role, upstream string) error {
 			go f.push(n, rate)
 		case "relay":
 			go f.relay(upstream)
+		case "durable":
+			go f.durableRelay(upstream)
 		}
 		w.WriteHeader(http.StatusAccepted)
 	})
@@ -124,6 +139,12 @@ func (f *floor) push(n, rate int) {
 
 // relay streams one answer from the fake provider and relays its deltas.
 func (f *floor) relay(upstream string) {
+	streamAnswer(upstream, func(text string) { f.broadcast(f.deltaFrame(text)) }, func() { f.broadcast(f.endFrame()) })
+}
+
+// streamAnswer streams one answer from the fake provider, decodes each SSE
+// data line and calls delta for every text delta and end at message_stop.
+func streamAnswer(upstream string, delta func(text string), end func()) {
 	body := strings.NewReader(`{"model":"claude-sonnet-4-6","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"go"}]}`)
 	res, err := http.Post(upstream+"/v1/messages", "application/json", body)
 	if err != nil {
@@ -150,9 +171,9 @@ func (f *floor) relay(upstream string) {
 		}
 		switch ev.Type {
 		case "content_block_delta":
-			f.broadcast(f.deltaFrame(ev.Delta.Text))
+			delta(ev.Delta.Text)
 		case "message_stop":
-			f.broadcast(f.endFrame())
+			end()
 		}
 	}
 }

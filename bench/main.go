@@ -1,11 +1,12 @@
 // Command bench measures Agent Hub end to end — fake provider stream →
-// the real binary → dashboard WebSocket clients — beside two floors
-// measured in the same run (a bare Go WebSocket push and an SSE →
-// WebSocket relay), and regenerates docs/benchmarks.md with PNG charts.
-// `make bench` runs it; it is never part of `make test`.
+// the real binary → dashboard WebSocket clients — beside floors measured
+// in the same run (a bare Go WebSocket push, an SSE → WebSocket relay and,
+// for latency, that relay committing each delta with fsync before writing
+// it), and regenerates docs/benchmarks.md with PNG charts. `make bench`
+// runs it; it is never part of `make test`.
 //
-// Roles: with no -role it is the driver; -role push|relay makes this
-// process one of the floors (the driver starts them).
+// Roles: with no -role it is the driver; -role push|relay|durable makes
+// this process one of the floors (the driver starts them).
 package main
 
 import (
@@ -21,8 +22,9 @@ import (
 )
 
 func main() {
-	role := flag.String("role", "", "internal: run as a floor (push or relay)")
-	upstream := flag.String("upstream", "", "internal: the fake provider's URL (relay)")
+	role := flag.String("role", "", "internal: run as a floor (push, relay or durable)")
+	upstream := flag.String("upstream", "", "internal: the fake provider's URL (relay, durable)")
+	floorData := flag.String("floor-data", "", "internal: the durable floor's data directory")
 	bin := flag.String("bin", "build/bin/agenthub-headless", "the Agent Hub headless binary to measure")
 	out := flag.String("out", "docs", "where benchmarks.md and the charts go")
 	quick := flag.Bool("quick", false, "small sizes (a smoke run of the harness; figures not for quoting)")
@@ -34,12 +36,13 @@ func main() {
 	windowDeltas := flag.Int("window-deltas", 100000, "deltas of the burst streamed into the window (-desktop)")
 	only := flag.Int("only", 0, "just send bursts of this many deltas through Agent Hub to one client, print each run's figures and write no report (for profiling: perf record -p the hub's pid)")
 	sameSession := flag.Bool("same-session", false, "with -only: every run in the same session (a long conversation)")
+	clients := flag.Int("clients", 1, "with -only: this many reading clients")
 	rate := flag.Int("rate", 0, "with -only: pace the fake at this many deltas/s and print latency percentiles (a latency probe)")
 	peer := flag.String("peer", "", "also measure a peer the same way, as a report row (opencode: npm opencode-ai)")
 	searchN := flag.Int("search", 0, "just the search bench: seed this many messages, start the binary on them, time GET /search beside GET /api/info (prints a table)")
 	flag.Parse()
 	if *role != "" {
-		if err := runFloor(*role, *upstream); err != nil {
+		if err := runFloor(*role, *upstream, *floorData); err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
 			os.Exit(1)
 		}
@@ -78,7 +81,7 @@ func main() {
 		return
 	}
 	if *only > 0 {
-		if err := profileRuns(ctx, *bin, burst{n: *only, rate: *rate}, *reps, *sameSession); err != nil {
+		if err := profileRuns(ctx, *bin, burst{n: *only, rate: *rate}, *reps, *clients, *sameSession); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -118,16 +121,21 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 	}
 	defer stop()
 
-	push, err := startFloor(ctx, "push", upstream, prov)
+	push, err := startFloor(ctx, "push", upstream, "", prov)
 	if err != nil {
 		return err
 	}
 	defer push.stop()
-	relay, err := startFloor(ctx, "relay", upstream, prov)
+	relay, err := startFloor(ctx, "relay", upstream, "", prov)
 	if err != nil {
 		return err
 	}
 	defer relay.stop()
+	durable, err := startFloor(ctx, "durable", upstream, filepath.Join(root, "durable"), prov)
+	if err != nil {
+		return err
+	}
+	defer durable.stop()
 	hubBegan := time.Now()
 	hub, err := startHub(ctx, bin, upstream, filepath.Join(root, "hub"), prov)
 	if err != nil {
@@ -152,7 +160,7 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 	if rep.pacedCommits, err = commitCost(filepath.Join(root, "hub"), p.commits, time.Second/time.Duration(p.paced.rate), p.paced.n); err != nil {
 		return fmt.Errorf("commit cost: %w", err)
 	}
-	if err := rep.measure(ctx, targets, p, reps); err != nil {
+	if err := rep.measure(ctx, targets, durable, p, reps); err != nil {
 		return err
 	}
 	if peer != "" {
@@ -163,14 +171,16 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 	}
 	rep.ended = time.Now()
 	rep.names = [3]string{push.name(), relay.name(), hub.name()}
+	rep.durable = durable.name()
 	return rep.write(out)
 }
 
-// measure runs the paced runs and the bursts of plan p on every target
-// (bursts at the largest size once; smaller one-client ones reps times).
-func (rep *report) measure(ctx context.Context, targets []target, p plan, reps int) error {
+// measure runs the paced runs of plan p on every target and on the
+// durable floor (a latency floor only), then the bursts on every target
+// (at the largest size once; smaller one-client ones reps times).
+func (rep *report) measure(ctx context.Context, targets []target, durable target, p plan, reps int) error {
 	for _, n := range []int{1, 10} {
-		for _, t := range targets {
+		for _, t := range append(targets[:len(targets):len(targets)], durable) {
 			slog.Info("bench: paced", "target", t.name(), "clients", n, "deltas", p.paced.n, "rate", p.paced.rate)
 			r, err := best(ctx, t, p.paced, n, 1)
 			if err != nil {
@@ -201,9 +211,10 @@ func (rep *report) measure(ctx context.Context, targets []target, p plan, reps i
 	return nil
 }
 
-// profileRuns sends reps bursts b through Agent Hub alone to one client and
-// prints each run's rate, CPU and latency; nothing is written.
-func profileRuns(ctx context.Context, bin string, b burst, reps int, sameSession bool) error {
+// profileRuns sends reps bursts b through Agent Hub alone to the given
+// number of clients and prints each run's rate, CPU and latency; nothing is
+// written.
+func profileRuns(ctx context.Context, bin string, b burst, reps, clients int, sameSession bool) error {
 	root, err := os.MkdirTemp("", "agenthub-bench-")
 	if err != nil {
 		return err
@@ -222,13 +233,13 @@ func profileRuns(ctx context.Context, bin string, b burst, reps int, sameSession
 	hub.sameSession = sameSession
 	fmt.Printf("hub pid %d\n", hub.pid())
 	for i := range reps {
-		r, err := measure(ctx, hub, b, 1)
+		r, err := measure(ctx, hub, b, clients)
 		if err != nil {
 			return err
 		}
 		if reps <= 20 || i%(reps/20) == 0 || i == reps-1 {
-			fmt.Printf("run %d: %d deltas (%d delivered), %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, RSS %s\n", i, b.n, r.delivered, r.rate(), ms(r.cpuPer1k()),
-				ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), mb(rss(hub.pid())))
+			fmt.Printf("run %d: %d deltas (%d delivered), %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, max %s, RSS %s\n", i, b.n, r.delivered, r.rate(), ms(r.cpuPer1k()),
+				ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), ms(pct(r.latencies, 100)), mb(rss(hub.pid())))
 		}
 	}
 	return nil

@@ -84,12 +84,14 @@ type floorTarget struct {
 
 var listening = regexp.MustCompile(`^listening (\S+)$`)
 
-func startFloor(ctx context.Context, role, upstream string, prov *provider) (*floorTarget, error) {
+// startFloor starts the floor role; dataDir is the durable floor's log
+// folder ("" for the others).
+func startFloor(ctx context.Context, role, upstream, dataDir string, prov *provider) (*floorTarget, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	p, m, err := startProc(ctx, listening, os.Environ(), self, "-role", role, "-upstream", upstream)
+	p, m, err := startProc(ctx, listening, os.Environ(), self, "-role", role, "-upstream", upstream, "-floor-data", dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +99,11 @@ func startFloor(ctx context.Context, role, upstream string, prov *provider) (*fl
 }
 
 func (f *floorTarget) name() string {
-	if f.role == "push" {
+	switch f.role {
+	case "push":
 		return "floor (a): bare WebSocket push"
+	case "durable":
+		return "floor (c): SSE → commit (bbolt, fsync) → WebSocket"
 	}
 	return "floor (b): SSE → WebSocket relay"
 }
@@ -132,7 +137,7 @@ func (f *floorTarget) connect(ctx context.Context, n int) ([]*client, error) {
 }
 
 func (f *floorTarget) fire(ctx context.Context, b burst) error {
-	if f.role == "relay" {
+	if f.role != "push" {
 		f.prov.enqueue(b)
 	}
 	res, err := http.Post(fmt.Sprintf("http://%s/go?n=%d&rate=%d", f.addr, b.n, b.rate), "text/plain", nil)
