@@ -187,8 +187,8 @@ func (rep *report) writeLatency(p func(format string, a ...any)) {
 	_, relay, hub := rep.names[0], rep.names[1], rep.names[2]
 	p("## Latency at %d deltas/s (%d deltas, paced by the fake)", rep.plan.paced.rate, rep.plan.paced.n)
 	p("")
-	p("| clients | path | p50 | p99 | max | targets |")
-	p("|---|---|---|---|---|---|")
+	p("| clients | path | p50 | p99 | max | CPU per 1k deltas | targets |")
+	p("|---|---|---|---|---|---|---|")
 	c50 := pct(rep.pacedCommits, 50)
 	for _, n := range []int{1, 10} {
 		fl := rep.get(relay, rep.plan.paced, n)
@@ -203,7 +203,7 @@ func (rep *report) writeLatency(p func(format string, a ...any)) {
 					ms(pct(fl.latencies, 50)+c50), ok(p50ok), ms(4*pct(fl.latencies, 99)), ok(p99ok),
 					ratio(pct(r.latencies, 50), pct(dr.latencies, 50)), ratio(pct(r.latencies, 99), pct(dr.latencies, 99)))
 			}
-			p("| %d | %s | %s | %s | %s | %s |", n, t, ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), ms(pct(r.latencies, 100)), target)
+			p("| %d | %s | %s | %s | %s | %s | %s |", n, t, ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), ms(pct(r.latencies, 100)), ms(r.cpuPer1k()), target)
 		}
 	}
 	p("")
