@@ -232,8 +232,8 @@ func median[T any](s []T) T { return s[len(s)/2] }
 // dropCached asks the kernel to drop the file's pages from the page cache
 // (posix_fadvise DONTNEED; pages mapped by a running process stay). It
 // writes the file back first: DONTNEED drops clean pages only, and a binary
-// the linker has just written is still dirty (the first run after a build
-// otherwise measured a hub process ≈ 15 MB larger).
+// the linker has just written is still dirty, so without the write-back
+// the first launch after a build could find it cached.
 func dropCached(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -280,7 +280,7 @@ func writeDesktop(dir string, runs [2]desktopRun, streams []windowRun, began tim
 	p("")
 	p("Per process (last launch): %s: %s; %s: %s.", bare.name, bare.parts, hub.name, hub.parts)
 	p("")
-	p("Both binaries are dropped from the page cache before the first launch, so each starts from disk as after")
+	p("Both binaries are written back and dropped from the page cache before the first launch, so each starts from disk as after")
 	p("a reboot or an install; later launches find them cached as the first left them. (A binary the linker has")
 	p("just written sits in the page cache in large folios, and each fault then maps far more of it than the")
 	p("program touches: Agent Hub's desktop binary had ≈ 38 MB mapped at idle that way, ≈ 23 MB read back by exec.)")
