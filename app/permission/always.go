@@ -56,7 +56,9 @@ func AlwaysRule(c Call) (r Rule, ok bool) {
 			return Rule{}, false
 		}
 		if !Covers(r, c) && r.Prefix != "" { // go test -exec …: the prefix does not vouch for it
-			r, ok = exactRule(p.cmds[0])
+			if r, ok = exactRule(p.cmds[0]); !ok {
+				return Rule{}, false
+			}
 		}
 	}
 	if !Covers(r, c) {
