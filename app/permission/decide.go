@@ -52,7 +52,11 @@ func Decide(rules []Rule, mode Mode, c Call) Decision {
 		return Decision{Ask, "writes " + p + ", a protected path (a .git directory or the app's own data): never approved without asking"}
 	}
 	if blind.Tool != "" {
-		return Decision{Ask, "the line may run a command the rule " + blind.String() + " refuses, hidden from it: " + prog.firstUnsure()}
+		why := prog.firstUnsure()
+		if why == "" {
+			why = "a command gets more arguments when it runs (xargs, find … +)"
+		}
+		return Decision{Ask, "the line may run a command the rule " + blind.String() + " refuses, hidden from it: " + why}
 	}
 	switch {
 	case mode == ModeAutoAll:
@@ -174,24 +178,26 @@ func (p *program) denied(r Rule) (match, unsure bool) {
 	return false, unsure
 }
 
-// firstUnsure says why a deny rule may miss a command of p.
+// firstUnsure says why a deny rule may miss a command of p ("" when
+// nothing in p is unsure).
 func (p *program) firstUnsure() string {
 	if len(p.unsure) > 0 {
 		return p.unsure[0]
 	}
 	for _, cmd := range p.cmds {
-		switch {
-		case !allExact(cmd.words[:1]):
-			return "the command name is computed (" + cmd.String() + ")"
-		case cmd.unknown != "":
+		if cmd.unknown != "" {
 			return cmd.unknown
-		case cmd.inner != nil:
+		}
+		if cmd.inner != nil {
 			if s := cmd.inner.firstUnsure(); s != "" {
 				return s
 			}
 		}
+		if !allExact(cmd.words) {
+			return "a computed word in " + cmd.String()
+		}
 	}
-	return "a computed word in " + p.cmds[0].String()
+	return ""
 }
 
 // protectedWrite returns the first file the call writes inside a
