@@ -45,6 +45,11 @@ var plainPrograms = map[string]bool{
 // rule covers the call: several different commands, a write, a computed
 // word, a protected path.
 func AlwaysRule(c Call) (r Rule, ok bool) {
+	defer func() {
+		if recover() != nil {
+			r, ok = Rule{}, false
+		}
+	}()
 	if c.Tool != "bash" {
 		r = Rule{Tool: c.Tool, Action: Allow}
 	} else {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -23,8 +24,14 @@ type Decision struct {
 	Reason string
 }
 
-// Decide applies the precedence in the package doc to one call.
-func Decide(rules []Rule, mode Mode, c Call) Decision {
+// Decide applies the precedence in the package doc to one call. A fault
+// in the analysis asks (it never allows).
+func Decide(rules []Rule, mode Mode, c Call) (d Decision) {
+	defer func() {
+		if e := recover(); e != nil {
+			d = Decision{Ask, fmt.Sprintf("%s asks: the call could not be analysed (%v)", c.Tool, e)}
+		}
+	}()
 	var prog *program
 	if c.Tool == "bash" {
 		prog = parseBash(c.Command, 0)
