@@ -365,11 +365,12 @@ func unquoted(b *strings.Builder, s string, first bool) bool {
 		c := s[i]
 		switch c {
 		case '\\':
-			if i+1 < len(s) {
-				i++
-				if s[i] != '\n' {
-					b.WriteByte(s[i])
-				}
+			if i+1 == len(s) {
+				break // a backslash at the end of the line stays
+			}
+			i++
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
 			}
 			continue
 		case '*', '?', '[', '{', '}':
