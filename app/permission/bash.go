@@ -176,6 +176,8 @@ func (p *program) param(e *syntax.ParamExp) {
 		p.issue("a subscript or slice evaluates arithmetic")
 	case e.Exp != nil && (e.Exp.Op == syntax.AssignUnset || e.Exp.Op == syntax.AssignUnsetOrNull):
 		p.issue("${%s…} assigns a variable", e.Param.Value)
+	case e.Excl && e.Names == 0:
+		p.issue("${!%s} expands a name held in a variable (a subscript in it runs commands)", e.Param.Value)
 	case e.Exp != nil && e.Exp.Op == syntax.OtherParamOps:
 		p.issue("${%s@…} transforms a value (prompt expansion can run commands)", e.Param.Value)
 	case e.Flags != nil || e.NestedParam != nil || len(e.Modifiers) > 0 || e.Width || e.IsSet:
@@ -266,6 +268,33 @@ func (p *program) call(c *syntax.CallExpr, depth int) {
 		cmd.words = append(cmd.words, literal(w))
 	}
 	p.add(cmd, depth)
+	p.nameArgs(cmd)
+}
+
+// nameBuiltins take variable names; a subscript in one is evaluated as
+// arithmetic, which runs command substitutions (read 'a[$(cmd)]').
+var nameBuiltins = map[string]bool{"read": true, "mapfile": true, "readarray": true, "unset": true, "getopts": true}
+
+// nameOptions are the options through which printf, test, [ and wait take
+// a variable name.
+var nameOptions = map[string]string{"printf": "-v", "test": "-v", "[": "-v", "wait": "-p"}
+
+// nameArgs flags a builtin given a variable name that may carry a
+// subscript (or any computed argument, which may expand to one).
+func (p *program) nameArgs(cmd *command) {
+	name := cmd.name()
+	if !name.exact {
+		return
+	}
+	opt, hasOpt := nameOptions[name.val]
+	for _, w := range cmd.words[1:] {
+		switch {
+		case nameBuiltins[name.val] && (!w.exact || strings.ContainsRune(w.val, '[')),
+			hasOpt && (w.val == opt || name.val != "wait" && w.val == "-R"):
+			p.issue("%s takes a variable name here (a subscript in it runs commands)", name.val)
+			return
+		}
+	}
 }
 
 // add records cmd, unwrapping the shell's own pass-through builtins.

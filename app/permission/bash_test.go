@@ -224,3 +224,20 @@ func TestRuleCheck(t *testing.T) {
 		}
 	}
 }
+
+// Builtins that take a variable name evaluate a subscript in it, which
+// runs command substitutions: a name with one (or computed) asks.
+func TestVariableNameArguments(t *testing.T) {
+	rules := []permission.Rule{{Tool: "bash", Prefix: "read", Action: permission.Allow}, {Tool: "bash", Prefix: "printf", Action: permission.Allow},
+		{Tool: "bash", Prefix: "test", Action: permission.Allow}, {Tool: "bash", Prefix: "unset", Action: permission.Allow}}
+	decideAll(t, rules, permission.ModeAsk, map[string]permission.Action{
+		"read -r line":                     permission.Allow,
+		"read 'a[$(touch P)]'":             permission.Ask,
+		"read $name":                       permission.Ask,
+		"unset 'a[$(touch P)]'":            permission.Ask,
+		"printf '%s' x":                    permission.Allow,
+		"printf -v 'a[$(touch P)]' '%s' x": permission.Ask,
+		"test -f x":                        permission.Allow,
+		"test -v 'a[$(touch P)]'":          permission.Ask,
+	})
+}
