@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"agenthub/app/permission"
@@ -134,5 +135,43 @@ func TestProtectedPathsAskInAutoEdits(t *testing.T) {
 	if fileExists(h.ws, ".git/config") || !fileExists(h.ws, "notes.txt") || countType(w.got, ipc.TypeToolApprovalRequested) != 1 {
 		t.Fatalf(".git/config written %v, notes.txt written %v, %d requests: want only the .git/config write asked (and denied)",
 			fileExists(h.ws, ".git/config"), fileExists(h.ws, "notes.txt"), countType(w.got, ipc.TypeToolApprovalRequested))
+	}
+}
+
+// Row 1 through the approval gate, with real bash behind it: with
+// "git status" allowed and "rm" denied, a comment that hides a newline
+// does not smuggle rm past the deny rule (a.txt survives), and one that
+// hides touch asks instead of running.
+func TestRowOneThroughTheGate(t *testing.T) {
+	h := newHarness(t, asking)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	ctx := context.Background()
+	if err := os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.hub.SetPermissionRules(ctx, s.WorkspacePath, []ipc.PermissionRule{{Tool: "bash", Prefix: "git status", Action: "allow"}, {Tool: "bash", Prefix: "rm", Action: "deny"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Enqueue(toolReply(bashCall("tu_1", "git status #'\nrm -f a.txt\n#'"), bashCall("tu_2", "git status #'\ntouch P\n#'")), textReply("done"))
+	h.submit(s.ID, "status")
+	if req := w.approvalRequest(); req.ToolUseID != "tu_2" {
+		t.Fatalf("asked for %s, want tu_2", req.ToolUseID)
+	}
+	h.approve(s.ID, "tu_2", ipc.DecisionDeny, "")
+	w.turnEnd(s.ID)
+	if !fileExists(h.ws, "a.txt") || fileExists(h.ws, "P") {
+		t.Fatalf("a.txt kept %v, P created %v", fileExists(h.ws, "a.txt"), fileExists(h.ws, "P"))
+	}
+	denied := false
+	for _, e := range w.got {
+		var f ipc.ToolFailed
+		if e.Type == ipc.TypeToolFailed {
+			e.decode(t, &f)
+			denied = denied || f.ToolUseID == "tu_1" && f.ErrorClass == ipc.ToolErrDenied && strings.Contains(f.Message, `bash "rm": deny`)
+		}
+	}
+	if !denied {
+		t.Fatal("tu_1 was not denied by the rm rule")
 	}
 }
