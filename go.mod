@@ -16,6 +16,7 @@ require (
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/image v0.41.0
 	golang.org/x/sys v0.48.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -28,8 +28,11 @@ const (
 )
 
 // ToolApprovalRequested is the payload of tool.approval_requested: a tool
-// call waits for the user's answer. WorkerSessionID is set on the copy
-// emitted in an ancestor session of the delegated worker that made the call.
+// call waits for the user's answer. AlwaysRule is the rule an "always"
+// answer stores (the prompt shows it and may edit it); nil when no rule
+// covers the call safely, and then "always" is not available.
+// WorkerSessionID is set on the copy emitted in an ancestor session of the
+// delegated worker that made the call.
 type ToolApprovalRequested struct {
 	ToolUseID       string          `json:"tool_use_id"`
 	ToolName        string          `json:"tool_name"`
@@ -38,34 +41,42 @@ type ToolApprovalRequested struct {
 	Risk            string          `json:"risk"`
 	Summary         string          `json:"summary"`
 	Reason          string          `json:"reason"`
+	AlwaysRule      *PermissionRule `json:"always_rule,omitempty"`
 	WorkerSessionID string          `json:"worker_session_id,omitempty"`
 }
 
-// ToolApprovalResolved is the payload of tool.approval_resolved.
+// ToolApprovalResolved is the payload of tool.approval_resolved; Rule is
+// the rule an "always" answer stored.
 type ToolApprovalResolved struct {
-	ToolUseID       string `json:"tool_use_id"`
-	Decision        string `json:"decision"`
-	By              string `json:"by"`
-	Message         string `json:"message,omitempty"`
-	WorkerSessionID string `json:"worker_session_id,omitempty"`
+	ToolUseID       string          `json:"tool_use_id"`
+	Decision        string          `json:"decision"`
+	By              string          `json:"by"`
+	Message         string          `json:"message,omitempty"`
+	Rule            *PermissionRule `json:"rule,omitempty"`
+	WorkerSessionID string          `json:"worker_session_id,omitempty"`
 }
 
 // ApproveToolRequest is what approveTool carries; By is the transport that
-// delivered it (see WithClient).
+// delivered it (see WithClient). Rule, for "always", is the rule to store
+// instead of the request's always_rule (the user edited it).
 type ApproveToolRequest struct {
 	SessionID string
 	ToolUseID string
 	Decision  string // once | always | deny
 	Message   string
+	Rule      *PermissionRule
 	By        string
 }
 
 // PermissionRule is one workspace rule as clients see it
-// (docs/permissions.md): Action is allow, ask or deny; Prefix only for bash.
+// (docs/permissions.md): Action is allow, ask or deny; Prefix (the
+// commands starting with these words) or Command (exactly this simple
+// command) only for bash.
 type PermissionRule struct {
-	Tool   string `json:"tool"`
-	Prefix string `json:"prefix,omitempty"`
-	Action string `json:"action"`
+	Tool    string `json:"tool"`
+	Prefix  string `json:"prefix,omitempty"`
+	Command string `json:"command,omitempty"`
+	Action  string `json:"action"`
 }
 
 type clientKey struct{}

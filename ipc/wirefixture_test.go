@@ -46,7 +46,9 @@ const (
 var (
 	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137}
 	fxInput = json.RawMessage(`{"command":"go test ./...","timeout_ms":60000}`)
-	fxSess  = store.Session{
+	// Every key set so the TS side sees each (a real rule has a prefix or a command, not both).
+	fxRule = &PermissionRule{Tool: "bash", Prefix: "go test", Command: "go test ./...", Action: "allow"}
+	fxSess = store.Session{
 		ID: fxSession, Title: "Fix the flaky test", TitleSource: "auto", WorkspacePath: "/home/me/code/proj", ActiveModel: fxModel,
 		ParentSessionID: "01JZ3K7P0Q2S4V6W8Y0A2C4E6G", CreatedAt: time.Date(2026, 5, 8, 14, 20, 0, 0, time.UTC),
 		TurnCount: 3, CostSoFarUSD: 0.142, Usage: fxUsage, CurrentTurnID: fxTurn, StreamingMessageID: fxMessage,
@@ -114,9 +116,9 @@ func fixturePayloads() map[string]struct {
 			Message: "cancelled", StatusText: "Worker cancelled", Summary: "Worker cancelled by user"}},
 		TypeToolApprovalRequested: {ActorTool, ToolApprovalRequested{ToolUseID: fxTool, ToolName: "bash", Input: fxInput,
 			StatusText: "Running: go test ./...", Risk: RiskHigh, Summary: "-> executing in the workspace:\n\n```bash\ngo test ./...\n```\n",
-			Reason: "bash asks by default", WorkerSessionID: fxWorker}},
-		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionDeny, By: "dashboard",
-			Message: "not now", WorkerSessionID: fxWorker}},
+			Reason: "bash asks by default", AlwaysRule: fxRule, WorkerSessionID: fxWorker}},
+		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionAlways, By: "dashboard",
+			Message: "fine", Rule: fxRule, WorkerSessionID: fxWorker}},
 		TypeMCPServerStatus: {ActorSystem, MCPServerStatus{Server: "files", Transport: "stdio", Workspace: "/home/u/proj", Status: MCPFailed,
 			Tools: []string{}, Error: "exited: exit status 1", StderrTail: "panic: boom\n", Restarts: 2, RetryInMS: 4000}},
 		TypeCompactionStarted: {ActorSystem, CompactionStarted{Trigger: "threshold", EstimatedTokens: 182000, ContextWindow: 200000}},

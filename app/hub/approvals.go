@@ -68,7 +68,7 @@ func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) error {
 	if rec.ApprovalMode == "" {
 		mode = a.h.defaultApprovalMode()
 	}
-	call := permission.Call{Tool: c.ToolName, Command: bashCommand(c)}
+	call := a.h.permissionCall(rec.WorkspacePath, c)
 	d := permission.Decide(a.h.perms.Rules(rec.WorkspacePath), mode, call)
 	switch d.Action {
 	case permission.Allow:
@@ -79,16 +79,32 @@ func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) error {
 	return a.wait(ctx, rec, c, call, d.Reason)
 }
 
-// bashCommand is a bash call's command line ("" for other tools).
-func bashCommand(c agent.ApprovalCall) string {
-	if c.ToolName != "bash" {
-		return ""
-	}
+// permissionCall is what app/permission decides about c: bash's command
+// line, the file a file tool writes, and the protected paths (.git
+// directories, the data dir).
+func (h *Hub) permissionCall(workspace string, c agent.ApprovalCall) permission.Call {
 	var in struct {
 		Command string `json:"command"`
+		Path    string `json:"path"`
 	}
 	_ = json.Unmarshal(c.Input, &in)
-	return in.Command
+	call := permission.Call{Tool: c.ToolName, Protected: permission.Protected{Workspace: workspace, Dirs: []string{h.cfg.DataDir}}}
+	switch {
+	case c.ToolName == "bash":
+		call.Command = in.Command
+	case permission.WritesFiles(c.ToolName):
+		call.Writes = []string{in.Path}
+	}
+	return call
+}
+
+// wireRule and ruleOf convert between the wire's rule and app/permission's.
+func wireRule(r permission.Rule) *ipc.PermissionRule {
+	return &ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Command: r.Command, Action: string(r.Action)}
+}
+
+func ruleOf(r ipc.PermissionRule) permission.Rule {
+	return permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Command: strings.TrimSpace(r.Command), Action: permission.Action(r.Action)}
 }
 
 // risk grades a call for the prompt.
@@ -108,6 +124,9 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 	h := a.h
 	req := ipc.ToolApprovalRequested{ToolUseID: c.ToolUseID, ToolName: c.ToolName, Input: c.Input,
 		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason}
+	if r, ok := permission.AlwaysRule(call); ok {
+		req.AlwaysRule = wireRule(r)
+	}
 	p := &pendingApproval{request: req, sessionID: rec.ID, call: call, workspace: rec.WorkspacePath, answer: make(chan ipc.ApproveToolRequest, 1)}
 	p.copies = h.ancestors(rec.ParentSessionID)
 	h.approvals.mu.Lock()
@@ -138,8 +157,12 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 			ans.By = ipc.ResolvedByRestart // the app is stopping: turns do not resume
 		}
 	}
+	var stored *ipc.PermissionRule
+	if ans.Decision == ipc.DecisionAlways {
+		stored = ans.Rule // checked by ApproveTool
+	}
 	h.announce(context.WithoutCancel(ctx), a.r.turn.ID, p, ipc.TypeToolApprovalResolved, func(worker string) any {
-		return ipc.ToolApprovalResolved{ToolUseID: c.ToolUseID, Decision: ans.Decision, By: ans.By, Message: ans.Message, WorkerSessionID: worker}
+		return ipc.ToolApprovalResolved{ToolUseID: c.ToolUseID, Decision: ans.Decision, By: ans.By, Message: ans.Message, Rule: stored, WorkerSessionID: worker}
 	}, -1)
 	switch ans.Decision {
 	case ipc.DecisionCancelled:
@@ -151,10 +174,11 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 		}
 		return &agent.Denied{Message: msg}
 	case ipc.DecisionAlways:
-		if rule, ok := permission.AlwaysRule(call); ok {
-			if err := h.perms.Add(p.workspace, rule); err != nil {
-				h.log.Error("hub: storing an always-allow rule", "workspace", p.workspace, "rule", rule.String(), "err", err)
-			}
+		if stored == nil {
+			break
+		}
+		if err := h.perms.Add(p.workspace, ruleOf(*stored)); err != nil {
+			h.log.Error("hub: storing an always-allow rule", "workspace", p.workspace, "rule", ruleOf(*stored).String(), "err", err)
 		}
 	}
 	return nil
@@ -237,7 +261,9 @@ func (h *Hub) pauseTimeouts(p *pendingApproval) func() {
 }
 
 // ApproveTool implements ipc.HubAPI: it hands the answer to the waiting
-// call. The session must be the call's or one that got its copy.
+// call. The session must be the call's or one that got its copy. An
+// "always" answer stores req.Rule, or else the request's always_rule; the
+// rule must be valid and allow the call on its own (permission.Covers).
 func (h *Hub) ApproveTool(ctx context.Context, req ipc.ApproveToolRequest) error {
 	switch req.Decision {
 	case ipc.DecisionOnce, ipc.DecisionAlways, ipc.DecisionDeny:
@@ -251,10 +277,37 @@ func (h *Hub) ApproveTool(ctx context.Context, req ipc.ApproveToolRequest) error
 		return fmt.Errorf("no tool call %q of session %q is waiting for approval (unknown, already answered, or another session's): %w",
 			req.ToolUseID, req.SessionID, ipc.ErrInvalidInput)
 	}
+	if req.Decision == ipc.DecisionAlways {
+		r, err := alwaysRule(p, req.Rule)
+		if err != nil {
+			h.approvals.mu.Unlock()
+			return err
+		}
+		req.Rule = r
+	}
 	delete(h.approvals.pending, req.ToolUseID)
 	h.approvals.mu.Unlock()
 	p.answer <- req
 	return nil
+}
+
+// alwaysRule is the rule an "always" answer to p stores: edited (checked
+// to be valid and to allow the call on its own) or the one shown.
+func alwaysRule(p *pendingApproval, edited *ipc.PermissionRule) (*ipc.PermissionRule, error) {
+	if edited == nil {
+		if p.request.AlwaysRule == nil {
+			return nil, fmt.Errorf("\"always\" is not available for this call: no rule covers it safely (answer once, or send a rule): %w", ipc.ErrInvalidInput)
+		}
+		return p.request.AlwaysRule, nil
+	}
+	r := ruleOf(*edited)
+	if err := r.Check(); err != nil {
+		return nil, fmt.Errorf("rule: %v: %w", err, ipc.ErrInvalidInput)
+	}
+	if !permission.Covers(r, p.call) {
+		return nil, fmt.Errorf("rule %s does not allow this call on its own (it must be an allow rule for %s that covers the call): %w", r, p.call.Tool, ipc.ErrInvalidInput)
+	}
+	return wireRule(r), nil
 }
 
 func contains(ss []string, s string) bool {
@@ -282,7 +335,7 @@ func (h *Hub) PermissionRules(_ context.Context, workspace string) ([]ipc.Permis
 	}
 	var out []ipc.PermissionRule
 	for _, r := range h.perms.Rules(workspace) {
-		out = append(out, ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Action: string(r.Action)})
+		out = append(out, *wireRule(r))
 	}
 	return out, nil
 }
@@ -294,7 +347,7 @@ func (h *Hub) SetPermissionRules(ctx context.Context, workspace string, rules []
 	}
 	var rs []permission.Rule
 	for i, r := range rules {
-		pr := permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Action: permission.Action(r.Action)}
+		pr := ruleOf(r)
 		if err := pr.Check(); err != nil {
 			return nil, fmt.Errorf("rule %d: %v: %w", i, err, ipc.ErrInvalidInput)
 		}

@@ -10,13 +10,15 @@ import (
 
 type approveParams struct {
 	sessionParams
-	ToolUseID string `json:"tool_use_id"`
-	Decision  string `json:"decision"`
-	Message   string `json:"message"`
+	ToolUseID string              `json:"tool_use_id"`
+	Decision  string              `json:"decision"`
+	Message   string              `json:"message"`
+	Rule      *ipc.PermissionRule `json:"rule"`
 }
 
 // approveTool answers a waiting tool call (docs/permissions.md); by is the
-// transport the request came in on (ipc.WithClient).
+// transport the request came in on (ipc.WithClient); rule, for "always",
+// is the edited rule to store.
 func (h hubMethods) approveTool(ctx context.Context, raw json.RawMessage) (any, error) {
 	p, id, err := decodeSession[approveParams](raw)
 	if err != nil {
@@ -26,7 +28,7 @@ func (h hubMethods) approveTool(ctx context.Context, raw json.RawMessage) (any, 
 		return nil, Errorf(CodeInvalidParams, "tool_use_id is required")
 	}
 	return ok(h.hub.ApproveTool(ctx, ipc.ApproveToolRequest{SessionID: id, ToolUseID: p.ToolUseID,
-		Decision: p.Decision, Message: p.Message, By: ipc.ClientOf(ctx)}))
+		Decision: p.Decision, Message: p.Message, Rule: p.Rule, By: ipc.ClientOf(ctx)}))
 }
 
 type modeParams struct {

@@ -10,16 +10,17 @@ import type { HubClient } from "./hub";
 export const RULE_TOOLS = ["bash", "edit_file", "write_file", "delegate", "read_file", "list_dir", "glob", "grep", "*"] as const;
 const ACTIONS: PermissionAction[] = ["allow", "ask", "deny"];
 
-/** A rule as one line: "bash go test → allow", "* → ask". */
+/** A rule as one line: "bash go test → allow", "bash = python3 build.py → allow" (exactly that command), "* → ask". */
 export function ruleLabel(r: PermissionRule): string {
-  return `${r.tool}${r.prefix ? ` ${r.prefix}` : ""} → ${r.action}`;
+  const what = r.command ? ` = ${r.command}` : r.prefix ? ` ${r.prefix}` : "";
+  return `${r.tool}${what} → ${r.action}`;
 }
 
 /** rules plus draft (a prefix only for bash, trimmed), or why it cannot be added. */
 export function withRule(rules: readonly PermissionRule[], draft: PermissionRule): PermissionRule[] | string {
   const prefix = draft.tool === "bash" ? (draft.prefix ?? "").trim() : "";
   const rule: PermissionRule = prefix ? { tool: draft.tool, prefix, action: draft.action } : { tool: draft.tool, action: draft.action };
-  if (rules.some((r) => r.tool === rule.tool && (r.prefix ?? "") === prefix)) return `There is already a rule for ${rule.tool}${prefix ? ` ${prefix}` : ""}.`;
+  if (rules.some((r) => r.tool === rule.tool && !r.command && (r.prefix ?? "") === prefix)) return `There is already a rule for ${rule.tool}${prefix ? ` ${prefix}` : ""}.`;
   return [...rules, rule];
 }
 
@@ -79,9 +80,14 @@ export function PermissionRules({ hub, workspace }: PermissionRulesProps) {
       ) : (
         <ul className="rules-list">
           {rules.map((r, i) => (
-            <li key={`${r.tool} ${r.prefix ?? ""}`} className={`rule rule-${r.action}`}>
+            <li key={`${r.tool} ${r.prefix ?? ""} ${r.command ?? ""}`} className={`rule rule-${r.action}`}>
               <code>{r.tool}</code>
               {r.prefix && <code className="rule-prefix">{r.prefix}</code>}
+              {r.command && (
+                <code className="rule-command" title="exactly this command">
+                  = {r.command}
+                </code>
+              )}
               <span className="rule-action">{r.action}</span>
               <button type="button" className="icon-btn" aria-label={`Remove rule ${ruleLabel(r)}`} onClick={() => void store(rules.filter((_, j) => j !== i))}>
                 ×

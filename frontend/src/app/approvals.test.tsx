@@ -104,11 +104,11 @@ describe("approvals in the chat", () => {
 
   it("a worker's request shows above the composer, opens the worker and answers in this session", async () => {
     const { hub, ctl, push } = await setup();
-    await push(ev("tool.approval_requested", request("toolu_w", { worker_session_id: WORKER, tool_name: "write_file", risk: "medium", input: { path: "x.txt", content: "hi\n" } })));
+    await push(ev("tool.approval_requested", request("toolu_w", { worker_session_id: WORKER, tool_name: "write_file", risk: "medium", input: { path: "x.txt", content: "hi\n" }, always_rule: { tool: "write_file", action: "allow" } })));
     const strip = q('.worker-approvals .worker-approval[data-worker-session-id="' + WORKER + '"]');
     expect(strip?.querySelector(".diff-add .diff-text")?.textContent).toBe("hi");
     await key("a");
-    expect(hub.calls).toContainEqual(["approveTool", SID, "toolu_w", "always", null]);
+    expect(hub.calls).toContainEqual(["approveTool", SID, "toolu_w", "always", null, { tool: "write_file", action: "allow" }]);
     await push(ev("tool.approval_resolved", { tool_use_id: "toolu_w", decision: "always", by: "window", worker_session_id: WORKER }));
     expect(q(".worker-approvals")).toBeNull();
     ctl.dispose();

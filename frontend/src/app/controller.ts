@@ -5,7 +5,7 @@
 // animation frame. Components read the store and call these methods.
 
 import type { StoreApi } from "zustand/vanilla";
-import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type ServerFrame, type Session, type TurnChanges, type TurnUndone } from "../protocol";
+import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type PermissionRule, type ServerFrame, type Session, type TurnChanges, type TurnUndone } from "../protocol";
 import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
@@ -493,12 +493,12 @@ export class AppController {
     }
   }
 
-  /** Answers a waiting call of the open session; resolves false (and shows a notice) when the hub refused. */
-  async approve(toolUseId: string, answer: ApprovalAnswer, text = ""): Promise<boolean> {
+  /** Answers a waiting call of the open session (rule: for "always", the rule to store); resolves false (and shows a notice) when the hub refused. */
+  async approve(toolUseId: string, answer: ApprovalAnswer, text = "", rule?: PermissionRule): Promise<boolean> {
     const id = this.state.ui.selectedId;
     if (!id) return false;
     try {
-      await this.hub.approveTool(id, toolUseId, answer, text || undefined);
+      await this.hub.approveTool(id, toolUseId, answer, text || undefined, rule);
       return true;
     } catch (err) {
       this.notify(`Could not answer the approval: ${message(err)}`);

@@ -111,8 +111,8 @@ export class FakeHub implements HubClient {
   listModels(): Promise<ModelInfo[]> {
     return Promise.resolve(this.models);
   }
-  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string): Promise<void> {
-    this.calls.push(["approveTool", id, toolUseId, answer, message ?? null]);
+  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string, rule?: PermissionRule): Promise<void> {
+    this.calls.push(["approveTool", id, toolUseId, answer, message ?? null, ...(rule ? [rule] : [])]);
     return Promise.resolve();
   }
   setApprovalMode(id: string, mode: ApprovalMode): Promise<Session> {

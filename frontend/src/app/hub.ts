@@ -145,7 +145,7 @@ export interface HubClient {
   updateSettings(patch: SettingsView): Promise<SettingsView>;
   listModels(): Promise<ModelInfo[]>;
   /** Answers a waiting tool call (the session is the call's or an ancestor's). */
-  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string): Promise<void>;
+  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string, rule?: PermissionRule): Promise<void>;
   /** Sets a session's approval mode; resolves with the record. */
   setApprovalMode(id: string, mode: ApprovalMode): Promise<Session>;
   /** Sets a session's bash sandbox options; resolves with the record. */
@@ -241,8 +241,8 @@ export function createHubClient(rpc: RpcClient): HubClient {
     async listModels() {
       return list<ModelInfo>(await rpc.call("listModels"), "models");
     },
-    async approveTool(id, toolUseId, answer, message) {
-      await rpc.call("approveTool", { session_id: id, tool_use_id: toolUseId, decision: answer, ...(message ? { message } : {}) });
+    async approveTool(id, toolUseId, answer, message, rule) {
+      await rpc.call("approveTool", { session_id: id, tool_use_id: toolUseId, decision: answer, ...(message ? { message } : {}), ...(rule ? { rule } : {}) });
     },
     setApprovalMode(id, mode) {
       return rpc.call<Session>("setApprovalMode", { session_id: id, mode });

@@ -1,11 +1,13 @@
 // The approval prompt inline on a tool card (docs/permissions.md): what the
 // call would do (the full command, a coloured diff of the edit), why it asks
-// and how risky it is, Approve once / Always / Deny with an optional message,
-// and keyboard shortcuts (y / a / n) for the oldest prompt while focus is not
-// in a text field. After the answer the card says who answered and how.
+// and how risky it is, the rule "Always" would store (editable for bash, or
+// why "Always" is not available), Approve once / Always / Deny with an
+// optional message, and keyboard shortcuts (y / a / n) for the oldest prompt
+// while focus is not in a text field. After the answer the card says who
+// answered and how.
 
 import { useEffect, useRef, useState } from "react";
-import type { ApprovalAnswer } from "../protocol";
+import type { ApprovalAnswer, PermissionRule } from "../protocol";
 import type { ApprovalResolution, ToolCardState } from "../state";
 import { DiffView } from "./DiffView";
 import { MarkdownView } from "./Markdown";
@@ -35,6 +37,13 @@ export function shortcutAnswer(e: ShortcutKey, doc: Document = document): Approv
   return hit ?? null;
 }
 
+/** What an allow rule covers, in words: "bash: commands starting with git status", "bash: exactly python3 build.py", "write_file: every call". */
+export function alwaysRuleText(r: PermissionRule): string {
+  if (r.command) return `${r.tool}: exactly ${r.command}`;
+  if (r.prefix) return `${r.tool}: commands starting with ${r.prefix}`;
+  return `${r.tool}: every call`;
+}
+
 /** One line on who answered and how: "approved by dashboard", "denied by window: not now", "cancelled (restart)". */
 export function approvalOutcome(r: ApprovalResolution): string {
   const msg = r.message ? `: ${r.message}` : "";
@@ -42,7 +51,7 @@ export function approvalOutcome(r: ApprovalResolution): string {
     case "once":
       return `approved by ${r.by}${msg}`;
     case "always":
-      return `always allowed by ${r.by}${msg}`;
+      return `always allowed by ${r.by}${r.rule ? ` (${alwaysRuleText(r.rule)})` : ""}${msg}`;
     case "deny":
       return `denied by ${r.by}${msg}`;
     case "cancelled":
@@ -84,8 +93,51 @@ export function ApprovalDetail({ toolName, input, summary }: ApprovalDetailProps
   return <pre className="tool-json">{JSON.stringify(input, null, 2)}</pre>;
 }
 
-/** Answers a prompt; resolves true once the hub took the answer (false: it failed and the prompt stays). */
-export type AnswerApproval = (answer: ApprovalAnswer, message: string) => Promise<boolean>;
+/** Answers a prompt (rule: for "always", the rule to store); resolves true once the hub took the answer (false: it failed and the prompt stays). */
+export type AnswerApproval = (answer: ApprovalAnswer, message: string, rule?: PermissionRule) => Promise<boolean>;
+
+/** Props of AlwaysRule. */
+export interface AlwaysRuleProps {
+  rule: PermissionRule | undefined;
+  disabled: boolean;
+  onChange: (rule: PermissionRule) => void;
+}
+
+/** The rule "Always" stores, editable for bash (starts with / exactly, and the words); or why "Always" is not available. */
+export function AlwaysRule({ rule, disabled, onChange }: AlwaysRuleProps) {
+  const [editing, setEditing] = useState(false);
+  if (!rule) {
+    return (
+      <p className="approval-rule approval-rule-none" data-testid="always-rule">
+        “Always” is not available for this call: no rule covers it safely (several different commands, a write to a file, a computed word, or a protected path).
+      </p>
+    );
+  }
+  const exact = rule.command !== undefined;
+  const words = rule.command ?? rule.prefix ?? "";
+  const set = (kind: "prefix" | "command", text: string) => onChange({ tool: rule.tool, action: rule.action, [kind]: text });
+  return (
+    <div className="approval-rule" data-testid="always-rule">
+      <span>“Always” stores </span>
+      {editing && rule.tool === "bash" ? (
+        <span role="group" aria-label="Rule to store">
+          <select aria-label="Rule kind" value={exact ? "command" : "prefix"} disabled={disabled} onChange={(e) => set(e.target.value === "command" ? "command" : "prefix", words)}>
+            <option value="prefix">commands starting with</option>
+            <option value="command">exactly the command</option>
+          </select>
+          <input type="text" aria-label="Rule words" value={words} disabled={disabled} onChange={(e) => set(exact ? "command" : "prefix", e.target.value)} />
+        </span>
+      ) : (
+        <code className="approval-rule-text">{alwaysRuleText(rule)}</code>
+      )}
+      {rule.tool === "bash" && !editing && (
+        <button type="button" className="btn btn-xs" disabled={disabled} onClick={() => setEditing(true)}>
+          Edit
+        </button>
+      )}
+    </div>
+  );
+}
 
 /** Props of ApprovalPrompt. */
 export interface ApprovalPromptProps {
@@ -99,7 +151,7 @@ export interface ApprovalPromptProps {
 const LABELS: Record<ApprovalAnswer, string> = { once: "Approve once", always: "Always", deny: "Deny" };
 const TITLES: Record<ApprovalAnswer, string> = {
   once: "Run this call",
-  always: "Run it and allow calls like it in this workspace from now on",
+  always: "Run it and store the rule shown, for this workspace, from now on",
   deny: "Refuse it; the message, if any, goes to the model",
 };
 
@@ -108,10 +160,11 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
   const request = card.approval?.request;
   const [message, setMessage] = useState("");
   const [sent, setSent] = useState(false);
+  const [rule, setRule] = useState<PermissionRule | undefined>(request?.alwaysRule);
   const answer = async (a: ApprovalAnswer) => {
-    if (!onAnswer || sent) return;
+    if (!onAnswer || sent || (a === "always" && !rule)) return;
     setSent(true);
-    if (!(await onAnswer(a, message.trim()))) setSent(false);
+    if (!(await (a === "always" && rule ? onAnswer(a, message.trim(), rule) : onAnswer(a, message.trim())))) setSent(false);
   };
   const latest = useRef(answer);
   latest.current = answer;
@@ -135,6 +188,7 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
         <span className="approval-reason">{request.reason}</span>
       </p>
       <ApprovalDetail toolName={card.toolName} input={card.input} summary={request.summary} />
+      <AlwaysRule rule={rule} disabled={sent} onChange={setRule} />
       <div className="approval-actions">
         <input
           type="text"
@@ -156,7 +210,14 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
           }}
         />
         {(["once", "always", "deny"] as const).map((a) => (
-          <button key={a} type="button" className={`btn btn-xs approval-${a}`} title={TITLES[a]} disabled={sent || !onAnswer} onClick={() => void answer(a)}>
+          <button
+            key={a}
+            type="button"
+            className={`btn btn-xs approval-${a}`}
+            title={a === "always" && !rule ? "Not available: no rule covers this call safely" : TITLES[a]}
+            disabled={sent || !onAnswer || (a === "always" && !rule)}
+            onClick={() => void answer(a)}
+          >
             {LABELS[a]}
             {shortcuts && <kbd aria-label={`shortcut ${SHORTCUT_KEYS[a]}`}>{SHORTCUT_KEYS[a]}</kbd>}
           </button>

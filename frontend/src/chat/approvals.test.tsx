@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act } from "react";
 import { describe, expect, it, vi } from "vitest";
-import type { ApprovalAnswer } from "../protocol";
+import type { ApprovalAnswer, PermissionRule } from "../protocol";
 import type { ToolCardState } from "../state";
 import { newToolCard } from "../state/history";
 import { newDelegation } from "../state/stream";
@@ -14,20 +14,29 @@ import { ToolCard } from "./ToolCard";
 
 const dom = mountPerTest();
 
+/** Sets a form field's value as typing or choosing would. */
+function setField(el: HTMLInputElement | HTMLSelectElement, value: string) {
+  const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, "value")!.set!.call(el, value);
+  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? "change" : "input", { bubbles: true }));
+}
+
+const shownRule = { tool: "bash", command: "rm -rf build", action: "allow" };
+
 function waiting(over: Partial<ToolCardState> = {}): ToolCardState {
   return {
     ...newToolCard("toolu_1", "bash", "m1", "t1"),
     status: "running",
     input: { command: "rm -rf build && make" },
     summary: "```bash\nrm -rf build && make\n```",
-    approval: { request: { risk: "high", reason: "bash asks by default", summary: "", order: "01" }, resolution: null },
+    approval: { request: { risk: "high", reason: "bash asks by default", summary: "", alwaysRule: shownRule, order: "01" }, resolution: null },
     ...over,
   };
 }
 
 /** An onAnswer spy that resolves as the hub would. */
 function answers(ok = true) {
-  return vi.fn<(a: ApprovalAnswer, m: string) => Promise<boolean>>(() => Promise.resolve(ok));
+  return vi.fn<(a: ApprovalAnswer, m: string, r?: PermissionRule) => Promise<boolean>>(() => Promise.resolve(ok));
 }
 
 const press = (key: string, init: KeyboardEventInit = {}, target: EventTarget = document.body) =>
@@ -91,8 +100,36 @@ describe("the prompt on a tool card", () => {
     expect(q(".tool-summary")).toBeNull(); // the prompt shows the command instead
     expect([...dom.host.querySelectorAll(".approval-actions kbd")].map((k) => k.textContent)).toEqual(["y", "a", "n"]);
     await act(async () => q(".approval-always")!.click());
-    expect(onAnswer).toHaveBeenCalledWith("always", "");
+    expect(onAnswer).toHaveBeenCalledWith("always", "", shownRule);
     expect(q<HTMLButtonElement>(".approval-once")!.disabled).toBe(true); // answered: no second answer
+  });
+
+  it("shows the rule Always stores; an edited rule is what Always sends", async () => {
+    const onAnswer = answers();
+    act(() => dom.root.render(<ToolCard card={waiting()} onAnswer={onAnswer} active />));
+    expect(q(".approval-rule-text")?.textContent).toBe("bash: exactly rm -rf build");
+    await act(async () => [...dom.host.querySelectorAll<HTMLButtonElement>(".approval-rule button")].find((b) => b.textContent === "Edit")!.click());
+    const kind = q<HTMLSelectElement>('select[aria-label="Rule kind"]')!;
+    const words = q<HTMLInputElement>('input[aria-label="Rule words"]')!;
+    expect(words.value).toBe("rm -rf build");
+    act(() => setField(kind, "prefix"));
+    act(() => setField(words, "rm"));
+    await act(async () => q(".approval-always")!.click());
+    expect(onAnswer).toHaveBeenCalledWith("always", "", { tool: "bash", prefix: "rm", action: "allow" });
+  });
+
+  it("without a rule says Always is not available, and neither the button nor a answers always", async () => {
+    const onAnswer = answers();
+    const card = waiting();
+    const { alwaysRule: _, ...request } = card.approval!.request!;
+    act(() => dom.root.render(<ToolCard card={{ ...card, approval: { request, resolution: null } }} onAnswer={onAnswer} active />));
+    expect(q(".approval-rule-none")?.textContent).toContain("“Always” is not available for this call");
+    expect(q<HTMLButtonElement>(".approval-always")!.disabled).toBe(true);
+    await act(async () => press("a"));
+    expect(onAnswer).not.toHaveBeenCalled();
+    expect(approvalOutcome({ decision: "always", by: "window", message: null, rule: { tool: "bash", prefix: "go test", action: "allow" } })).toBe(
+      "always allowed by window (bash: commands starting with go test)",
+    );
   });
 
   it("renders an edit as a coloured diff and a written file as added lines", () => {
@@ -165,7 +202,8 @@ describe("keyboard shortcuts", () => {
     for (const [key, answer] of [["y", "once"], ["a", "always"], ["n", "deny"], ["Y", "once"]] as const) {
       onAnswer.mockClear();
       await act(async () => press(key));
-      expect(onAnswer).toHaveBeenCalledWith(answer, "");
+      if (answer === "always") expect(onAnswer).toHaveBeenCalledWith(answer, "", shownRule);
+      else expect(onAnswer).toHaveBeenCalledWith(answer, "");
     }
   });
 

@@ -83,6 +83,8 @@ function checkKind(kind: Kind, v: unknown): string | null {
       return checkObject(TURN_OUTCOME_SPEC, v);
     case "turn-error":
       return checkObject(TURN_ERROR_SPEC, v);
+    case "permission-rule":
+      return checkObject(PERMISSION_RULE_SPEC, v);
     case "blocks":
       return Array.isArray(v) && v.every((b) => isObject(b) && typeof b.type === "string")
         ? null

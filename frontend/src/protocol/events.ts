@@ -1,7 +1,7 @@
 // Event envelope, catalog and payloads. Mirrors ipc/event.go, ipc/catalog.go
 // and ipc/payload.go exactly (snake_case as on the wire).
 
-import type { AttachedFile, ContentBlock, Session, Usage } from "./records";
+import type { AttachedFile, ContentBlock, PermissionRule, Session, Usage } from "./records";
 
 /** Bus-family event types (ipc.BusTypes), in catalog order. */
 export const BUS_TYPES = [
@@ -179,6 +179,8 @@ export interface ToolApprovalRequested {
   risk: ApprovalRisk | string;
   summary: string;
   reason: string;
+  /** The rule "Always" stores (shown, editable); absent when no rule covers the call safely: "Always" is not available. */
+  always_rule?: PermissionRule;
   /** Set on the copy in an ancestor session of the worker that asked. */
   worker_session_id?: string;
 }
@@ -196,6 +198,8 @@ export interface ToolApprovalResolved {
   /** Who answered: window | dashboard | cancel (the turn was cancelled) | restart (the app stopped). */
   by: string;
   message?: string;
+  /** The rule an "always" answer stored. */
+  rule?: PermissionRule;
   worker_session_id?: string;
 }
 

@@ -221,10 +221,15 @@ export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edits", "au
 /** What a workspace rule does with a matching call. */
 export type PermissionAction = "allow" | "ask" | "deny";
 
-/** One workspace rule (ipc.PermissionRule): a tool (or "*"), for bash an optional command prefix, and the action. */
+/**
+ * One workspace rule (ipc.PermissionRule): a tool (or "*"), for bash an
+ * optional command prefix (the commands starting with these words) or an
+ * exact command (that simple command only), and the action.
+ */
 export interface PermissionRule {
   tool: string;
   prefix?: string;
+  command?: string;
   action: PermissionAction | string;
 }
 

@@ -21,6 +21,7 @@ export type Kind =
   | "image-source"
   | "turn-outcome"
   | "turn-error"
+  | "permission-rule"
   | "attachments"
   | "skipped-files"
   | "abandoned-turns";
@@ -86,7 +87,7 @@ export const ATTACHED_FILE_SPEC: Spec<AttachedFile> = {
 };
 
 /** Spec of ipc.PermissionRule (getPermissionRules / setPermissionRules). */
-export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", action: "string" };
+export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", command: "string?", action: "string" };
 
 /** Spec of store.Message. */
 export const MESSAGE_SPEC: Spec<Message> = {
@@ -222,6 +223,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     risk: "string",
     summary: "string",
     reason: "string",
+    always_rule: "permission-rule?",
     worker_session_id: "string?",
   },
   "tool.approval_resolved": {
@@ -229,6 +231,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     decision: "string",
     by: "string",
     message: "string?",
+    rule: "permission-rule?",
     worker_session_id: "string?",
   },
   "turn.completed": {

@@ -26,7 +26,7 @@ function withRequest(card: ToolCardState, p: ToolApprovalRequested, order: strin
     statusText: card.statusText || p.status_text,
     status: card.status === "streaming-input" ? "running" : card.status,
     workerSessionId: p.worker_session_id ?? card.workerSessionId,
-    approval: { request: { risk: p.risk, reason: p.reason, summary: p.summary, order }, resolution: card.approval?.resolution ?? null },
+    approval: { request: { risk: p.risk, reason: p.reason, summary: p.summary, order, ...(p.always_rule ? { alwaysRule: p.always_rule } : {}) }, resolution: card.approval?.resolution ?? null },
   };
 }
 
@@ -42,7 +42,7 @@ export function onApprovalResolved(s: SessionState, e: Ev<"tool.approval_resolve
   const p = e.payload;
   const card = s.tools[p.tool_use_id];
   if (!card) return s;
-  const resolution = { decision: p.decision, by: p.by, message: p.message ?? null };
+  const resolution = { decision: p.decision, by: p.by, message: p.message ?? null, ...(p.rule ? { rule: p.rule } : {}) };
   return putTool(s, { ...card, approval: { request: card.approval?.request ?? null, resolution } });
 }
 

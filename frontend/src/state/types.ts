@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { AbandonedTurn, ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
+import type { AbandonedTurn, ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, PermissionRule, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -74,6 +74,8 @@ export interface ApprovalRequest {
   reason: string;
   /** The request's Markdown detail (the full command, the edit). */
   summary: string;
+  /** The rule "Always" stores (editable in the prompt); absent when "Always" is not available. */
+  alwaysRule?: PermissionRule;
   /**
    * Orders the prompts oldest first: the request event's id, or for a request
    * known from a listing "!" and its place there (before every event id: it
@@ -89,6 +91,8 @@ export interface ApprovalResolution {
   /** window | dashboard | cancel | restart */
   by: string;
   message: string | null;
+  /** The rule an "always" answer stored. */
+  rule?: PermissionRule;
 }
 
 /**
