@@ -239,7 +239,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
 		providers: providers, sessions: map[string]*session{},
 		attachments: attachment.New(filepath.Join(cfg.DataDir, "attachments")),
-		checkpoints: checkpoint.New(filepath.Join(cfg.DataDir, "checkpoints")),
+		checkpoints: checkpoint.New(filepath.Join(cfg.DataDir, "checkpoints"), cfg.DataDir),
 	}
 	perms, err := permission.OpenStore(filepath.Join(cfg.DataDir, permission.FileName))
 	if err != nil {
@@ -539,6 +539,11 @@ func (h *Hub) DeleteSession(ctx context.Context, sessionID string) error {
 	}
 	return nil
 }
+
+// protected lists the directories no file tool, undo or mention reads or
+// writes, wherever a session's workspace is: the data dir (settings,
+// keys, approval rules, global instructions, the database, the logs).
+func (h *Hub) protected() []string { return []string{h.cfg.DataDir} }
 
 // outputDir is where a session's tool calls keep their full output
 // (DATA_DIR/tool-output/<session>); it goes with the session.

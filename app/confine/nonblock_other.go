@@ -1,6 +1,6 @@
 //go:build !unix
 
-package tool
+package confine
 
 // openNonblock is 0 where FIFOs cannot block an open.
 const openNonblock = 0
