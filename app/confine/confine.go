@@ -160,33 +160,30 @@ func (d *Dir) Open(name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// ReadDir lists the directory name, sorted by name. Each entry's Info is
-// taken (lstat) while the directory is open, relative to it; entries that
-// vanish meanwhile are left out. A name that is not a directory is
-// syscall.ENOTDIR.
+// ReadDir lists the directory name, sorted by name. The entries come
+// from the directory as opened in the tree, with their FileInfo taken
+// relative to it (os.Root's files lstat with fstatat, never by path). A
+// name that is not a directory is syscall.ENOTDIR.
 func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
-	sub, err := d.openDirRoot("readdir", name)
+	f, err := d.root.OpenFile(name, os.O_RDONLY|openDirOnly, 0)
 	if err != nil {
+		return nil, wrap("readdir", name, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, wrap("readdir", name, err)
+	} else if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
+	}
+	if err := d.verify(f, "readdir", name); err != nil {
 		return nil, err
 	}
-	defer sub.Close()
-	f, err := sub.Open(".")
+	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, wrap("readdir", name, err)
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, wrap("readdir", name, err)
-	}
-	sort.Strings(names)
-	out := make([]fs.DirEntry, 0, len(names))
-	for _, n := range names {
-		if fi, err := sub.Lstat(n); err == nil {
-			out = append(out, fs.FileInfoToDirEntry(fi))
-		}
-	}
-	return out, nil
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
 }
 
 // FS returns the tree as an fs.FS (also fs.ReadDirFS and fs.StatFS) for
@@ -241,10 +238,10 @@ func (d *Dir) MkdirAll(name string, perm fs.FileMode) error {
 			cur.Close()
 			return wrap("mkdir", name, err)
 		}
-		next, err := cur.OpenRoot(part)
+		next, err := cur.OpenRoot(asDir(part))
 		cur.Close()
 		if err != nil {
-			return wrap("mkdir", name, notDir(err))
+			return wrap("mkdir", name, err)
 		}
 		done = filepath.Join(done, part)
 		if err := d.verifyRoot(next, "mkdir", done); err != nil {
@@ -322,9 +319,9 @@ func (d *Dir) Chtimes(name string, atime, mtime time.Time) error {
 // openDirRoot opens the directory name as a Root of its own, checked:
 // operations on single names in it then act in that very directory.
 func (d *Dir) openDirRoot(op, name string) (*os.Root, error) {
-	sub, err := d.root.OpenRoot(name)
+	sub, err := d.root.OpenRoot(asDir(name))
 	if err != nil {
-		return nil, wrap(op, name, notDir(err))
+		return nil, wrap(op, name, err)
 	}
 	if err := d.verifyRoot(sub, op, name); err != nil {
 		sub.Close()
@@ -371,15 +368,11 @@ func parentOf(dir string) string {
 	return filepath.Clean(dir)
 }
 
-// notDir turns os.Root's "not a directory" error for a Root opened on a
-// file into syscall.ENOTDIR.
-func notDir(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "not a directory" {
-		return syscall.ENOTDIR
-	}
-	return err
-}
+// asDir is name with a final "." component: os.Root opens every
+// component but the last with O_DIRECTORY, so a FIFO (or a file) there
+// fails at once with ENOTDIR instead of being opened — an open that
+// would wait for a writer.
+func asDir(name string) string { return name + string(filepath.Separator) + "." }
 
 // escapeMsg is the text of os.Root's error for a path that leaves it.
 const escapeMsg = "path escapes from parent"

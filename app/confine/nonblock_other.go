@@ -2,5 +2,8 @@
 
 package confine
 
-// openNonblock is 0 where FIFOs cannot block an open.
-const openNonblock = 0
+// openNonblock and openDirOnly are 0 where FIFOs cannot block an open.
+const (
+	openNonblock = 0
+	openDirOnly  = 0
+)

@@ -76,7 +76,7 @@ func (t *target) fail(what string, err error) *Error {
 	case errors.Is(err, fs.ErrNotExist):
 		return errorf(errclass.ToolInvalidInput, "%s: %s does not exist", t.tool, t.disp)
 	case errors.Is(err, syscall.ENOTDIR):
-		return errorf(errclass.ToolInvalidInput, "%s: %s is not a directory", t.tool, t.disp)
+		return errorf(errclass.ToolInvalidInput, "%s: %s: a part of the path is not a directory", t.tool, t.disp)
 	}
 	return errorf(errclass.ToolExec, "%s: %s: %v", t.tool, what, unwrapPathErr(err))
 }
