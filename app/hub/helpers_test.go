@@ -25,15 +25,16 @@ const testModel = "anthropic:claude-sonnet-4-6"
 const waitLimit = 30 * time.Second
 
 type harness struct {
-	t   *testing.T
-	dir string
-	ws  string
-	db  *store.DB
-	bus *ipc.Bus
-	hub *hub.Hub
-	srv *llmtest.Server
-	reg *llm.Registry
-	cfg hub.Config
+	t       *testing.T
+	dir     string
+	ws      string
+	db      *store.DB
+	bus     *ipc.Bus
+	hub     *hub.Hub
+	srv     *llmtest.Server
+	reg     *llm.Registry
+	cfg     hub.Config
+	closeFn func()
 }
 
 type harnessOpt func(*hub.Config)
