@@ -271,8 +271,14 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	defer sub.Close()
-	tmpName := "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + strconv.FormatUint(tmpSeq.Add(1), 10)
-	tmp, err := sub.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	var tmpName string
+	var tmp *os.File
+	for range 100 { // another process's temp file may hold a name
+		tmpName = "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + strconv.FormatUint(tmpSeq.Add(1), 10)
+		if tmp, err = sub.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return wrap("write", name, err)
 	}
