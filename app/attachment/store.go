@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -19,7 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"agenthub/app/atomicfile"
+	"agenthub/app/confine"
 	"agenthub/ipc"
 )
 
@@ -81,7 +82,8 @@ type Info = ipc.AttachmentInfo
 // Store is a directory of attachments named by content hash
 // (DIR/ab/abcdef…). It is safe for concurrent use: a blob is written to a
 // temporary file and renamed into place, and equal content yields the
-// same file.
+// same file. Every read and write goes through the directory (an
+// os.Root, app/confine): a symlink in it never leads a blob outside.
 type Store struct {
 	dir string
 }
@@ -130,18 +132,26 @@ func (s *Store) Put(name, mediaType string, data []byte) (Info, error) {
 	sum := sha256.Sum256(data)
 	info.ID = hex.EncodeToString(sum[:])
 	info.Bytes = int64(len(data))
-	path := s.path(info.ID)
-	if _, err := os.Stat(path); err == nil {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return Info{}, fmt.Errorf("attachment: %w", err)
+	}
+	d, err := confine.Open(s.dir, nil)
+	if err != nil {
+		return Info{}, fmt.Errorf("attachment: %w", err)
+	}
+	defer d.Close()
+	rel := s.rel(info.ID)
+	if fi, err := d.Lstat(rel); err == nil && fi.Mode().IsRegular() {
 		// Stored already: mark it as uploaded now, so a sweep spares it
 		// until the message that will name it is sent.
 		now := time.Now()
-		_ = os.Chtimes(path, now, now)
+		_ = d.Chtimes(rel, now, now)
 		return info, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := d.MkdirAll(filepath.Dir(rel), 0o700); err != nil {
 		return Info{}, fmt.Errorf("attachment: %w", err)
 	}
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
+	if err := d.WriteFile(rel, data, 0o600); err != nil {
 		return Info{}, fmt.Errorf("attachment: storing %s: %w", quoted(name), err)
 	}
 	return info, nil
@@ -153,8 +163,8 @@ func (s *Store) Get(id string) (Info, []byte, error) {
 	if !ValidID(id) {
 		return Info{}, nil, fmt.Errorf("%q: %w", id, ErrNotFound)
 	}
-	data, err := os.ReadFile(s.path(id))
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := s.read(id)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confine.ErrOutside) || errors.Is(err, confine.ErrNotRegular) {
 		return Info{}, nil, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
 	if err != nil {
@@ -185,7 +195,27 @@ func ValidID(id string) bool {
 	return true
 }
 
-func (s *Store) path(id string) string { return filepath.Join(s.dir, id[:2], id) }
+// rel is where the blob of id is kept, relative to the store's directory.
+func (s *Store) rel(id string) string { return filepath.Join(id[:2], id) }
+
+// read reads the blob of id: a regular file inside the store (opened
+// through it, app/confine: a symlink planted in the store leads nowhere).
+func (s *Store) read(id string) ([]byte, error) {
+	d, err := confine.Open(s.dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	f, fi, err := d.Open(s.rel(id))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.IsDir() {
+		return nil, confine.ErrNotRegular
+	}
+	return io.ReadAll(io.LimitReader(f, MaxUploadBytes+1))
+}
 
 // imageTypes are the image formats both providers accept (as sniffed).
 var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}

@@ -221,7 +221,7 @@ func TestPutAgainRefreshesTheBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-48 * time.Hour)
-	if err := os.Chtimes(s.path(a.ID), old, old); err != nil {
+	if err := os.Chtimes(filepath.Join(s.Dir(), s.rel(a.ID)), old, old); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := s.Stale(time.Now().Add(-time.Hour)); err != nil || len(ids) != 1 || ids[0] != a.ID {

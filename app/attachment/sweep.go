@@ -3,9 +3,10 @@ package attachment
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
+
+	"agenthub/app/confine"
 )
 
 // Stale lists the ids of blobs last written or uploaded before cut:
@@ -13,11 +14,15 @@ import (
 // directory has none.
 func (s *Store) Stale(cut time.Time) ([]string, error) {
 	var ids []string
-	err := filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
+	dir, err := confine.Open(s.dir, nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	err = fs.WalkDir(dir.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && path == s.dir {
-				return fs.SkipAll
-			}
 			return err
 		}
 		if !d.Type().IsRegular() || !ValidID(d.Name()) {
@@ -37,9 +42,16 @@ func (s *Store) Remove(id string) error {
 	if !ValidID(id) {
 		return nil
 	}
-	if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	d, err := confine.Open(s.dir, nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
 		return err
 	}
-	_ = os.Remove(filepath.Dir(s.path(id))) // the fan-out directory, when it is now empty
+	defer d.Close()
+	if err := d.Remove(s.rel(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	_ = d.Remove(filepath.Dir(s.rel(id))) // the fan-out directory, when it is now empty
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"agenthub/app/confine"
 	"agenthub/app/tool"
 )
 
@@ -24,60 +25,64 @@ type entry struct {
 	why         string
 }
 
-// scan walks ws (at most MaxScanFiles regular files, skipping skipDirs)
-// and returns what it saw by slash-separated relative path; with keep, it
+// scan walks ws (at most MaxScanFiles regular files, skipping skipDirs
+// and the protected directories) through a confined view of it, and
+// returns what it saw by slash-separated relative path; with keep, it
 // also stores the content of each file of at most MaxFileBytes (hashing
 // only files changed since the last scan), up to MaxScanBytes of new
 // content. note says why the scan is partial ("" when it is whole).
 func (s *Store) scan(ws string, keep bool) (map[string]entry, string) {
 	out := map[string]entry{}
+	d, err := s.open(ws)
+	if err != nil {
+		return out, "the folder cannot be opened: " + err.Error()
+	}
+	defer d.Close()
 	var note string
 	var stored int64
-	_ = filepath.WalkDir(ws, func(path string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(d.FS(), ".", func(rel string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() {
-			if path != ws && skipDirs[d.Name()] {
-				return filepath.SkipDir
+		if e.IsDir() {
+			if rel != "." && (skipDirs[e.Name()] || d.Protected(filepath.Join(d.Path(), filepath.FromSlash(rel)))) {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || tool.IsWriteTemp(d.Name()) {
+		if !e.Type().IsRegular() || tool.IsWriteTemp(e.Name()) {
 			return nil
 		}
 		if len(out) >= MaxScanFiles {
 			note = "the folder has more files than a snapshot takes (20,000)"
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
-		fi, err := d.Info()
+		fi, err := e.Info()
 		if err != nil {
 			return nil
 		}
-		rel, err := filepath.Rel(ws, path)
-		if err != nil {
-			return nil
-		}
-		e := entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode().Perm()}
+		en := entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode().Perm()}
 		if keep {
 			switch {
 			case fi.Size() > MaxFileBytes:
-				e.why = "larger than 1 MiB before the command"
+				en.why = "larger than 1 MiB before the command"
 			default:
-				e.blob, e.why = s.keep(path, e, &stored)
+				en.blob, en.why = s.keep(d, rel, en, &stored)
 			}
 		}
-		out[filepath.ToSlash(rel)] = e
+		out[rel] = en
 		return nil
 	})
 	return out, note
 }
 
-// keep returns the blob of a scanned file: from the index when its size
-// and mtime are unchanged, else stored now (counted in stored).
-func (s *Store) keep(path string, e entry, stored *int64) (string, string) {
+// keep returns the blob of the scanned file rel of d: from the index
+// when its size and mtime are unchanged, else stored now (counted in
+// stored).
+func (s *Store) keep(d *confine.Dir, rel string, e entry, stored *int64) (string, string) {
+	key := filepath.Join(d.Path(), filepath.FromSlash(rel))
 	s.imu.Lock()
-	c, ok := s.index[path]
+	c, ok := s.index[key]
 	s.imu.Unlock()
 	if ok && c.size == e.size && c.mtime == e.mtime {
 		if _, err := os.Stat(s.blobPath(c.blob)); err == nil {
@@ -87,7 +92,7 @@ func (s *Store) keep(path string, e entry, stored *int64) (string, string) {
 	if *stored+e.size > MaxScanBytes {
 		return "", "the folder has more content than a snapshot keeps (64 MiB)"
 	}
-	data, err := os.ReadFile(path)
+	data, _, err := readBounded(d, nil, rel)
 	if err != nil {
 		return "", "unreadable before the command"
 	}
@@ -97,7 +102,7 @@ func (s *Store) keep(path string, e entry, stored *int64) (string, string) {
 	}
 	*stored += int64(len(data))
 	s.imu.Lock()
-	s.index[path] = indexed{size: e.size, mtime: e.mtime, blob: blob}
+	s.index[key] = indexed{size: e.size, mtime: e.mtime, blob: blob}
 	s.imu.Unlock()
 	return blob, ""
 }

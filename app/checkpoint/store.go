@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"agenthub/app/atomicfile"
+	"agenthub/app/confine"
 )
 
 // Bounds.
@@ -89,7 +90,10 @@ type Skipped struct {
 // (DIR/turns/SESSION/TURN.json). It is safe for concurrent use.
 type Store struct {
 	dir string
-	mu  sync.Mutex // manifests: Undo's read-modify-write
+	// protected are directories no capture reads and no undo writes,
+	// wherever the workspace is (the data dir).
+	protected []string
+	mu        sync.Mutex // manifests: Undo's read-modify-write
 	// index caches the blob of a scanned file by (path, size, mtime), so a
 	// scan hashes only what changed since the last one.
 	imu   sync.Mutex
@@ -101,8 +105,19 @@ type indexed struct {
 	blob        string
 }
 
-// New returns the store rooted at dir (created on first write).
-func New(dir string) *Store { return &Store{dir: dir, index: map[string]indexed{}} }
+// New returns the store rooted at dir (created on first write). Files in
+// the protected directories (and their subdirectories) are neither kept
+// nor restored, even when a workspace contains them.
+func New(dir string, protected ...string) *Store {
+	return &Store{dir: dir, protected: protected, index: map[string]indexed{}}
+}
+
+// open opens workspace ws for confined access: every capture and restore
+// reads and writes through it (app/confine), never by name, so a symlink
+// swapped in while it runs leads nowhere outside.
+func (s *Store) open(ws string) (*confine.Dir, error) {
+	return confine.Open(ws, s.protected)
+}
 
 // Manifest returns the manifest of a turn; ErrNoChanges when it changed
 // no file.

@@ -5,26 +5,26 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
+	"agenthub/app/confine"
 	"agenthub/app/tool"
 )
 
 // Turn records one turn's file changes; it implements tool.FileWatcher.
 // Begin it before the turn's tools run and Finish it after.
 type Turn struct {
-	st  *Store
-	ws  string
-	log *slog.Logger
+	st   *Store
+	ws   string
+	real string // ws with symlinks resolved: the tools report real paths
+	log  *slog.Logger
 
-	mu      sync.Mutex
-	man     Manifest
-	byPath  map[string]int // rel path → index in man.Changes
-	failure string         // why a snapshot could not be taken (recorded on the changes it affects)
+	mu     sync.Mutex
+	man    Manifest
+	byPath map[string]int // rel path → index in man.Changes
 }
 
 var _ tool.FileWatcher = (*Turn)(nil)
@@ -34,7 +34,11 @@ func (s *Store) Begin(sessionID, turnID, workspace string, log *slog.Logger) *Tu
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Turn{st: s, ws: workspace, log: log, byPath: map[string]int{},
+	real, err := confine.RealPath(workspace)
+	if err != nil {
+		real = workspace
+	}
+	return &Turn{st: s, ws: workspace, real: real, log: log, byPath: map[string]int{},
 		man: Manifest{SessionID: sessionID, TurnID: turnID, Workspace: workspace}}
 }
 
@@ -49,7 +53,7 @@ func (t *Turn) BeforeWrite(toolName, path string) {
 	if _, seen := t.byPath[rel]; seen {
 		return
 	}
-	t.add(t.prior(toolName, rel, path))
+	t.add(t.prior(toolName, rel))
 }
 
 // AfterWrite is part of tool.FileWatcher; the content a turn leaves is
@@ -106,10 +110,13 @@ func (t *Turn) BeforeCommand(toolName string) func() int {
 func (t *Turn) Finish() Manifest {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	d, derr := t.st.open(t.ws)
+	if derr == nil {
+		defer d.Close()
+	}
 	var kept []Change
 	for _, c := range t.man.Changes {
-		abs := filepath.Join(t.ws, filepath.FromSlash(c.Path))
-		data, fi, err := readBounded(abs)
+		data, fi, err := readBounded(d, derr, c.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if c.Created {
@@ -144,9 +151,13 @@ func (t *Turn) Finish() Manifest {
 }
 
 // prior is the Change of a file before the turn touches it.
-func (t *Turn) prior(toolName, rel, abs string) Change {
+func (t *Turn) prior(toolName, rel string) Change {
 	c := Change{Path: rel, Tool: toolName}
-	data, fi, err := readBounded(abs)
+	d, derr := t.st.open(t.ws)
+	if derr == nil {
+		defer d.Close()
+	}
+	data, fi, err := readBounded(d, derr, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Created = true
@@ -171,9 +182,10 @@ func (t *Turn) add(c Change) {
 	t.man.Changes = append(t.man.Changes, c)
 }
 
-// rel is path relative to the workspace (false outside it).
+// rel is the real path a tool reported relative to the workspace (false
+// outside it).
 func (t *Turn) rel(path string) (string, bool) {
-	r, err := filepath.Rel(t.ws, path)
+	r, err := filepath.Rel(t.real, path)
 	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", false
 	}
@@ -187,18 +199,21 @@ type fileInfo struct {
 	sum  string
 }
 
-// readBounded reads a regular file of at most MaxFileBytes; a larger one
-// is errTooLarge (with its mode and checksum).
-func readBounded(path string) ([]byte, fileInfo, error) {
-	f, err := os.Open(path)
+// readBounded reads the regular file rel (slash-separated) of workspace
+// d (derr: why d could not be opened) of at most MaxFileBytes; a larger
+// one is errTooLarge (with its mode and checksum).
+func readBounded(d *confine.Dir, derr error, rel string) ([]byte, fileInfo, error) {
+	if derr != nil {
+		return nil, fileInfo{}, derr
+	}
+	f, st, err := d.Open(filepath.FromSlash(rel))
+	if errors.Is(err, confine.ErrNotRegular) {
+		return nil, fileInfo{}, errors.New("not a regular file")
+	}
 	if err != nil {
 		return nil, fileInfo{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fileInfo{}, err
-	}
 	if !st.Mode().IsRegular() {
 		return nil, fileInfo{}, errors.New("not a regular file")
 	}

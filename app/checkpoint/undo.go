@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
-	"agenthub/app/atomicfile"
+	"agenthub/app/confine"
 	"agenthub/app/tool"
 )
 
@@ -30,9 +29,17 @@ func (s *Store) Undo(sessionID, turnID string) (UndoResult, error) {
 		return *m.Undone, ErrAlreadyUndone
 	}
 	res := UndoResult{Restored: []string{}, Skipped: []Skipped{}}
+	d, derr := s.open(m.Workspace)
+	if derr == nil {
+		defer d.Close()
+	}
 	for i := len(m.Changes) - 1; i >= 0; i-- {
 		c := m.Changes[i]
-		if why := s.restore(m.Workspace, c); why != "" {
+		why := "the folder cannot be opened: " + errText(derr)
+		if derr == nil {
+			why = s.restore(d, m.Workspace, c)
+		}
+		if why != "" {
 			res.Skipped = append(res.Skipped, Skipped{Path: c.Path, Reason: why})
 		} else {
 			res.Restored = append(res.Restored, c.Path)
@@ -45,8 +52,10 @@ func (s *Store) Undo(sessionID, turnID string) (UndoResult, error) {
 	return res, nil
 }
 
-// restore puts one file back; it returns why it did not ("" when it did).
-func (s *Store) restore(ws string, c Change) string {
+// restore puts one file of workspace ws (open as d) back; it returns why
+// it did not ("" when it did). The path is checked (tool.Resolve, the
+// protected directories), then read, removed and written through d only.
+func (s *Store) restore(d *confine.Dir, ws string, c Change) string {
 	if c.Unrestorable != "" {
 		return "not restorable: " + c.Unrestorable
 	}
@@ -54,7 +63,14 @@ func (s *Store) restore(ws string, c Change) string {
 	if err != nil {
 		return "outside the folder now: " + err.Error()
 	}
-	data, fi, err := readBounded(abs)
+	if d.Protected(abs) {
+		return "inside Agent Hub's data folder: undo never writes there"
+	}
+	rel, err := filepath.Rel(d.Path(), abs)
+	if err != nil || !confine.Within(d.Path(), abs) {
+		return "outside the folder now"
+	}
+	data, fi, err := readBounded(d, nil, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !c.Deleted {
@@ -72,7 +88,7 @@ func (s *Store) restore(ws string, c Change) string {
 		}
 	}
 	if c.Created {
-		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := d.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "could not remove it: " + err.Error()
 		}
 		return ""
@@ -81,18 +97,26 @@ func (s *Store) restore(ws string, c Change) string {
 	if !ok {
 		return "its prior content is no longer kept"
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := d.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return "could not recreate its folder: " + err.Error()
 	}
 	mode := c.Mode
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := atomicfile.Write(abs, []byte(prior), mode); err != nil {
+	if err := d.WriteFile(rel, []byte(prior), mode); err != nil {
 		return "could not write it: " + err.Error()
 	}
-	if got, _, err := readBounded(abs); err != nil || !bytes.Equal(got, []byte(prior)) {
+	if got, _, err := readBounded(d, nil, rel); err != nil || !bytes.Equal(got, []byte(prior)) {
 		return "could not write it back"
 	}
 	return ""
+}
+
+// errText is err's text ("" for nil).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

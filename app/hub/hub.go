@@ -239,7 +239,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
 		providers: providers, sessions: map[string]*session{},
 		attachments: attachment.New(filepath.Join(cfg.DataDir, "attachments")),
-		checkpoints: checkpoint.New(filepath.Join(cfg.DataDir, "checkpoints")),
+		checkpoints: checkpoint.New(filepath.Join(cfg.DataDir, "checkpoints"), cfg.DataDir),
 	}
 	perms, err := permission.OpenStore(filepath.Join(cfg.DataDir, permission.FileName))
 	if err != nil {
@@ -257,9 +257,10 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 	return h, nil
 }
 
-// Start runs crash recovery (turns left running are closed as interrupted)
-// and then resumes the persisted queues: each session's oldest queued turn
-// starts. Call it once.
+// Start runs crash recovery (turns left running are closed as interrupted),
+// makes the tool outputs private (0700/0600, also those an older build
+// left readable) and then resumes the persisted queues: each session's
+// oldest queued turn starts. Call it once.
 func (h *Hub) Start(ctx context.Context) error {
 	if err := h.recover(ctx); err != nil {
 		return fmt.Errorf("hub: crash recovery: %w", err)
@@ -269,6 +270,9 @@ func (h *Hub) Start(ctx context.Context) error {
 		return fmt.Errorf("hub: loading queued turns: %w", err)
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].CreatedAt.Before(queued[j].CreatedAt) })
+	if err := h.secureOutputs(); err != nil {
+		h.log.Warn("hub: making the tool outputs private", "err", err)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, t := range queued {
@@ -539,6 +543,11 @@ func (h *Hub) DeleteSession(ctx context.Context, sessionID string) error {
 	}
 	return nil
 }
+
+// protected lists the directories no file tool, undo or mention reads or
+// writes, wherever a session's workspace is: the data dir (settings,
+// keys, approval rules, global instructions, the database, the logs).
+func (h *Hub) protected() []string { return []string{h.cfg.DataDir} }
 
 // outputDir is where a session's tool calls keep their full output
 // (DATA_DIR/tool-output/<session>); it goes with the session.

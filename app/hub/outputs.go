@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"agenthub/app/confine"
 	"agenthub/store"
 )
 
@@ -64,6 +65,43 @@ func (h *Hub) pruneOutputs(now time.Time) (int, error) {
 		}
 	}
 	return removed, errors.Join(errs...)
+}
+
+// secureOutputs makes DATA_DIR/tool-output private, as the rest of the
+// data dir is: directories 0700, files 0600 (older builds created them
+// 0755 and 0644). Each is changed through a descriptor opened inside the
+// store (app/confine), never through a symlink.
+func (h *Hub) secureOutputs() error {
+	d, err := confine.Open(filepath.Join(h.cfg.DataDir, "tool-output"), nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer d.Close()
+	var errs []error
+	_ = fs.WalkDir(d.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() && !e.Type().IsRegular() {
+			return nil
+		}
+		f, fi, err := d.Open(p)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		defer f.Close()
+		mode := fs.FileMode(0o600)
+		if fi.IsDir() {
+			mode = 0o700
+		}
+		if fi.Mode().Perm() != mode {
+			if err := f.Chmod(mode); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return nil
+	})
+	return errors.Join(errs...)
 }
 
 // runOutputPruner prunes tool outputs, and sweeps attachments no message

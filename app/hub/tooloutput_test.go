@@ -59,3 +59,40 @@ func TestToolOutputs(t *testing.T) {
 		t.Fatalf("removed output: %v", err)
 	}
 }
+
+// TestToolOutputsArePrivate is issue 40 row 8: a bash call's output file
+// is created 0600 in a 0700 directory, and the files and directories an
+// older build left 0644/0755 are made so when the hub starts.
+func TestToolOutputsArePrivate(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	h.srv.Enqueue(toolReply([3]string{"tu_bash", "bash", `{"command":"echo private"}`}), textReply("done"))
+	h.submit(s.ID, "go")
+	w.turnEnd(s.ID)
+	root := filepath.Join(h.dir, "tool-output")
+	dir := filepath.Join(root, s.ID)
+	log := tool.OutputLogPath(dir, "tu_bash")
+	mode := func(p string) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	if mode(root) != 0o700 || mode(dir) != 0o700 || mode(log) != 0o600 {
+		t.Fatalf("modes: %s %v, %s %v, %s %v", root, mode(root), dir, mode(dir), log, mode(log))
+	}
+	// As an older build left them.
+	h.close()
+	for p, m := range map[string]os.FileMode{root: 0o755, dir: 0o755, log: 0o644} {
+		if err := os.Chmod(p, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.open()
+	if mode(root) != 0o700 || mode(dir) != 0o700 || mode(log) != 0o600 {
+		t.Fatalf("after a restart: %v %v %v", mode(root), mode(dir), mode(log))
+	}
+}

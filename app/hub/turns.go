@@ -54,7 +54,7 @@ func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content 
 	var files []store.ContentBlock
 	if strings.Contains(content, "@") {
 		if s, err := h.lookup(sessionID); err == nil {
-			files = mention.Expand(s.record().WorkspacePath, content)
+			files = mention.Expand(s.record().WorkspacePath, content, h.protected()...)
 		}
 	}
 	files = append(files, uploads...)
@@ -320,7 +320,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 		out = agent.Run(r.ctx, agent.Config{
 			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
 			Tools: tools, ExtraTools: h.extraTools(sess.WorkspacePath),
-			Env: tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir,
+			Env: tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir, Protected: h.protected(),
 				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork, Files: r.files},
 			Context:        h.contextFunc(s, turn.ID, route.Model, tools),
 			Recorder:       rec,

@@ -1,8 +1,11 @@
 // Package instructions finds a project's instruction files — AGENTS.md,
 // the cross-tool convention, or CLAUDE.md where a directory has no
-// AGENTS.md — from a session's workspace up to its VCS root (or the
-// filesystem root), plus a global one in the data dir, and renders them,
-// bounded in size, for the system prompt.
+// AGENTS.md — from a session's workspace up to its VCS root (never above
+// the user's home, never into a directory others may write), plus a
+// global one in the data dir, and renders them, bounded in size, for the
+// system prompt. Only the user's own regular files inside the project
+// are read: what goes into the prompt cannot be planted by a symlink, a
+// FIFO or another user.
 package instructions
 
 import (
@@ -13,7 +16,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
+
+	"agenthub/app/confine"
 )
 
 // Names are the instruction file names, in order of preference: a
@@ -52,40 +58,48 @@ func (f File) Cut() bool { return f.Kept < f.Size }
 
 // Find returns the instruction files in effect for workspace: the global
 // one in globalDir (if any, "" for none) first, then the project's from
-// the outermost directory (the VCS root, or the filesystem root) to the
+// the outermost directory (the project root, see projectRoot) to the
 // workspace itself, so the nearest comes last. Each is cut to
 // MaxFileBytes, all together to MaxTotalBytes (the nearest kept first).
-// Only regular files are read; an unreadable one is an error naming it.
+//
+// A file is read only if it is a regular file (never a FIFO or device:
+// its type is checked before a non-blocking open) whose resolved path is
+// inside the project root — a symlink out, to /proc or into globalDir (the
+// data dir) is passed over — owned by the user (or root), not writable by
+// others, in a directory not writable by others (see trusted). A file
+// passed over counts as absent; one that cannot be read is an error
+// naming it.
 func Find(workspace, globalDir string) ([]File, error) {
-	var dirs []string
-	for dir := filepath.Clean(workspace); ; {
-		dirs = append(dirs, dir)
-		if isRoot(dir) {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
 	var found []File // nearest first while searching
-	for _, dir := range dirs {
-		f, ok, err := read(dir, "project")
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			found = append(found, f)
+	if ws, err := confine.RealPath(workspace); err == nil {
+		root := projectRoot(ws)
+		d, err := confine.Open(root, []string{globalDir})
+		if err == nil {
+			defer d.Close()
+			for dir := ws; ; dir = filepath.Dir(dir) {
+				f, ok, err := read(d, dir, "project")
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					found = append(found, f)
+				}
+				if dir == root || filepath.Dir(dir) == dir {
+					break
+				}
+			}
 		}
 	}
 	if globalDir != "" {
-		f, ok, err := read(globalDir, "global")
-		if err != nil {
-			return nil, err
-		}
-		if ok && !contains(found, f.Path) {
-			found = append(found, f)
+		if d, err := confine.Open(globalDir, nil); err == nil {
+			defer d.Close()
+			f, ok, err := read(d, d.Path(), "global")
+			if err != nil {
+				return nil, err
+			}
+			if ok && !contains(found, f.Path) {
+				found = append(found, f)
+			}
 		}
 	}
 	budget := int64(MaxTotalBytes)
@@ -98,7 +112,7 @@ func Find(workspace, globalDir string) ([]File, error) {
 		}
 		budget -= int64(len(f.Text))
 	}
-	// Outermost first: global, then the VCS root's … the workspace's.
+	// Outermost first: global, then the project root's … the workspace's.
 	out := make([]File, 0, len(found))
 	for i := len(found) - 1; i >= 0; i-- {
 		out = append(out, found[i])
@@ -115,6 +129,30 @@ func contains(fs []File, path string) bool {
 	return false
 }
 
+// projectRoot is where the search for instruction files stops: the
+// nearest directory from ws (a real path) up that holds a VCS marker —
+// looked for no higher than the user's home and never in or above a
+// directory others may write (/tmp, /var/tmp, /dev/shm) — else ws itself.
+func projectRoot(ws string) string {
+	home, _ := os.UserHomeDir()
+	if real, err := confine.RealPath(home); err == nil {
+		home = real
+	}
+	for dir := ws; ; {
+		if isRoot(dir) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if dir == home || parent == dir {
+			return ws
+		}
+		if fi, err := os.Lstat(parent); err != nil || !trusted(fi) {
+			return ws
+		}
+		dir = parent
+	}
+}
+
 // isRoot reports whether dir holds a VCS marker.
 func isRoot(dir string) bool {
 	for _, m := range vcsMarkers {
@@ -125,30 +163,60 @@ func isRoot(dir string) bool {
 	return false
 }
 
-// read returns dir's instruction file (the first of Names that is a
-// regular file), cut to MaxFileBytes.
-func read(dir, scope string) (File, bool, error) {
+// read returns the instruction file of directory dir (a real path inside
+// d's tree): the first of Names that is a trusted regular file, read
+// through d (see Find), cut to MaxFileBytes. Its Size is never less than
+// what was read (a file growing meanwhile).
+func read(d *confine.Dir, dir, scope string) (File, bool, error) {
+	relDir, err := filepath.Rel(d.Path(), dir)
+	if err != nil {
+		return File{}, false, nil
+	}
+	if fi, err := d.Stat(relDir); err != nil || !trusted(fi) {
+		return File{}, false, nil
+	}
 	for _, name := range Names {
-		path := filepath.Join(dir, name)
-		fi, err := os.Stat(path)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || (err == nil && !fi.Mode().IsRegular()) {
+		path, rel := filepath.Join(dir, name), filepath.Join(relDir, name)
+		fh, fi, err := d.Open(rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, confine.ErrNotRegular),
+			errors.Is(err, confine.ErrOutside), errors.Is(err, confine.ErrProtected), errors.Is(err, syscall.ELOOP):
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			return File{}, false, fmt.Errorf("instructions %s: %w", path, err)
 		}
-		fh, err := os.Open(path)
-		if err != nil {
-			return File{}, false, fmt.Errorf("instructions %s: %w", path, err)
+		if fi.IsDir() || !trusted(fi) || !targetDirTrusted(d, rel) {
+			fh.Close()
+			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes))
 		fh.Close()
 		if err != nil {
 			return File{}, false, fmt.Errorf("instructions %s: %w", path, err)
 		}
-		return File{Path: path, Size: fi.Size(), Scope: scope, Kept: int64(len(b)), Text: string(b)}, true, nil
+		size := max(fi.Size(), int64(len(b)))
+		return File{Path: path, Size: size, Scope: scope, Kept: int64(len(b)), Text: string(b)}, true, nil
 	}
 	return File{}, false, nil
+}
+
+// targetDirTrusted reports whether the directory holding what rel (a
+// name in d's tree) resolves to is trusted: for a symlink, the target's
+// directory; for a file, its own (checked by the caller already).
+func targetDirTrusted(d *confine.Dir, rel string) bool {
+	if fi, err := d.Lstat(rel); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return err == nil
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(d.Path(), rel))
+	if err != nil {
+		return false
+	}
+	relDir, err := filepath.Rel(d.Path(), filepath.Dir(real))
+	if err != nil {
+		return false
+	}
+	fi, err := d.Stat(relDir)
+	return err == nil && trusted(fi)
 }
 
 // cutText is s (whole: all of its file) cut to at most n bytes — on a line

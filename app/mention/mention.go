@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -19,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"agenthub/app/confine"
 	"agenthub/app/tool"
 	"agenthub/store"
 )
@@ -156,8 +156,9 @@ var mentionRe = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
 // regular file inside workspace (at most MaxMentions): its content up to
 // MaxFileBytes, in a <file path=… bytes=…> wrapper the model reads. Trailing
 // punctuation is tried off a mention that names no file. Paths outside the
-// workspace, missing files, directories and binary files attach nothing.
-func Expand(workspace, text string) []store.ContentBlock {
+// workspace or inside a protected directory (the data dir), missing files,
+// directories, FIFOs, devices and binary files attach nothing, at once.
+func Expand(workspace, text string, protected ...string) []store.ContentBlock {
 	var out []store.ContentBlock
 	seen := map[string]bool{}
 	for _, m := range mentionRe.FindAllStringSubmatch(text, -1) {
@@ -166,7 +167,7 @@ func Expand(workspace, text string) []store.ContentBlock {
 		}
 		name := m[1]
 		for {
-			if b, ok := fileBlock(workspace, name); ok {
+			if b, ok := fileBlock(workspace, name, protected); ok {
 				if !seen[name] {
 					seen[name] = true
 					out = append(out, b)
@@ -241,18 +242,29 @@ func UploadBlock(name string, content []byte) store.ContentBlock {
 	return store.ContentBlock{Type: store.BlockText, Text: t.String()}
 }
 
-func fileBlock(workspace, name string) (store.ContentBlock, bool) {
+// fileBlock reads the mentioned file name through the workspace
+// (app/confine): checked by tool.Resolve, never in a protected directory,
+// its type checked before a non-blocking open (a FIFO never blocks).
+func fileBlock(workspace, name string, protected []string) (store.ContentBlock, bool) {
 	real, err := tool.Resolve(workspace, name)
 	if err != nil {
 		return store.ContentBlock{}, false
 	}
-	f, err := os.Open(real)
+	d, err := confine.Open(workspace, protected)
+	if err != nil {
+		return store.ContentBlock{}, false
+	}
+	defer d.Close()
+	rel, err := filepath.Rel(d.Path(), real)
+	if err != nil || d.Protected(real) {
+		return store.ContentBlock{}, false
+	}
+	f, fi, err := d.Open(rel)
 	if err != nil {
 		return store.ContentBlock{}, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() {
 		return store.ContentBlock{}, false
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes))

@@ -71,10 +71,12 @@ func newCapture(opts Options, dir, name, stream string, out func(stream, text st
 		stop:   make(chan struct{}),
 	}
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// Private, as the rest of the data dir: a command's output may
+		// hold anything it printed.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("output dir: %w", err)
 		}
-		f, err := os.OpenFile(dir+string(os.PathSeparator)+name+".log", os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
+		f, err := os.OpenFile(dir+string(os.PathSeparator)+name+".log", os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("output log: %w", err)
 		}

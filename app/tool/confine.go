@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"agenthub/app/confine"
 	"agenthub/ipc/errclass"
 )
 
@@ -23,8 +24,10 @@ const maxLinkDepth = 40
 // empty path means the workspace itself. Invalid paths (NUL bytes, a file
 // used as a directory) get errclass.ToolInvalidInput.
 //
-// The check is made at call time; a concurrent process that swaps a
-// directory for a symlink afterwards is outside its threat model.
+// The check is made at call time and names what the tools then open: they
+// open it through the workspace (resolveTarget, app/confine), so a
+// concurrent process that swaps a directory for a symlink afterwards
+// makes the call fail, never reach outside.
 func Resolve(workspace, path string) (string, error) {
 	if workspace == "" {
 		return "", errorf(errclass.ToolExec, "no workspace configured")
@@ -66,13 +69,7 @@ func Resolve(workspace, path string) (string, error) {
 }
 
 // within reports whether target is base or lies under it (both clean, absolute).
-func within(base, target string) bool {
-	rel, err := filepath.Rel(base, target)
-	if err != nil {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+func within(base, target string) bool { return confine.Within(base, target) }
 
 // resolveExisting resolves every symlink of the longest existing prefix of p
 // and appends the non-existing rest unchanged; dangling symlinks on the way
@@ -144,26 +141,4 @@ func displayPath(workspace, path string) string {
 		}
 	}
 	return filepath.ToSlash(p)
-}
-
-// realRoot returns the workspace's absolute path with symlinks resolved
-// (or just absolute, if it cannot be resolved).
-func realRoot(workspace string) string {
-	abs, err := filepath.Abs(workspace)
-	if err != nil {
-		return workspace
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
-}
-
-// relTo renders a resolved path relative to root (from realRoot), with slashes.
-func relTo(root, real string) string {
-	rel, err := filepath.Rel(root, real)
-	if err != nil {
-		return real
-	}
-	return filepath.ToSlash(rel)
 }

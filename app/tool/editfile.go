@@ -80,14 +80,18 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	case *in.Old == *in.New:
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: old and new are identical; nothing to change")
 	}
-	if err := checkCtx(ctx, "edit_file"); err != nil {
-		return failed, err
+	if in.Path == "" {
+		return failed, errorf(errclass.ToolInvalidInput, "edit_file: path is required")
 	}
-	f, fi, err := openFile("edit_file", env, in.Path)
+	t, err := resolveTarget(ctx, "edit_file", env, in.Path)
 	if err != nil {
 		return failed, err
 	}
-	real := f.Name()
+	defer t.Close()
+	f, fi, err := t.openRegular()
+	if err != nil {
+		return failed, err
+	}
 	if fi.Size() > editMaxBytes {
 		f.Close()
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: %s is too large to edit (%d bytes, max %d)", disp, fi.Size(), editMaxBytes)
@@ -111,11 +115,9 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	at := strings.Index(content, *in.Old)
 	line := 1 + strings.Count(content[:at], "\n")
 	updated := content[:at] + *in.New + content[at+len(*in.Old):]
-	env.beforeWrite("edit_file", real)
-	if err := atomicWrite(real, []byte(updated), keptMode(fi)); err != nil {
-		return failed, errorf(errclass.ToolExec, "edit_file: %s: %v", disp, unwrapPathErr(err))
+	if err := t.write(env, []byte(updated), keptMode(fi)); err != nil {
+		return failed, err
 	}
-	env.afterWrite("edit_file", real)
 	oldN, newN := countLines(*in.Old), countLines(*in.New)
 	return Result{
 		Output: fmt.Sprintf("Edited %s: replaced %s with %s at line %d.\n", disp,

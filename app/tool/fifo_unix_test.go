@@ -13,8 +13,9 @@ import (
 )
 
 // TestFIFOsNeverBlock: a named pipe in the workspace (nobody ever opens its
-// write end) is refused by read_file, edit_file and write_file, and skipped
-// by grep — each returns at once instead of blocking in open(2).
+// write end) is refused by read_file, edit_file, write_file and list_dir,
+// and skipped by grep — each returns at once instead of blocking in
+// open(2).
 func TestFIFOsNeverBlock(t *testing.T) {
 	ws := t.TempDir()
 	if err := syscall.Mkfifo(ws+"/ff", 0o644); err != nil {
@@ -30,6 +31,7 @@ func TestFIFOsNeverBlock(t *testing.T) {
 		{"read_file", `{"path":"ff"}`, "named pipe"},
 		{"edit_file", `{"path":"ff","old":"a","new":"b"}`, "named pipe"},
 		{"write_file", `{"path":"ff","content":"x"}`, "not a regular file"},
+		{"list_dir", `{"path":"ff"}`, "is not a directory"},
 		{"grep", `{"pattern":"needle"}`, ""},
 		{"grep", `{"pattern":"needle","path":"ff"}`, ""},
 	} {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"agenthub/app/confine"
 	"agenthub/ipc/errclass"
 )
 
@@ -157,17 +157,19 @@ func (globTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result
 		n++
 	}
 	prefix, rest := segs[:n], segs[n:]
-	base, err := Resolve(env.Workspace, filepath.Join(append([]string{"."}, prefix...)...))
+	t, err := resolveTarget(ctx, "glob", env, filepath.Join(append([]string{"."}, prefix...)...))
 	if err != nil {
 		return failed, err
 	}
-	m := &globMatches{root: realRoot(env.Workspace)}
+	defer t.Close()
+	m := &globMatches{}
+	base := filepath.ToSlash(t.rel)
 	if len(rest) == 0 { // a literal path
-		if fi, err := os.Stat(base); err == nil {
+		if fi, err := t.dir.Stat(t.rel); err == nil {
 			m.add(base, fi.IsDir())
 		}
-	} else if fi, err := os.Stat(base); err == nil && fi.IsDir() {
-		if err := globWalk(ctx, env.Workspace, base, rest, m.add); err != nil {
+	} else if fi, err := t.dir.Stat(t.rel); err == nil && fi.IsDir() {
+		if err := globWalk(ctx, env.Workspace, t.dir, base, rest, m.add); err != nil {
 			return failed, AsError(err)
 		}
 	}
@@ -190,15 +192,14 @@ func (globTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result
 // globMatches collects matches as paths relative to the workspace's real
 // root (directories with a trailing /), the first globMaxResults of them.
 type globMatches struct {
-	root  string
 	paths []string
 	total int
 }
 
-func (m *globMatches) add(p string, isDir bool) {
+// add adds rel (relative to the workspace, slashes).
+func (m *globMatches) add(rel string, isDir bool) {
 	m.total++
 	if len(m.paths) < globMaxResults {
-		rel := relTo(m.root, p)
 		if isDir {
 			rel += "/"
 		}
@@ -206,12 +207,13 @@ func (m *globMatches) add(p string, isDir bool) {
 	}
 }
 
-// globWalk calls add for every path below directory base whose segments
-// below base match rest, skipping .git, directories no match can lie
+// globWalk calls add for every path below directory base (relative to
+// the workspace dir, slashes) whose segments below base match rest,
+// skipping .git, protected directories, directories no match can lie
 // under, and symlinks that escape the workspace.
-func globWalk(ctx context.Context, workspace, base string, rest []string, add func(p string, isDir bool)) error {
+func globWalk(ctx context.Context, workspace string, dir *confine.Dir, base string, rest []string, add func(rel string, isDir bool)) error {
 	visited := 0
-	return filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(dir.FS(), base, func(p string, d fs.DirEntry, err error) error {
 		if visited++; visited%256 == 0 {
 			if err := checkCtx(ctx, "glob"); err != nil {
 				return err
@@ -220,9 +222,14 @@ func globWalk(ctx context.Context, workspace, base string, rest []string, add fu
 		if err != nil || p == base {
 			return nil // unreadable entries are skipped
 		}
-		relSlash := filepath.ToSlash(strings.TrimPrefix(p, base+string(filepath.Separator)))
-		name := strings.Split(relSlash, "/")
+		name := strings.Split(strings.TrimPrefix(p, base+"/"), "/")
+		if base == "." {
+			name = strings.Split(p, "/")
+		}
 		if d.IsDir() {
+			if skipProtected(dir, p) {
+				return fs.SkipDir
+			}
 			if d.Name() == ".git" || !mayMatchBelow(rest, name) {
 				if matchSegs(rest, name) && d.Name() != ".git" {
 					add(p, true)
@@ -241,4 +248,10 @@ func globWalk(ctx context.Context, workspace, base string, rest []string, add fu
 		add(p, d.IsDir())
 		return nil
 	})
+}
+
+// skipProtected reports whether the directory rel of a walk of dir is a
+// protected one (the walk skips it).
+func skipProtected(dir *confine.Dir, rel string) bool {
+	return dir.Protected(filepath.Join(dir.Path(), filepath.FromSlash(rel)))
 }

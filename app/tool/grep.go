@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"agenthub/app/confine"
 	"agenthub/ipc/errclass"
 )
 
@@ -62,17 +61,18 @@ func (grepTool) Describe(input json.RawMessage) (string, string) {
 
 // grepState accumulates matches across files.
 type grepState struct {
-	re      *regexp.Regexp
-	out     strings.Builder
-	shown   int
-	total   int
-	files   int
-	cut     bool
-	rootDir string
+	re    *regexp.Regexp
+	dir   *confine.Dir // the workspace
+	out   strings.Builder
+	shown int
+	total int
+	files int
+	cut   bool
 }
 
-func (g *grepState) searchFile(p string) {
-	f, fi, err := openRegular(p) // FIFOs, sockets and devices are skipped, never opened blocking
+// searchFile searches the file rel (relative to the workspace, slashes).
+func (g *grepState) searchFile(rel string) {
+	f, fi, err := g.dir.Open(rel) // FIFOs, sockets and devices are skipped, never opened blocking
 	if err != nil {
 		return
 	}
@@ -87,7 +87,6 @@ func (g *grepState) searchFile(p string) {
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), grepMaxLineScan)
-	rel := relTo(g.rootDir, p)
 	lineNo, hit := 0, false
 	for sc.Scan() {
 		lineNo++
@@ -110,15 +109,16 @@ func (g *grepState) searchFile(p string) {
 	}
 }
 
-// searchTree searches every regular file under root, skipping .git below
-// it, symlinks and unreadable entries.
+// searchTree searches every regular file under root (relative to the
+// workspace, slashes), skipping .git below it, protected directories,
+// symlinks and unreadable entries.
 func (g *grepState) searchTree(ctx context.Context, root string) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(g.dir.FS(), root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != root {
+			if p != root && (d.Name() == ".git" || skipProtected(g.dir, p)) {
 				return fs.SkipDir
 			}
 			return nil
@@ -148,19 +148,17 @@ func (grepTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result
 	if err != nil {
 		return failed, errorf(errclass.ToolInvalidInput, "grep: invalid regular expression: %v", err)
 	}
-	root, err := resolveLive(ctx, "grep", env, in.Path)
+	t, err := resolveTarget(ctx, "grep", env, in.Path)
 	if err != nil {
 		return failed, err
 	}
-	fi, err := os.Stat(root)
+	defer t.Close()
+	fi, err := t.dir.Stat(t.rel)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return failed, errorf(errclass.ToolInvalidInput, "grep: %s does not exist", displayPath(env.Workspace, in.Path))
-		}
-		return failed, errorf(errclass.ToolExec, "grep: %v", unwrapPathErr(err))
+		return failed, t.fail(t.disp, err)
 	}
-	g := &grepState{re: re, rootDir: realRoot(env.Workspace)}
-	if !fi.IsDir() {
+	g := &grepState{re: re, dir: t.dir}
+	if root := filepath.ToSlash(t.rel); !fi.IsDir() {
 		g.searchFile(root)
 	} else if err := g.searchTree(ctx, root); err != nil {
 		return failed, AsError(err)

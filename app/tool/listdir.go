@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"agenthub/ipc/errclass"
 )
@@ -56,20 +56,17 @@ func (listDirTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	}
 	disp := displayPath(env.Workspace, in.Path)
 	failed := Result{StatusText: "Could not list " + disp}
-	real, err := resolveLive(ctx, "list_dir", env, in.Path)
+	t, err := resolveTarget(ctx, "list_dir", env, in.Path)
 	if err != nil {
 		return failed, err
 	}
-	entries, err := os.ReadDir(real)
+	defer t.Close()
+	entries, err := t.dir.ReadDir(t.rel)
 	if err != nil {
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return failed, errorf(errclass.ToolInvalidInput, "list_dir: %s does not exist", disp)
-		case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory"):
+		if errors.Is(err, syscall.ENOTDIR) {
 			return failed, errorf(errclass.ToolInvalidInput, "list_dir: %s is not a directory (use read_file)", disp)
 		}
-		return failed, errorf(errclass.ToolExec, "list_dir: %s: %v", disp, unwrapPathErr(err))
+		return failed, t.fail(disp, err)
 	}
 	var b strings.Builder
 	for i, e := range entries {
@@ -77,7 +74,7 @@ func (listDirTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 			fmt.Fprintf(&b, "[… %d more entries]\n", len(entries)-listMaxEntries)
 			break
 		}
-		b.WriteString(describeEntry(real, e))
+		b.WriteString(describeEntry(t, e))
 		b.WriteByte('\n')
 	}
 	out := b.String()
@@ -93,18 +90,19 @@ func (listDirTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 	}, nil
 }
 
-func describeEntry(dir string, e fs.DirEntry) string {
+// describeEntry renders one entry of the directory t.
+func describeEntry(t *target, e fs.DirEntry) string {
 	name := e.Name()
-	switch t := e.Type(); {
-	case t.IsDir():
+	switch typ := e.Type(); {
+	case typ.IsDir():
 		return name + "/"
-	case t&fs.ModeSymlink != 0:
-		target, err := os.Readlink(filepath.Join(dir, name))
+	case typ&fs.ModeSymlink != 0:
+		link, err := t.dir.Readlink(filepath.Join(t.rel, name))
 		if err != nil {
 			return name + " -> ?"
 		}
-		return name + " -> " + target
-	case t.IsRegular():
+		return name + " -> " + link
+	case typ.IsRegular():
 		if fi, err := e.Info(); err == nil {
 			return fmt.Sprintf("%s (%d bytes)", name, fi.Size())
 		}

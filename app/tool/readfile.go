@@ -92,10 +92,15 @@ func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	if err != nil {
 		return failed, err
 	}
-	if err := checkCtx(ctx, "read_file"); err != nil {
+	if in.Path == "" {
+		return failed, errorf(errclass.ToolInvalidInput, "read_file: path is required")
+	}
+	t, err := resolveTarget(ctx, "read_file", env, in.Path)
+	if err != nil {
 		return failed, err
 	}
-	f, fi, err := openFile("read_file", env, in.Path)
+	defer t.Close()
+	f, fi, err := t.openRegular()
 	if err != nil {
 		return failed, err
 	}

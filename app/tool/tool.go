@@ -23,8 +23,14 @@ import (
 // Env is the per-call environment a tool runs in.
 type Env struct {
 	// Workspace is the session's working directory; every path a tool touches
-	// must resolve inside it (see Resolve).
+	// must resolve inside it (see Resolve), and is opened through it
+	// (app/confine), so no symlink leads a file tool out.
 	Workspace string
+	// Protected lists directories no file tool reads or writes, wherever
+	// the workspace is (one that contains them included): the data dir,
+	// with the app's settings, keys, approval rules and global
+	// instructions. A path inside one is errclass.ToolDenied.
+	Protected []string
 	// OutputDir is where tools keep full outputs (bash writes
 	// <ToolUseID>.log there). Empty means full outputs are not kept.
 	OutputDir string
@@ -294,15 +300,6 @@ func decodeRunInput[T any](tool string, input json.RawMessage) (T, Result, error
 		return in, Result{StatusText: st, Summary: sum}, err
 	}
 	return in, Result{}, nil
-}
-
-// resolveLive resolves path in env's workspace (see Resolve) unless ctx
-// is already done.
-func resolveLive(ctx context.Context, tool string, env Env, path string) (string, error) {
-	if err := checkCtx(ctx, tool); err != nil {
-		return "", err
-	}
-	return Resolve(env.Workspace, path)
 }
 
 // checkCtx returns an errclass.ToolCancelled/ToolTimeout error once ctx is done.

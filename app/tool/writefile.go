@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"agenthub/ipc/errclass"
@@ -56,12 +55,13 @@ func (writeFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (R
 	if in.Content == nil {
 		return failed, errorf(errclass.ToolInvalidInput, "write_file: content is required")
 	}
-	real, err := resolveLive(ctx, "write_file", env, in.Path)
+	t, err := resolveTarget(ctx, "write_file", env, in.Path)
 	if err != nil {
 		return failed, err
 	}
+	defer t.Close()
 	mode, verb := fs.FileMode(0o644), "Created"
-	if fi, err := os.Stat(real); err == nil {
+	if fi, err := t.dir.Stat(t.rel); err == nil {
 		if fi.IsDir() {
 			return failed, errorf(errclass.ToolInvalidInput, "write_file: %s is a directory", disp)
 		}
@@ -70,14 +70,12 @@ func (writeFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (R
 		}
 		mode, verb = keptMode(fi), "Overwrote"
 	}
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-		return failed, errorf(errclass.ToolExec, "write_file: creating parent directories of %s: %v", disp, unwrapPathErr(err))
+	if err := t.dir.MkdirAll(filepath.Dir(t.rel), 0o755); err != nil {
+		return failed, t.fail("creating parent directories of "+disp, err)
 	}
-	env.beforeWrite("write_file", real)
-	if err := atomicWrite(real, []byte(*in.Content), mode); err != nil {
-		return failed, errorf(errclass.ToolExec, "write_file: %s: %v", disp, unwrapPathErr(err))
+	if err := t.write(env, []byte(*in.Content), mode); err != nil {
+		return failed, err
 	}
-	env.afterWrite("write_file", real)
 	lines := countLines(*in.Content)
 	excerpt, cut := excerptHead(*in.Content, summaryExcerptLines, summaryExcerptBytes)
 	summary := fmt.Sprintf("%s %s: %s, %d bytes\n\n", verb, codeSpan(disp), plural(lines, "line", "lines"), len(*in.Content))

@@ -1,9 +1,0 @@
-//go:build unix
-
-package tool
-
-import "syscall"
-
-// openNonblock makes opening a FIFO return at once instead of blocking
-// until a writer appears (regular files ignore it).
-const openNonblock = syscall.O_NONBLOCK
