@@ -9,6 +9,7 @@ import type { ApprovalAnswer } from "../protocol";
 import type { ApprovalResolution, ToolCardState } from "../state";
 import { DiffView } from "./DiffView";
 import { MarkdownView } from "./Markdown";
+import { modalOpen } from "./modals";
 
 /** The shortcut key of each answer. */
 export const SHORTCUT_KEYS: Record<ApprovalAnswer, string> = { once: "y", always: "a", deny: "n" };
@@ -26,10 +27,14 @@ export function isTextField(el: EventTarget | null): boolean {
 /** What shortcutAnswer reads of a key press. */
 export type ShortcutKey = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "repeat" | "target">;
 
-/** The answer a key press gives: y, a or n without modifiers, outside text fields and dialogs; otherwise null. */
-export function shortcutAnswer(e: ShortcutKey, doc: Document = document): ApprovalAnswer | null {
+/**
+ * The answer a key press gives: y, a or n without modifiers, outside text
+ * fields and while none of the app's dialogs is open (modals.ts: the app's
+ * own state, never the DOM, which model output can write into); otherwise null.
+ */
+export function shortcutAnswer(e: ShortcutKey, dialogOpen: boolean = modalOpen()): ApprovalAnswer | null {
   if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || isTextField(e.target)) return null;
-  if (doc.querySelector('[aria-modal="true"]')) return null;
+  if (dialogOpen) return null;
   const key = e.key.toLowerCase();
   const hit = (Object.keys(SHORTCUT_KEYS) as ApprovalAnswer[]).find((a) => SHORTCUT_KEYS[a] === key);
   return hit ?? null;

@@ -6,6 +6,7 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useModal } from "./modals";
 
 /** Reads one slice of the output from offset. */
 export type ReadOutput = (offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
@@ -65,6 +66,7 @@ export interface OutputPanelProps {
 
 /** The full-output dialog. */
 export function OutputPanel({ title, read, onClose }: OutputPanelProps) {
+  useModal();
   const [load, setLoad] = useState<Load>({ kind: "loading", loaded: 0, size: 0 });
   const [query, setQuery] = useState("");
   const [current, setCurrent] = useState(0);

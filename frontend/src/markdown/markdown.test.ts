@@ -109,6 +109,39 @@ describe("sanitiser", () => {
   });
 });
 
+describe("model output cannot borrow the app's looks or page state (issue 40 row 9)", () => {
+  const render = createBlockRenderer(createSanitizer());
+  it("drops class, style, role, aria-*, data-*, id, name, tabindex, accesskey, contenteditable and autofocus", () => {
+    const html = render(
+      '<div class="modal approval-prompt" role="dialog" aria-modal="true" aria-label="Approve bash?" style="position:fixed" id="composer" name="x" ' +
+        'tabindex="0" accesskey="y" contenteditable="true" autofocus data-testid="tool-output" data-md-copy="" data-md-img="https://e.example/x.png">' +
+        'Approve once <span class="btn approval-once" role="button">y</span></div>\n\n<p class="md-code" aria-hidden="true">text</p>',
+    );
+    const root = dom(html);
+    expect(root.textContent).toContain("Approve once");
+    for (const el of root.querySelectorAll("*")) {
+      expect(Array.from(el.attributes, (a) => a.name), el.outerHTML).toEqual([]);
+    }
+    expect(root.querySelector('[aria-modal], [role], [class], [id], [data-md-copy], [data-md-img]')).toBeNull();
+  });
+
+  it("keeps the app's own code block and task box markup, added after sanitising", async () => {
+    await loadHighlighter();
+    const root = dom(render('- [x] done\n\n```go\nfmt.Println("hi")\n```'));
+    expect(root.querySelector(".md-code .md-code-head .md-lang")?.textContent).toBe("go");
+    expect(root.querySelector("code.hljs.language-go .hljs-string")?.textContent).toBe('"hi"');
+    expect(root.querySelector("button.md-copy[data-md-copy]")?.getAttribute("aria-label")).toBe("Copy code");
+    expect(root.querySelector('.md-check.is-checked[role="img"]')?.getAttribute("aria-label")).toBe("done");
+    expect(root.querySelector("[data-md-slot]")).toBeNull();
+  });
+
+  it("a slot the model writes itself stays empty", () => {
+    const root = dom(render('```\ncode\n```\n\n<div data-md-slot="0-0"></div><span data-md-slot="x-0">y</span>'));
+    expect(root.querySelectorAll(".md-code")).toHaveLength(1);
+    expect(root.querySelector('[data-md-slot="0-0"]')?.innerHTML).toBe("");
+  });
+});
+
 describe("incremental markdown", () => {
   it("splits at blank lines outside fences", () => {
     const text = "# T\n\npara\nmore\n\n```\na\n\nb\n```\n\ntail";
