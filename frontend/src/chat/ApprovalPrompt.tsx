@@ -1,5 +1,6 @@
 // The approval prompt inline on a tool card (docs/permissions.md): what the
-// call would do (the full command, a coloured diff of the edit), why it asks
+// call would do (the full command with its line count and hidden characters
+// shown, Reveal.tsx; a coloured diff of the edit), why it asks
 // and how risky it is, Approve once / Always / Deny with an optional message,
 // and keyboard shortcuts (y / a / n) for the oldest prompt while focus is not
 // in a text field. After the answer the card says who answered and how.
@@ -10,6 +11,8 @@ import type { ApprovalResolution, ToolCardState } from "../state";
 import { DiffView } from "./DiffView";
 import { MarkdownView } from "./Markdown";
 import { modalOpen } from "./modals";
+import { revealText } from "./visible";
+import { CommandView, Revealed } from "./Reveal";
 
 /** The shortcut key of each answer. */
 export const SHORTCUT_KEYS: Record<ApprovalAnswer, string> = { once: "y", always: "a", deny: "n" };
@@ -77,16 +80,16 @@ export function ApprovalDetail({ toolName, input, summary }: ApprovalDetailProps
   const path = field(input, "path");
   const [old, next, content] = [field(input, "old"), field(input, "new"), field(input, "content")];
   if (toolName === "bash" && command !== undefined) {
-    return (
-      <pre className="approval-command">
-        <code>{command}</code>
-      </pre>
-    );
+    return <CommandView command={command} />;
   }
   if (toolName === "edit_file" && path !== undefined && old !== undefined && next !== undefined) return <DiffView path={path} old={old} text={next} />;
   if (toolName === "write_file" && path !== undefined && content !== undefined) return <DiffView path={path} text={content} />;
-  if (summary) return <MarkdownView className="approval-summary" text={summary} />;
-  return <pre className="tool-json">{JSON.stringify(input, null, 2)}</pre>;
+  if (summary) return <MarkdownView className="approval-summary" text={revealText(summary)} />;
+  return (
+    <pre className="tool-json">
+      <Revealed text={JSON.stringify(input, null, 2)} />
+    </pre>
+  );
 }
 
 /** Answers a prompt; resolves true once the hub took the answer (false: it failed and the prompt stays). */

@@ -7,6 +7,8 @@ import { useEffect, useRef, useState } from "react";
 import type { AttachmentInfo, ImageSource } from "../protocol";
 import { useModal } from "./modals";
 import { useResourceUrl } from "./resources";
+import { revealText } from "./visible";
+import { Revealed } from "./Reveal";
 
 /** The start of a user message's file block (app/mention): a mentioned file, or an uploaded one. */
 export const FILE_BLOCK_PREFIX = "<file path=";
@@ -72,10 +74,11 @@ function PaperclipIcon() {
 export function FileChip({ text }: { text: string }) {
   const info = fileBlockInfo(text);
   if (!info) return <p className="msg-user-text">{text}</p>;
-  const what = info.uploaded ? `${info.path} was attached` : `${info.path} was attached with its content${info.cut ? " (cut at 64 KB)" : ""}`;
+  const shown = revealText(info.path, { newlines: "escape" });
+  const what = info.uploaded ? `${shown} was attached` : `${shown} was attached with its content${info.cut ? " (cut at 64 KB)" : ""}`;
   return (
     <span className="msg-file" data-testid="attached-file" title={what}>
-      <PaperclipIcon /> {info.path} · {formatBytes(info.bytes)}
+      <PaperclipIcon /> <Revealed text={info.path} newlines="escape" /> · {formatBytes(info.bytes)}
       {info.cut ? " (cut)" : ""}
     </span>
   );

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from "vitest";
 import { appendChunks, chunkList } from "../state/chunks";
-import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadHighlighter, loadImages, splitBlocks } from "./index";
+import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, isSpansOnly, loadHighlighter, loadImages, splitBlocks } from "./index";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -133,6 +133,13 @@ describe("model output cannot borrow the app's looks or page state (issue 40 row
     expect(root.querySelector("button.md-copy[data-md-copy]")?.getAttribute("aria-label")).toBe("Copy code");
     expect(root.querySelector('.md-check.is-checked[role="img"]')?.getAttribute("aria-label")).toBe("done");
     expect(root.querySelector("[data-md-slot]")).toBeNull();
+  });
+
+  it("puts highlight.js output into a slot only when it is text and class spans", () => {
+    expect(isSpansOnly('<span class="hljs-string">&quot;hi&quot;</span> x &lt; y')).toBe(true);
+    expect(isSpansOnly('<span class="a" onclick="x">y</span>')).toBe(false);
+    expect(isSpansOnly("<img src=x onerror=alert(1)>")).toBe(false);
+    expect(isSpansOnly('<span class="a"><b>y</b></span>')).toBe(false);
   });
 
   it("a slot the model writes itself stays empty", () => {

@@ -4,14 +4,26 @@
 // classes and ARIA the sanitiser takes from model output, so marked emits a
 // slot for it — an empty element carrying a random per-renderer nonce the
 // model cannot guess — and the markup is put into its slot after
-// sanitising (itself sanitised by the narrow trusted sanitiser).
+// sanitising. That markup is built from escaped text only: fixed tags, the
+// escaped language label, and highlight.js's output once it is checked to
+// be nothing but text and <span class="…"> (isSpansOnly).
 
 import { Marked, type Tokens } from "marked";
 import { highlighter } from "./highlight";
-import { SLOT_ATTR, createSanitizer, createTrustedSanitizer, type Sanitizer } from "./sanitize";
+import { SLOT_ATTR, createSanitizer, type Sanitizer } from "./sanitize";
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+}
+
+/**
+ * Whether html is only escaped text and <span class="…"> / </span> (class
+ * names of word characters, dashes and spaces): what highlight.js emits.
+ * Anything else is shown escaped instead, so the code slot never carries
+ * markup the sanitiser has not vetted.
+ */
+export function isSpansOnly(html: string): boolean {
+  return !html.replace(/<span class="[\w\- ]*">|<\/span>/g, "").includes("<");
 }
 
 /**
@@ -22,7 +34,8 @@ export function highlightCode(code: string, lang: string): { html: string; langu
   const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
   const hljs = language ? highlighter() : null;
   if (language && hljs?.getLanguage(language)) {
-    return { html: hljs.highlight(code, { language, ignoreIllegals: true }).value, language };
+    const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+    if (isSpansOnly(html)) return { html, language };
   }
   return { html: escapeHtml(code), language: "" };
 }
@@ -67,7 +80,7 @@ function slotNonce(): string {
 }
 
 /** Creates a renderer: marked + highlight.js + the strict sanitiser, then the app's own markup into its slots. */
-export function createBlockRenderer(sanitize: Sanitizer = createSanitizer(), trusted: Sanitizer = createTrustedSanitizer()): BlockRenderer {
+export function createBlockRenderer(sanitize: Sanitizer = createSanitizer()): BlockRenderer {
   const nonce = slotNonce();
   let slots: string[] = [];
   const marked = createMarked((html, tag) => `<${tag} ${SLOT_ATTR}="${nonce}-${slots.push(html) - 1}"></${tag}>`);
@@ -76,7 +89,7 @@ export function createBlockRenderer(sanitize: Sanitizer = createSanitizer(), tru
     slots = [];
     const html = sanitize(marked.parse(src, { async: false }));
     const own = slots;
-    return html.replace(filled, (_m, _tag: string, i: string) => trusted(own[Number(i)] ?? ""));
+    return html.replace(filled, (_m, _tag: string, i: string) => own[Number(i)] ?? "");
   };
 }
 

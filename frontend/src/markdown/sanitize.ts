@@ -8,7 +8,7 @@
 // dropped (a message must not draw the app's dialogs, mark itself
 // aria-modal, take an element id the app looks up, or steal keys and
 // focus). The app's own markup — code blocks, task boxes — is added after
-// sanitising, into slots (render.ts), by trustedMarkup.
+// sanitising, into slots (render.ts).
 
 import DOMPurify from "dompurify";
 import { blockImages } from "./images";
@@ -77,22 +77,3 @@ export function createSanitizer(win: Window & typeof globalThis = window): Sanit
     );
 }
 
-/** Tags and attributes of the app's own markup (code blocks with highlight.js's spans, task boxes). */
-const TRUSTED_TAGS = ["div", "span", "pre", "code", "button"];
-const TRUSTED_ATTR = ["class", "type", "role", "aria-label", "data-md-copy"];
-
-/**
- * Creates the sanitiser of the app's own markup (render.ts's code blocks and
- * task boxes, built from escaped text): only those tags and attributes
- * survive, so even a highlighter bug cannot add anything that runs.
- */
-export function createTrustedSanitizer(win: Window & typeof globalThis = window): Sanitizer {
-  const purify = DOMPurify(win);
-  return (html) =>
-    purify.sanitize(html, {
-      ALLOWED_TAGS: TRUSTED_TAGS,
-      ALLOWED_ATTR: TRUSTED_ATTR,
-      ALLOW_DATA_ATTR: false,
-      RETURN_TRUSTED_TYPE: false,
-    });
-}
