@@ -53,7 +53,6 @@ type fixture struct {
 	base string
 	tok  string
 	logs *syncBuffer
-	now  func() time.Time
 	mu   sync.Mutex
 	skew time.Duration
 }
