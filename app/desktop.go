@@ -134,11 +134,12 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	defer cancel()
 
 	if inst.Dashboard != nil {
-		if _, err := inst.Dashboard.WriteInfoFile(inst.Config.DataDir); err != nil {
+		infoPath, err := inst.Dashboard.WriteInfoFile(inst.Config.DataDir)
+		if err != nil {
 			return err
 		}
 		defer func() { _ = inst.Dashboard.RemoveInfoFile(inst.Config.DataDir) }()
-		log.Info("dashboard enabled", "url", inst.Dashboard.URL())
+		logDashboard(log, inst.Dashboard, infoPath)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

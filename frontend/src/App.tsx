@@ -18,6 +18,7 @@ import { applyTheme, loadTheme, nextTheme, type Theme } from './app/theme';
 import { Welcome } from './app/Welcome';
 import { applyZoom, loadZoom, nextZoom } from './app/zoom';
 import { StartupFailure } from './app/StartupFailure';
+import { UrlSigner, UrlSignerContext } from './chat/resources';
 
 type LoadState = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; info: AppInfo };
 
@@ -313,16 +314,20 @@ export function App({ backend }: { backend: Backend }) {
   }, [backend, state, ctl]);
 
   const [layout, setLayout] = useState('layout-side-open');
+  // In the browser an <img> loads attachments by signed URL (it cannot send the token).
+  const signer = useMemo(() => (backend.signUrl ? new UrlSigner(backend.signUrl.bind(backend)) : null), [backend]);
   return (
-    <div className={`ah-app ${layout}`} data-backend={backend.kind} data-ready={ctl ? 'true' : undefined}>
-      {state.kind === 'loading' && <p className="ah-center muted">Loading…</p>}
-      {state.kind === 'error' && (
-        <p role="alert" className="ah-center ah-error">
-          Could not reach the hub: {state.message}
-        </p>
-      )}
-      {state.kind === 'ready' && state.info.startup_error !== undefined && <StartupFailure info={state.info} />}
-      {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} onLayout={setLayout} menuAction={menuAction} />}
-    </div>
+    <UrlSignerContext.Provider value={signer}>
+      <div className={`ah-app ${layout}`} data-backend={backend.kind} data-ready={ctl ? 'true' : undefined}>
+        {state.kind === 'loading' && <p className="ah-center muted">Loading…</p>}
+        {state.kind === 'error' && (
+          <p role="alert" className="ah-center ah-error">
+            Could not reach the hub: {state.message}
+          </p>
+        )}
+        {state.kind === 'ready' && state.info.startup_error !== undefined && <StartupFailure info={state.info} />}
+        {state.kind === 'ready' && ctl && <Workspace ctl={ctl} info={state.info} backend={backend} onLayout={setLayout} menuAction={menuAction} />}
+      </div>
+    </UrlSignerContext.Provider>
   );
 }

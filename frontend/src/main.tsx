@@ -2,7 +2,6 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { detectBackend } from './app/backend';
-import { stripTokenFromURL } from './app/info';
 import { applyTheme, loadTheme } from './app/theme';
 import './chat/chat.css';
 import './app/app.css';
@@ -11,7 +10,6 @@ const root = document.getElementById('root');
 applyTheme(loadTheme());
 if (!root) throw new Error('index.html has no #root');
 const backend = detectBackend(window);
-if (backend.kind === 'http') stripTokenFromURL(window.location, window.history);
 // The desktop test harness's hooks exist only in the smoketest build (vite
 // --mode smoketest, embedded by the smoketest binary): a normal build drops
 // this branch and, with it, the hooks' module.

@@ -56,7 +56,9 @@ const DefaultMaxConnections = 256
 // API is the protocol's HTTP + WebSocket surface mounted on a Server:
 // sessions, turns, cancel, history, compaction, deletion, POST /rpc and the
 // event stream GET /sessions/{id}/stream. Every route sits behind the
-// server's token, Host and Origin checks.
+// server's Host and Origin checks and the bearer token, except the stream
+// (its attach token) and the two GET routes a signed URL may name
+// (attachments and tool outputs: the token or a signature).
 type API struct {
 	srv     *Server
 	bus     *ipc.Bus
@@ -120,13 +122,13 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	denyOtherMethods(s, "/sessions/{id}/messages", "GET")
 	s.Handle("POST /sessions/{id}/compact", http.HandlerFunc(a.compact))
 	denyOtherMethods(s, "/sessions/{id}/compact", "POST")
-	s.Handle("GET /sessions/{id}/stream", http.HandlerFunc(a.stream))
+	s.mount("GET /sessions/{id}/stream", http.HandlerFunc(a.stream)) // the attach token authenticates it
 	denyOtherMethods(s, "/sessions/{id}/stream", "GET")
-	s.Handle("GET /sessions/{id}/tools/{tool_use_id}/output", http.HandlerFunc(a.toolOutput))
+	s.handleSigned("GET /sessions/{id}/tools/{tool_use_id}/output", http.HandlerFunc(a.toolOutput))
 	denyOtherMethods(s, "/sessions/{id}/tools/{tool_use_id}/output", "GET")
 	s.Handle("POST /attachments", http.HandlerFunc(a.uploadAttachment))
 	denyOtherMethods(s, "/attachments", "POST")
-	s.Handle("GET /attachments/{id}", http.HandlerFunc(a.attachment))
+	s.handleSigned("GET /attachments/{id}", http.HandlerFunc(a.attachment))
 	denyOtherMethods(s, "/attachments/{id}", "GET")
 	s.Handle("GET /search", http.HandlerFunc(a.search))
 	denyOtherMethods(s, "/search", "GET")

@@ -53,7 +53,6 @@ type fixture struct {
 	base string
 	tok  string
 	logs *syncBuffer
-	now  func() time.Time
 	mu   sync.Mutex
 	skew time.Duration
 }
@@ -86,19 +85,21 @@ func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions
 		t.Fatal(err)
 	}
 	h := hubtest.New(bus)
-	srvOpts.Addr, srvOpts.Logger = "127.0.0.1:0", log
+	f := &fixture{t: t, bus: bus, hub: h, logs: logs}
+	now := func() time.Time {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return time.Now().Add(f.skew)
+	}
+	srvOpts.Addr, srvOpts.Logger, srvOpts.Now = "127.0.0.1:0", log, now
 	srvOpts.Assets = fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Agent Hub</title>")}}
 	srv, err := dashboard.Listen(srvOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, srv: srv, bus: bus, hub: h, base: srv.BaseURL(), tok: srv.Token(), logs: logs}
+	f.srv, f.base, f.tok = srv, srv.BaseURL(), srv.Token()
 	apiOpts.Bus, apiOpts.Hub = bus, h
-	apiOpts.Now = func() time.Time {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return time.Now().Add(f.skew)
-	}
+	apiOpts.Now = now
 	api, err := dashboard.MountAPI(srv, apiOpts)
 	if err != nil {
 		t.Fatal(err)

@@ -184,7 +184,8 @@ func TestSecurityRefusals(t *testing.T) {
 		for _, r := range []struct{ method, path string }{
 			{"GET", "/sessions"}, {"POST", "/sessions"}, {"GET", "/sessions/" + id}, {"POST", "/sessions/" + id + "/turns"},
 			{"POST", "/sessions/" + id + "/cancel"}, {"GET", "/sessions/" + id + "/messages"}, {"POST", "/sessions/" + id + "/compact"},
-			{"DELETE", "/sessions/" + id}, {"POST", "/rpc"}, {"GET", "/sessions/" + id + "/stream"}, {"GET", "/"},
+			{"DELETE", "/sessions/" + id}, {"POST", "/rpc"}, {"POST", "/signed-urls"}, {"GET", "/healthz"},
+			{"GET", "/sessions/" + id + "/tools/tu_1/output"}, {"GET", "/attachments/" + strings.Repeat("0", 64)},
 		} {
 			if resp, _ := f.do(r.method, r.path, "", "Authorization", ""); resp.StatusCode != 401 {
 				t.Errorf("%s %s without token: %d", r.method, r.path, resp.StatusCode)
@@ -195,6 +196,25 @@ func TestSecurityRefusals(t *testing.T) {
 		}
 		if _, _, err := f.dial(f.attach(id), "Authorization", ""); err == nil {
 			t.Error("WebSocket without any token accepted")
+		}
+		// The stream: a wrong bearer fails even with a good attach token and
+		// the dashboard's own Origin; without both Origin and bearer, 403.
+		if _, resp, err := f.dial(f.attach(id), "Authorization", "Bearer wrong", "Origin", "http://127.0.0.1:"+port); err == nil || resp.StatusCode != 401 {
+			t.Errorf("stream with a wrong bearer: %v", err)
+		}
+		if resp, _ := f.do("GET", "/sessions/"+id+"/stream", "", "Authorization", ""); resp.StatusCode != 403 {
+			t.Errorf("stream without Origin or token: %d", resp.StatusCode)
+		}
+	})
+	t.Run("a browser's WebSocket: Origin and the attach token, no cookie, no header", func(t *testing.T) {
+		c, _, err := f.dial(f.attach(id), "Authorization", "", "Origin", "http://127.0.0.1:"+port)
+		if err != nil {
+			t.Fatalf("own origin + attach token refused: %v", err)
+		}
+		_ = c.CloseNow()
+		if _, resp, err := f.dial(strings.Split(f.attach(id), "?")[0], "Authorization", "", "Origin", "http://127.0.0.1:"+port,
+			"Cookie", "agenthub_token_"+port+"="+f.tok); err == nil || resp.StatusCode != 401 {
+			t.Errorf("own origin + the old cookie, no attach token: %v", err)
 		}
 	})
 	t.Run("Host header (DNS rebinding)", func(t *testing.T) {

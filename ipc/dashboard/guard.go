@@ -7,16 +7,17 @@ import (
 	"strings"
 )
 
-// cookieName is the session cookie carrying the token after the first page
-// load. Cookies are not port-scoped, so the port is part of the name: two
-// instances on one machine never overwrite each other's cookie.
-func (s *Server) cookieName() string { return "agenthub_token_" + strconv.Itoa(s.port) }
+// legacyCookieName is the cookie versions before this one set on the first
+// page load ("agenthub_token_PORT"). Cookies are not port-scoped, so a
+// browser sent it to every server on the host: nothing accepts it any more,
+// and a request still carrying it is answered with its deletion.
+func (s *Server) legacyCookieName() string { return "agenthub_token_" + strconv.Itoa(s.port) }
 
-// guard wraps every route: Host header check (DNS rebinding), Origin check
-// (cross-site requests), then the token from the Authorization header, the
-// cookie, or the ?token= query. A valid query token sets the HttpOnly,
-// SameSite=Strict cookie so later requests from the page carry it.
-func (s *Server) guard(next http.Handler) http.Handler {
+// check wraps every route: security headers, the Host header check (DNS
+// rebinding) and the Origin check (cross-site requests). Authentication is
+// per route (requireToken, requireTokenOrSignature, the stream's attach
+// token); no route takes a cookie as proof.
+func (s *Server) check(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -30,52 +31,52 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
 			return
 		}
-		switch src := s.authenticate(r); src {
-		case authNone:
-			h.Set("WWW-Authenticate", `Bearer realm="agenthub"`)
-			http.Error(w, "unauthorized: the dashboard token is required (Authorization: Bearer TOKEN, or ?token=TOKEN on first load)", http.StatusUnauthorized)
-			return
-		case authQuery:
-			http.SetCookie(w, &http.Cookie{
-				Name:     s.cookieName(),
-				Value:    s.token,
-				Path:     "/",
-				HttpOnly: true,
-				SameSite: http.SameSiteStrictMode,
-			})
+		if _, err := r.Cookie(s.legacyCookieName()); err == nil {
+			http.SetCookie(w, &http.Cookie{Name: s.legacyCookieName(), Value: "", Path: "/", MaxAge: -1,
+				HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// authSource says where a valid token came from.
-type authSource int
+// requireToken lets a request through only with Authorization: Bearer TOKEN.
+func (s *Server) requireToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.bearer(r) != bearerValid {
+			unauthorized(w)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// unauthorized answers 401 with the Bearer challenge.
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="agenthub"`)
+	http.Error(w, "unauthorized: the dashboard token is required (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
+}
+
+// bearerState is what a request's Authorization header says.
+type bearerState int
 
 const (
-	authNone authSource = iota
-	authHeader
-	authCookie
-	authQuery
+	bearerAbsent bearerState = iota
+	bearerValid
+	bearerInvalid
 )
 
-// authenticate returns where the request's valid token came from, or
-// authNone. An Authorization header that is present but wrong fails even if
-// a cookie or query token would match.
-func (s *Server) authenticate(r *http.Request) authSource {
-	if a := r.Header.Get("Authorization"); a != "" {
-		scheme, tok, ok := strings.Cut(a, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") && s.tokenEqual(strings.TrimSpace(tok)) {
-			return authHeader
-		}
-		return authNone
+// bearer reports whether r carries Authorization: Bearer with the token.
+// A header that is present but is not the token is bearerInvalid.
+func (s *Server) bearer(r *http.Request) bearerState {
+	a := r.Header.Get("Authorization")
+	if a == "" {
+		return bearerAbsent
 	}
-	if c, err := r.Cookie(s.cookieName()); err == nil && s.tokenEqual(c.Value) {
-		return authCookie
+	scheme, tok, ok := strings.Cut(a, " ")
+	if ok && strings.EqualFold(scheme, "Bearer") && s.tokenEqual(strings.TrimSpace(tok)) {
+		return bearerValid
 	}
-	if q := r.URL.Query().Get("token"); q != "" && s.tokenEqual(q) {
-		return authQuery
-	}
-	return authNone
+	return bearerInvalid
 }
 
 // tokenEqual compares in constant time (for equal lengths).

@@ -1,9 +1,11 @@
 // Package dashboard is the localhost HTTP listener of Agent Hub's browser
-// dashboard: it binds loopback only, requires the per-launch token on every
-// request, checks the Host header, sets a strict Content-Security-Policy on
-// pages and serves the embedded frontend and GET /healthz. Other transports
-// (the protocol's HTTP and WebSocket endpoints) mount on it with Handle and
-// inherit the same checks.
+// dashboard: it binds loopback only, checks the Host and Origin headers on
+// every request, requires the per-launch token (Authorization: Bearer) on
+// every route but the pages (which carry no secret), sets a strict
+// Content-Security-Policy on pages and serves the embedded frontend, GET
+// /healthz and POST /signed-urls. Other transports (the protocol's HTTP and
+// WebSocket endpoints) mount on it with Handle and inherit the same checks.
+// No route takes a cookie as proof.
 package dashboard
 
 import (
@@ -34,6 +36,10 @@ type Options struct {
 	// IdleTimeout closes a keep-alive connection idle for this long
 	// (zero: DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// SignedURLTTL is how long a signed URL stays valid (zero: SignedURLTTL).
+	SignedURLTTL time.Duration
+	// Now is the clock of signed-URL expiry [time.Now].
+	Now func() time.Time
 }
 
 // DefaultIdleTimeout is how long an idle keep-alive connection stays open.
@@ -61,6 +67,11 @@ type Server struct {
 	hosts  map[string]bool // accepted Host header values
 	origin map[string]bool // accepted Origin header values
 	idle   time.Duration
+
+	signKey  []byte         // per-launch HMAC key of signed URLs
+	signable *http.ServeMux // the routes a signed URL may name (handlers unused)
+	signTTL  time.Duration
+	now      func() time.Time
 
 	mu      sync.Mutex
 	serving bool
@@ -93,6 +104,11 @@ func Listen(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("dashboard: signing key: %w", err)
+	}
 	s := &Server{
 		ln:     ln,
 		token:  token,
@@ -103,18 +119,33 @@ func Listen(opts Options) (*Server, error) {
 		hosts:  map[string]bool{},
 		origin: map[string]bool{},
 		idle:   opts.IdleTimeout,
+
+		signKey:  key,
+		signable: http.NewServeMux(),
+		signTTL:  opts.SignedURLTTL,
+		now:      opts.Now,
 	}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleTimeout
+	}
+	if s.signTTL <= 0 {
+		s.signTTL = SignedURLTTL
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	p := strconv.Itoa(s.port)
 	for _, h := range []string{"127.0.0.1", "localhost", s.host} {
 		s.hosts[h+":"+p] = true
 		s.origin["http://"+h+":"+p] = true
 	}
-	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.Handle("GET /healthz", http.HandlerFunc(s.healthz))
+	s.Handle("POST /signed-urls", http.HandlerFunc(s.signedURL))
+	denyOtherMethods(s, "/signed-urls", "POST")
 	if opts.Assets != nil {
-		s.mux.Handle("GET /", pageHandler(opts.Assets, s.csp()))
+		// The pages carry no secret and load without the token: the page
+		// reads it from its first URL's ?token= (docs/protocol.md §2).
+		s.mount("GET /", pageHandler(opts.Assets, s.csp()))
 	}
 	return s, nil
 }
@@ -137,10 +168,17 @@ func hostLiteral(ip net.IP) string {
 }
 
 // Handle mounts h at pattern (net/http ServeMux syntax, e.g.
-// "POST /sessions/{id}/turns") behind the same token, Host and Origin
-// checks as every other route. It panics if called after Serve began, or
-// on a pattern conflict (as ServeMux does): both are programming errors.
+// "POST /sessions/{id}/turns") behind the same Host and Origin checks as
+// every other route and the bearer token (Authorization: Bearer TOKEN).
+// It panics if called after Serve began, or on a pattern conflict (as
+// ServeMux does): both are programming errors.
 func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mount(pattern, s.requireToken(h))
+}
+
+// mount is Handle without the token check: h authenticates the request
+// itself (or, for the pages, needs no proof).
+func (s *Server) mount(pattern string, h http.Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.serving {
@@ -161,7 +199,9 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // BaseURL returns "http://HOST:PORT" for the bound loopback address.
 func (s *Server) BaseURL() string { return "http://" + s.host + ":" + strconv.Itoa(s.port) }
 
-// URL returns the first-page-load URL "http://HOST:PORT/?token=TOKEN".
+// URL returns the first-page-load URL "http://HOST:PORT/?token=TOKEN": the
+// page keeps the token in sessionStorage and takes it out of the address
+// bar. It is a credential: print it for the user, never log it.
 func (s *Server) URL() string { return s.BaseURL() + "/?token=" + s.token }
 
 // Serve answers requests until ctx ends, then shuts down gracefully (open
@@ -177,7 +217,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Unlock()
 
 	srv := &http.Server{
-		Handler:           s.guard(s.mux),
+		Handler:           s.check(s.mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       s.idle,
 		MaxHeaderBytes:    64 << 10,

@@ -36,17 +36,27 @@ const (
 )
 
 // stream upgrades GET /sessions/{id}/stream?attach=TOKEN to a WebSocket.
-// Refused before the upgrade: a missing Origin without the Bearer header
-// (403: browsers always send Origin, so only non-browser clients may omit
-// it, and they must authenticate by header), an Origin other than the
-// dashboard's own (403, also refused by the server guard), and an attach
-// token that is unknown, used, expired or bound to another session (401).
+// The single-use attach token (minted by the authenticated GET
+// /sessions/{id}) is the proof: a browser cannot set headers on a
+// WebSocket, and no cookie is taken. Refused before the upgrade: an
+// Authorization header that is not the token (401), a missing Origin
+// without the Bearer header (403: browsers always send Origin, so only
+// non-browser clients may omit it, and they must also send the token), an
+// Origin other than the dashboard's own (403, also refused by the server's
+// check), and an attach token that is unknown, used, expired or bound to
+// another session (401).
 func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	session := r.PathValue("id")
 	origin := r.Header.Get("Origin")
-	if origin == "" && r.Header.Get("Authorization") == "" {
-		writeError(w, http.StatusForbidden, "origin_required", "a WebSocket request without Origin must authenticate with Authorization: Bearer")
+	switch a.srv.bearer(r) {
+	case bearerInvalid:
+		unauthorized(w)
 		return
+	case bearerAbsent:
+		if origin == "" {
+			writeError(w, http.StatusForbidden, "origin_required", "a WebSocket request without Origin must authenticate with Authorization: Bearer")
+			return
+		}
 	}
 	if origin != "" && !a.srv.origin[strings.ToLower(origin)] {
 		writeError(w, http.StatusForbidden, "origin_refused", "cross-origin WebSocket refused")

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "react";
 import { inWails } from "./backend";
 import type { AppController } from "./controller";
 import type { ExportFormat, ExportResult } from "./hub";
+import { useModal } from "../chat/modals";
 
 const EXTENSIONS: Record<ExportFormat, string> = { markdown: "md", json: "json" };
 
@@ -62,6 +63,7 @@ export interface ExportDialogProps {
 
 /** Shows an export's text with Copy (and Save… when a save picker exists). */
 export function ExportDialog({ fileName, doc, onClose, clipboard = globalThis.navigator?.clipboard }: ExportDialogProps) {
+  useModal();
   const [status, setStatus] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = savePicker();

@@ -6,9 +6,11 @@ import { useEffect, useRef } from "react";
 import { Icon } from "./Icon";
 import type { AppInfo } from "./info";
 import { LOCAL_KEYS, SHORTCUTS } from "./shortcuts";
+import { useModal } from "../chat/modals";
 
 /** The help dialog; Esc or the backdrop closes it. */
 export function HelpDialog({ onClose, info }: { onClose: () => void; info?: AppInfo }) {
+  useModal();
   const close = useRef<HTMLButtonElement>(null);
   useEffect(() => close.current?.focus(), []);
   const rows = [...SHORTCUTS.map((s) => ({ keys: s.keys, description: s.description })), ...LOCAL_KEYS];

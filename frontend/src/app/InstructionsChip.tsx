@@ -8,6 +8,8 @@ import { useStore } from "zustand";
 import { sessionRecord } from "../state";
 import type { AppController } from "./controller";
 import type { InstructionFile } from "./hub";
+import { revealText } from "../chat/visible";
+import { Revealed } from "../chat/Reveal";
 
 /** "1.2 KB" for a byte count. */
 export function formatBytes(n: number): string {
@@ -45,7 +47,9 @@ export function InstructionsChip({ ctl, sessionId }: { ctl: AppController; sessi
           <ul className="instr-list" data-testid="instructions-list">
             {files.map((f) => (
               <li key={f.path}>
-                <code title={f.path}>{f.path}</code>
+                <code title={revealText(f.path, { newlines: "escape" })}>
+                  <Revealed text={f.path} newlines="escape" />
+                </code>
                 <span className="muted">
                   {f.scope === "global" ? "global · " : ""}
                   {formatBytes(f.size)}

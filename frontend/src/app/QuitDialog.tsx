@@ -3,12 +3,14 @@
 // cancel the turns and quit (they end as cancelled), or keep running.
 
 import { useEffect, useRef } from "react";
+import { useModal } from "../chat/modals";
 
 /** The answers the window takes (app.AnswerQuit). */
 export type QuitChoice = "quit" | "cancel" | "keep";
 
 /** The quit confirmation for running turns; Esc or the backdrop keeps running. */
 export function QuitDialog({ running, onAnswer }: { running: number; onAnswer: (choice: QuitChoice) => void }) {
+  useModal();
   const keep = useRef<HTMLButtonElement>(null);
   useEffect(() => keep.current?.focus(), []);
   const turns = running === 1 ? "A turn is" : `${running} turns are`;

@@ -16,6 +16,7 @@ import { McpServers } from "./McpServers";
 import { PermissionRules } from "./PermissionRules";
 import { Prices } from "./Prices";
 import { SessionSandbox } from "./SessionSandbox";
+import { useModal } from "../chat/modals";
 
 const MODE_NAMES: Record<(typeof APPROVAL_MODES)[number], string> = {
   ask: "Ask before commands, edits and workers",
@@ -85,6 +86,7 @@ export interface SettingsDialogProps {
 
 /** The settings dialog. */
 export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps) {
+  useModal();
   const [before, setBefore] = useState<SettingsView | null>(null);
   const [form, setForm] = useState<SettingsView>({});
   const [secrets, setSecrets] = useState({ anthropic: "", openai: "" });

@@ -1,7 +1,9 @@
 // Backend: how the page reaches Go. In the Wails window the bound App
 // methods (frontend/wailsjs) plus the wailsipc Bridge; in the browser
 // dashboard the HTTP listener (POST /rpc, WebSocket streams), authenticated
-// by the cookie set on first load.
+// by the token the page was opened with (token.ts): Authorization: Bearer
+// on every request, single-use attach tokens for WebSockets, signed URLs
+// for what an <img> loads. No cookie is involved.
 import { AnswerQuit, ChooseFolder, FrontendReady, Info, OpenLink, UploadAttachment } from '../../wailsjs/go/app/App';
 import type { AttachmentInfo } from '../protocol';
 import { EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
@@ -12,6 +14,8 @@ import type { Transport, TransportHandlers } from '../transport/types';
 import { WsTransport } from '../transport/ws';
 import { createHubClient, type HubClient } from './hub';
 import { parseInfo, type AppInfo, type ReadyReport } from './info';
+import { bearerHeader, sessionStorageOf, takeDashboardToken } from './token';
+import type { SignedUrl } from '../chat/resources';
 
 export interface Backend {
   /** "wails" in the desktop window, "http" in the browser dashboard. */
@@ -42,6 +46,13 @@ export interface Backend {
    */
   uploadAttachment(file: File): Promise<AttachmentInfo>;
   /**
+   * A short-lived URL of a same-origin resource path ("/attachments/ID")
+   * that an <img src> or <a href> can load without headers (the browser:
+   * POST /signed-urls). Absent in the window, whose asset server serves the
+   * path itself.
+   */
+  signUrl?(path: string): Promise<SignedUrl>;
+  /**
    * Calls cb when the window is being closed while turns run (the window
    * only); returns the unsubscribe. The page then answers with answerQuit.
    */
@@ -67,11 +78,11 @@ export async function fileBase64(file: Blob): Promise<string> {
 }
 
 /** POSTs a file to the dashboard's /attachments; the error body's message becomes the rejection. */
-export async function postAttachment(fetchFn: typeof fetch, base: string, file: File): Promise<AttachmentInfo> {
+export async function postAttachment(fetchFn: typeof fetch, base: string, file: File, token: string | null = null): Promise<AttachmentInfo> {
   const res = await fetchFn(`${base}/attachments?name=${encodeURIComponent(file.name)}`, {
     method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'Content-Type': file.type || 'application/octet-stream', Accept: 'application/json' },
+    credentials: 'omit',
+    headers: { ...bearerHeader(token), 'Content-Type': file.type || 'application/octet-stream', Accept: 'application/json' },
     body: file,
   });
   const body: unknown = await res.json().catch(() => null);
@@ -171,36 +182,59 @@ export function wailsBackend(win: unknown): Backend {
   };
 }
 
-/** An HTTP backend against the dashboard at base ("" = same origin). */
-export function httpBackend(fetchFn: typeof fetch, base = ''): Backend {
+/** What the page says when the hub refuses its token. */
+export const TOKEN_REFUSED =
+  'the dashboard token is missing or wrong: open the dashboard with the address the hub printed (the url in DATA_DIR/dashboard.json)';
+
+/** POSTs a path to /signed-urls; resolves with its signed URL. */
+export async function postSignUrl(fetchFn: typeof fetch, base: string, token: string | null, path: string): Promise<SignedUrl> {
+  const res = await fetchFn(`${base}/signed-urls`, {
+    method: 'POST',
+    credentials: 'omit',
+    headers: { ...bearerHeader(token), 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ path }),
+  });
+  if (!res.ok) throw new Error(`POST /signed-urls: ${res.status} ${res.statusText}`.trim());
+  const body = (await res.json()) as { url?: unknown; expires_at?: unknown };
+  if (typeof body.url !== 'string' || typeof body.expires_at !== 'string') throw new Error('POST /signed-urls: no url in the answer');
+  return { url: `${base}${body.url}`, expiresAt: Date.parse(body.expires_at) };
+}
+
+/** An HTTP backend against the dashboard at base ("" = same origin), authenticated by token. */
+export function httpBackend(fetchFn: typeof fetch, base = '', token: string | null = null): Backend {
   let hub: HubClient | null = null;
   return {
     kind: 'http',
     async info() {
       const res = await fetchFn(`${base}/api/info`, {
-        credentials: 'same-origin',
-        headers: { Accept: 'application/json' },
+        credentials: 'omit',
+        headers: { ...bearerHeader(token), Accept: 'application/json' },
       });
       if (!res.ok) {
-        throw new Error(`GET /api/info: ${res.status} ${res.statusText}`.trim());
+        const status = `GET /api/info: ${res.status} ${res.statusText}`.trim();
+        throw new Error(res.status === 401 ? `${status} — ${TOKEN_REFUSED}` : status);
       }
       return parseInfo(await res.json());
     },
     async ready() {},
     hub() {
-      hub ??= createHubClient(new RpcClient(httpChannel(fetchFn, base)));
+      hub ??= createHubClient(new RpcClient(httpChannel(fetchFn, base, token)));
       return hub;
     },
     transport() {
-      return new WsTransport({ baseUrl: base, token: null, fetch: fetchFn, filter: UI_FILTER });
+      return new WsTransport({ baseUrl: base, token, fetch: fetchFn, filter: UI_FILTER });
     },
     uploadAttachment(file) {
-      return postAttachment(fetchFn, base, file);
+      return postAttachment(fetchFn, base, file, token);
+    },
+    signUrl(path) {
+      return postSignUrl(fetchFn, base, token, path);
     },
   };
 }
 
-/** Picks the backend for this page. */
+/** Picks the backend for this page; in the browser it takes the dashboard token from the address (token.ts). */
 export function detectBackend(win: Window): Backend {
-  return inWails(win) ? wailsBackend(win) : httpBackend(win.fetch.bind(win));
+  if (inWails(win)) return wailsBackend(win);
+  return httpBackend(win.fetch.bind(win), '', takeDashboardToken(win.location, win.history, sessionStorageOf(win)));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeProvider, parseInfo, stripTokenFromURL } from './info';
+import { describeProvider, parseInfo } from './info';
 
 const wire = {
   name: 'Agent Hub',
@@ -38,20 +38,5 @@ describe('describeProvider', () => {
   });
   it('says when nothing is configured', () => {
     expect(describeProvider({ configured: false, providers: [], sources: [] })).toBe('Not configured');
-  });
-});
-
-describe('stripTokenFromURL', () => {
-  it('removes only the token parameter', () => {
-    const calls: string[] = [];
-    const hist = { state: null, replaceState: (_s: unknown, _t: string, url: string) => calls.push(url) } as unknown as History;
-    stripTokenFromURL({ href: 'http://127.0.0.1:9/x?token=t&a=1#h' } as Location, hist);
-    expect(calls).toEqual(['/x?a=1#h']);
-  });
-  it('leaves a URL without token alone', () => {
-    const calls: string[] = [];
-    const hist = { state: null, replaceState: (_s: unknown, _t: string, url: string) => calls.push(url) } as unknown as History;
-    stripTokenFromURL({ href: 'http://127.0.0.1:9/' } as Location, hist);
-    expect(calls).toEqual([]);
   });
 });

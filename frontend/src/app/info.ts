@@ -100,15 +100,3 @@ export function describeProvider(p: ProviderStatus): string {
     })
     .join(', ');
 }
-
-/**
- * Removes ?token= from the address bar after the first page load: the
- * server already set the session cookie, and the token should not linger
- * in history or be copied from the URL bar.
- */
-export function stripTokenFromURL(loc: Location, hist: History): void {
-  const url = new URL(loc.href);
-  if (!url.searchParams.has('token')) return;
-  url.searchParams.delete('token');
-  hist.replaceState(hist.state, '', url.pathname + url.search + url.hash);
-}

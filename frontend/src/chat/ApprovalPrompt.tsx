@@ -1,16 +1,19 @@
 // The approval prompt inline on a tool card (docs/permissions.md): what the
-// call would do (the full command, a coloured diff of the edit), why it asks
-// and how risky it is, the rule "Always" would store (editable for bash, or
-// why "Always" is not available), Approve once / Always / Deny with an
-// optional message, and keyboard shortcuts (y / a / n) for the oldest prompt
-// while focus is not in a text field. After the answer the card says who
-// answered and how.
+// call would do (the full command with its line count and hidden characters
+// shown, Reveal.tsx; a coloured diff of the edit), why it asks and how risky
+// it is, the rule "Always" would store (editable for bash, or why "Always" is
+// not available), Approve once / Always / Deny with an optional message, and
+// keyboard shortcuts (y / a / n) for the oldest prompt while focus is not in a
+// text field. After the answer the card says who answered and how.
 
 import { useEffect, useRef, useState } from "react";
 import type { ApprovalAnswer, PermissionRule } from "../protocol";
 import type { ApprovalResolution, ToolCardState } from "../state";
 import { DiffView } from "./DiffView";
 import { MarkdownView } from "./Markdown";
+import { modalOpen } from "./modals";
+import { revealText } from "./visible";
+import { CommandView, Revealed } from "./Reveal";
 
 /** The shortcut key of each answer. */
 export const SHORTCUT_KEYS: Record<ApprovalAnswer, string> = { once: "y", always: "a", deny: "n" };
@@ -28,10 +31,14 @@ export function isTextField(el: EventTarget | null): boolean {
 /** What shortcutAnswer reads of a key press. */
 export type ShortcutKey = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "repeat" | "target">;
 
-/** The answer a key press gives: y, a or n without modifiers, outside text fields and dialogs; otherwise null. */
-export function shortcutAnswer(e: ShortcutKey, doc: Document = document): ApprovalAnswer | null {
+/**
+ * The answer a key press gives: y, a or n without modifiers, outside text
+ * fields and while none of the app's dialogs is open (modals.ts: the app's
+ * own state, never the DOM, which model output can write into); otherwise null.
+ */
+export function shortcutAnswer(e: ShortcutKey, dialogOpen: boolean = modalOpen()): ApprovalAnswer | null {
   if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || isTextField(e.target)) return null;
-  if (doc.querySelector('[aria-modal="true"]')) return null;
+  if (dialogOpen) return null;
   const key = e.key.toLowerCase();
   const hit = (Object.keys(SHORTCUT_KEYS) as ApprovalAnswer[]).find((a) => SHORTCUT_KEYS[a] === key);
   return hit ?? null;
@@ -81,16 +88,16 @@ export function ApprovalDetail({ toolName, input, summary }: ApprovalDetailProps
   const path = field(input, "path");
   const [old, next, content] = [field(input, "old"), field(input, "new"), field(input, "content")];
   if (toolName === "bash" && command !== undefined) {
-    return (
-      <pre className="approval-command">
-        <code>{command}</code>
-      </pre>
-    );
+    return <CommandView command={command} />;
   }
   if (toolName === "edit_file" && path !== undefined && old !== undefined && next !== undefined) return <DiffView path={path} old={old} text={next} />;
   if (toolName === "write_file" && path !== undefined && content !== undefined) return <DiffView path={path} text={content} />;
-  if (summary) return <MarkdownView className="approval-summary" text={summary} />;
-  return <pre className="tool-json">{JSON.stringify(input, null, 2)}</pre>;
+  if (summary) return <MarkdownView className="approval-summary" text={revealText(summary)} />;
+  return (
+    <pre className="tool-json">
+      <Revealed text={JSON.stringify(input, null, 2)} />
+    </pre>
+  );
 }
 
 /** Answers a prompt (rule: for "always", the rule to store); resolves true once the hub took the answer (false: it failed and the prompt stays). */

@@ -5,6 +5,10 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { AttachmentInfo, ImageSource } from "../protocol";
+import { useModal } from "./modals";
+import { useResourceUrl } from "./resources";
+import { revealText } from "./visible";
+import { Revealed } from "./Reveal";
 
 /** The start of a user message's file block (app/mention): a mentioned file, or an uploaded one. */
 export const FILE_BLOCK_PREFIX = "<file path=";
@@ -40,9 +44,22 @@ export function attachmentUrl(id: string): string {
   return `/attachments/${encodeURIComponent(id)}`;
 }
 
-/** The src of an image block: the stored attachment, or the inline data. */
+/** The src of an image block: the stored attachment's path, or the inline data. */
 export function imageSrc(s: ImageSource): string {
   return s.type === "attachment" && s.attachment ? attachmentUrl(s.attachment) : `data:${s.media_type};base64,${s.data}`;
+}
+
+/** The src an <img> of an image block loads (a stored attachment in the browser: a signed URL, useResourceUrl). */
+function useImageSrc(s: ImageSource): { src: string | undefined; onError: () => void } {
+  const stored = s.type === "attachment" && s.attachment ? attachmentUrl(s.attachment) : null;
+  const r = useResourceUrl(stored);
+  return stored === null ? { src: imageSrc(s), onError: r.onError } : r;
+}
+
+/** The thumbnail of an uploaded image in the composer. */
+function PendingThumb({ id }: { id: string }) {
+  const { src, onError } = useResourceUrl(attachmentUrl(id));
+  return <img className="composer-thumb" alt="" src={src} onError={onError} />;
 }
 
 function PaperclipIcon() {
@@ -57,10 +74,11 @@ function PaperclipIcon() {
 export function FileChip({ text }: { text: string }) {
   const info = fileBlockInfo(text);
   if (!info) return <p className="msg-user-text">{text}</p>;
-  const what = info.uploaded ? `${info.path} was attached` : `${info.path} was attached with its content${info.cut ? " (cut at 64 KB)" : ""}`;
+  const shown = revealText(info.path, { newlines: "escape" });
+  const what = info.uploaded ? `${shown} was attached` : `${shown} was attached with its content${info.cut ? " (cut at 64 KB)" : ""}`;
   return (
     <span className="msg-file" data-testid="attached-file" title={what}>
-      <PaperclipIcon /> {info.path} · {formatBytes(info.bytes)}
+      <PaperclipIcon /> <Revealed text={info.path} newlines="escape" /> · {formatBytes(info.bytes)}
       {info.cut ? " (cut)" : ""}
     </span>
   );
@@ -77,8 +95,9 @@ export function AttachedImage({ source }: { source: ImageSource }) {
     if (!open && d.open) d.close?.();
   }, [open]);
   const name = source.name ?? "image";
+  useModal(open);
   const size = source.width && source.height ? `${source.width}×${source.height}` : "";
-  const src = imageSrc(source);
+  const { src, onError } = useImageSrc(source);
   return (
     <>
       <button type="button" className="msg-image-btn" data-testid="attached-image" aria-label={`Show ${name} full size`} title={[name, size].filter(Boolean).join(" · ")} onClick={() => setOpen(true)}>
@@ -86,6 +105,7 @@ export function AttachedImage({ source }: { source: ImageSource }) {
           className="msg-image"
           alt={name}
           src={src}
+          onError={onError}
           loading="lazy"
           onLoad={(e) => e.currentTarget.setAttribute("data-loaded", "true")}
           {...(source.width && source.height ? { width: source.width, height: source.height } : {})}
@@ -93,7 +113,7 @@ export function AttachedImage({ source }: { source: ImageSource }) {
       </button>
       {open && (
         <dialog ref={dialog} className="image-viewer" aria-label={name} onClose={() => setOpen(false)} onClick={() => setOpen(false)}>
-          <img alt={name} src={src} />
+          <img alt={name} src={src} onError={onError} />
           <p className="image-viewer-caption">{[name, size, source.bytes ? formatBytes(source.bytes) : ""].filter(Boolean).join(" · ")}</p>
         </dialog>
       )}
@@ -125,7 +145,7 @@ export function PendingAttachments({ items, onRemove }: { items: PendingAttachme
           data-state={p.error ? "error" : p.info ? "ready" : "uploading"}
           role={p.error ? "alert" : undefined}
         >
-          {p.info?.kind === "image" ? <img className="composer-thumb" alt="" src={attachmentUrl(p.info.id)} /> : <PaperclipIcon />}
+          {p.info?.kind === "image" ? <PendingThumb id={p.info.id} /> : <PaperclipIcon />}
           <span className="composer-attachment-text">
             {p.error ?? (p.info ? `${p.name} · ${formatBytes(p.info.bytes)}${p.info.resized ? ` · resized to ${p.info.width}×${p.info.height}` : ""}` : `Uploading ${p.name}…`)}
           </span>

@@ -1,9 +1,12 @@
 // A coloured line diff with line numbers: removed lines red with "-" and
 // their old number, added green with "+" and their new number, unchanged
-// lines plain with both.
+// lines plain with both. Hidden characters in the path and the lines show
+// as escapes, with a warning in the header (Reveal.tsx).
 
 import { useMemo } from "react";
 import { addedLines, diffLines, type DiffLine } from "./diff";
+import { revealText } from "./visible";
+import { HiddenBadge, Revealed } from "./Reveal";
 
 const MARK: Record<DiffLine["kind"], string> = { context: " ", add: "+", del: "-" };
 
@@ -35,13 +38,15 @@ export function DiffView({ path, old, text, startLine = 1 }: DiffViewProps) {
   const added = lines.filter((l) => l.kind === "add").length;
   const removed = lines.filter((l) => l.kind === "del").length;
   const width = `${String(Math.max(1, startLine + lines.length)).length + 0.5}ch`;
+  const texts = useMemo(() => lines.map((l) => l.text), [lines]);
   return (
-    <figure className="diff" aria-label={`Changes to ${path}`}>
+    <figure className="diff" aria-label={`Changes to ${revealText(path, { newlines: "escape" })}`}>
       <figcaption className="diff-path">
         <span>
-          {path}
+          <Revealed text={path} newlines="escape" />
           {old === undefined ? " (whole file)" : ""}
         </span>
+        <HiddenBadge paths={[path]} texts={texts} />
         <span className="diff-stat">
           <span className="diff-stat-add">+{added}</span> <span className="diff-stat-del">−{removed}</span>
         </span>
@@ -58,7 +63,9 @@ export function DiffView({ path, old, text, startLine = 1 }: DiffViewProps) {
             <span className="diff-mark" aria-hidden="true">
               {MARK[l.kind]}
             </span>
-            <span className="diff-text">{l.text}</span>
+            <span className="diff-text">
+              <Revealed text={l.text} />
+            </span>
             {"\n"}
           </span>
         ))}

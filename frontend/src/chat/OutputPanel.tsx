@@ -6,6 +6,8 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useModal } from "./modals";
+import { Revealed } from "./Reveal";
 
 /** Reads one slice of the output from offset. */
 export type ReadOutput = (offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
@@ -40,17 +42,18 @@ export function matchingLines(lines: readonly string[], query: string): number[]
   return out;
 }
 
+/** A line with its matches of query marked and hidden characters shown as escapes. */
 function marked(line: string, query: string): ReactNode {
-  if (!query) return line;
+  if (!query) return <Revealed text={line} />;
   const low = line.toLowerCase();
   const q = query.toLowerCase();
   const out: ReactNode[] = [];
   let at = 0;
   for (let i = low.indexOf(q); i !== -1; i = low.indexOf(q, at)) {
-    out.push(line.slice(at, i), <mark key={i}>{line.slice(i, i + q.length)}</mark>);
+    out.push(<Revealed key={`t${i}`} text={line.slice(at, i)} />, <mark key={i}><Revealed text={line.slice(i, i + q.length)} /></mark>);
     at = i + q.length;
   }
-  out.push(line.slice(at));
+  out.push(<Revealed key="end" text={line.slice(at)} />);
   return out;
 }
 
@@ -65,6 +68,7 @@ export interface OutputPanelProps {
 
 /** The full-output dialog. */
 export function OutputPanel({ title, read, onClose }: OutputPanelProps) {
+  useModal();
   const [load, setLoad] = useState<Load>({ kind: "loading", loaded: 0, size: 0 });
   const [query, setQuery] = useState("");
   const [current, setCurrent] = useState(0);

@@ -1,4 +1,6 @@
-// One tool call: status, input (raw while streaming, parsed after), its
+// One tool call: status (a multi-line command's header says how many lines
+// follow its first; hidden characters show as escapes with a warning,
+// Reveal.tsx), input (raw while streaming, parsed after), its
 // output once (the tail while it runs or when short; the whole of it in the
 // full-output panel), the head line of its markdown summary, file edits as a
 // coloured numbered diff, error and cancelled states, and its approval: the
@@ -11,6 +13,8 @@ import { DiffView } from "./DiffView";
 import { MarkdownView } from "./Markdown";
 import { OutputPanel, type ReadOutput } from "./OutputPanel";
 import { useOptionalChatSession } from "./session";
+import { moreLinesLabel, revealText } from "./visible";
+import { HiddenBadge, Revealed } from "./Reveal";
 
 /** Lines shown while the output is collapsed. */
 export const COLLAPSED_TAIL_LINES = 12;
@@ -120,31 +124,42 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
   const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
   const head = card.summary ? summaryHead(card.summary) : "";
+  // The header names the first line only: say how many follow ("(+60 lines)"), so nothing hides below it.
+  const command = str(card.input, "command");
+  const more = command !== undefined ? moreLinesLabel(command) : "";
   // More than the card shows exists: the panel reads all of it from the hub.
-  const more = view.hidden > 0 || card.liveOutputDropped > 0 || card.truncated || (expanded && view.total > MAX_RENDERED_LINES);
+  const fuller = view.hidden > 0 || card.liveOutputDropped > 0 || card.truncated || (expanded && view.total > MAX_RENDERED_LINES);
   const read = useCallback<ReadOutput>((offset, length) => readToolOutput!(card.toolUseId, offset, length), [readToolOutput, card.toolUseId]);
   return (
     <section className={`tool-card tool-${card.status}`} aria-label={`Tool ${card.toolName}`} data-status={card.status} data-approval={pending ? "pending" : resolution?.decision}>
       <header className="tool-head">
         <span className={busy ? "tool-spinner" : pending ? "tool-dot tool-wait" : "tool-dot"} aria-hidden="true" />
         <span className="tool-name">{card.toolName || "tool"}</span>
-        <span className="tool-status-text" title={statusText}>
-          {statusText}
+        <span className="tool-status-text" title={revealText(statusText, { newlines: "escape" })}>
+          <Revealed text={statusText} newlines="escape" />
         </span>
+        {more && (
+          <span className="tool-more-lines" data-testid="tool-more-lines" title="The command has more lines than its first">
+            {more}
+          </span>
+        )}
+        <HiddenBadge paths={[statusText]} texts={[inputText]} />
         <span className="tool-badge">{pending ? "waiting for approval" : STATUS_LABEL[card.status]}</span>
       </header>
       {pending && <ApprovalPrompt card={card} active={active} {...(onAnswer ? { onAnswer } : {})} />}
       {resolution && <p className={`approval-outcome outcome-${resolution.decision}`}>{approvalOutcome(resolution)}</p>}
       <details className="tool-input">
         <summary>Input</summary>
-        <pre className={card.status === "streaming-input" ? "tool-raw" : "tool-json"}>{inputText}</pre>
+        <pre className={card.status === "streaming-input" ? "tool-raw" : "tool-json"}>
+          <Revealed text={inputText} />
+        </pre>
       </details>
-      {head && !pending && <MarkdownView className="tool-summary" text={head} />}
+      {head && !pending && <MarkdownView className="tool-summary" text={revealText(head)} />}
       {!pending && <FileDiff card={card} />}
       {card.errorMessage && card.status === "error" && (
         <p className="tool-error" role="alert">
           {card.errorClass ? `${card.errorClass}: ` : ""}
-          {card.errorMessage}
+          <Revealed text={card.errorMessage} />
         </p>
       )}
       {output !== "" && !(fileTool && card.status === "done") && (
@@ -155,7 +170,7 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
             </p>
           )}
           <pre className="tool-output-text" data-testid="tool-output">
-            {view.tail}
+            <Revealed text={view.tail} />
           </pre>
           <div className="tool-output-actions">
             {long && view.total > COLLAPSED_TAIL_LINES && (
@@ -163,7 +178,7 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
                 {expanded ? "Show less" : `Show more (last ${Math.min(view.total, MAX_RENDERED_LINES)} lines)`}
               </button>
             )}
-            {finished && readToolOutput && (more || long) && (
+            {finished && readToolOutput && (fuller || long) && (
               <button type="button" className="btn btn-xs" data-testid="full-output" onClick={() => setPanel(true)}>
                 Full output…
               </button>
@@ -171,7 +186,7 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
           </div>
         </div>
       )}
-      {panel && <OutputPanel title={`${card.toolName}: ${statusText}`} read={read} onClose={() => setPanel(false)} />}
+      {panel && <OutputPanel title={`${card.toolName}: ${revealText(statusText, { newlines: "escape" })}`} read={read} onClose={() => setPanel(false)} />}
     </section>
   );
 }

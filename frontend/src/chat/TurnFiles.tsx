@@ -7,6 +7,7 @@
 import { useState } from "react";
 import type { FileChange, TurnChanges, TurnOutcome, TurnUndone } from "../protocol";
 import { DiffView } from "./DiffView";
+import { HiddenBadge, Revealed } from "./Reveal";
 import { useChatSession, useSessionSelector } from "./session";
 
 const STATUS_LABEL: Record<FileChange["status"], string> = { created: "created", modified: "modified", deleted: "deleted" };
@@ -25,7 +26,10 @@ function ChangedFile({ change: c }: { change: FileChange }) {
     <li className="turn-file" data-testid="turn-file" data-status={c.status}>
       <div className="turn-file-head">
         <span className={`turn-file-status is-${c.status}`}>{STATUS_LABEL[c.status]}</span>
-        <code className="turn-file-path">{c.path}</code>
+        <code className="turn-file-path">
+          <Revealed text={c.path} newlines="escape" />
+        </code>
+        <HiddenBadge paths={[c.path]} />
         <span className="muted">by {c.tool}</span>
       </div>
       {c.unrestorable && <p className="turn-file-note">Undo cannot restore it: {c.unrestorable}.</p>}
@@ -46,7 +50,10 @@ function UndoSummary({ result }: { result: TurnUndone }) {
         <ul>
           {result.skipped.map((s) => (
             <li key={s.path}>
-              <code>{s.path}</code> — {s.reason}
+              <code>
+                <Revealed text={s.path} newlines="escape" />
+              </code>{" "}
+              — {s.reason}
             </li>
           ))}
         </ul>

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from "vitest";
 import { appendChunks, chunkList } from "../state/chunks";
-import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, loadHighlighter, loadImages, splitBlocks } from "./index";
+import { IncrementalMarkdown, IMG_SRC_ATTR, MAX_MARKDOWN_CHARS, SEGMENT_CHARS, SegmentedText, createBlockRenderer, createSanitizer, handleCopyClick, isImagePlaceholder, isSpansOnly, loadHighlighter, loadImages, splitBlocks } from "./index";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -106,6 +106,46 @@ describe("sanitiser", () => {
     expect(root.querySelector("input")).toBeNull();
     expect([...root.querySelectorAll("th")].map((c) => c.getAttribute("align"))).toEqual(["center", "right"]);
     expect(root.querySelector("blockquote")?.textContent?.trim()).toBe("quoted");
+  });
+});
+
+describe("model output cannot borrow the app's looks or page state (issue 40 row 9)", () => {
+  const render = createBlockRenderer(createSanitizer());
+  it("drops class, style, role, aria-*, data-*, id, name, tabindex, accesskey, contenteditable and autofocus", () => {
+    const html = render(
+      '<div class="modal approval-prompt" role="dialog" aria-modal="true" aria-label="Approve bash?" style="position:fixed" id="composer" name="x" ' +
+        'tabindex="0" accesskey="y" contenteditable="true" autofocus data-testid="tool-output" data-md-copy="" data-md-img="https://e.example/x.png">' +
+        'Approve once <span class="btn approval-once" role="button">y</span></div>\n\n<p class="md-code" aria-hidden="true">text</p>',
+    );
+    const root = dom(html);
+    expect(root.textContent).toContain("Approve once");
+    for (const el of root.querySelectorAll("*")) {
+      expect(Array.from(el.attributes, (a) => a.name), el.outerHTML).toEqual([]);
+    }
+    expect(root.querySelector('[aria-modal], [role], [class], [id], [data-md-copy], [data-md-img]')).toBeNull();
+  });
+
+  it("keeps the app's own code block and task box markup, added after sanitising", async () => {
+    await loadHighlighter();
+    const root = dom(render('- [x] done\n\n```go\nfmt.Println("hi")\n```'));
+    expect(root.querySelector(".md-code .md-code-head .md-lang")?.textContent).toBe("go");
+    expect(root.querySelector("code.hljs.language-go .hljs-string")?.textContent).toBe('"hi"');
+    expect(root.querySelector("button.md-copy[data-md-copy]")?.getAttribute("aria-label")).toBe("Copy code");
+    expect(root.querySelector('.md-check.is-checked[role="img"]')?.getAttribute("aria-label")).toBe("done");
+    expect(root.querySelector("[data-md-slot]")).toBeNull();
+  });
+
+  it("puts highlight.js output into a slot only when it is text and class spans", () => {
+    expect(isSpansOnly('<span class="hljs-string">&quot;hi&quot;</span> x &lt; y')).toBe(true);
+    expect(isSpansOnly('<span class="a" onclick="x">y</span>')).toBe(false);
+    expect(isSpansOnly("<img src=x onerror=alert(1)>")).toBe(false);
+    expect(isSpansOnly('<span class="a"><b>y</b></span>')).toBe(false);
+  });
+
+  it("a slot the model writes itself stays empty", () => {
+    const root = dom(render('```\ncode\n```\n\n<div data-md-slot="0-0"></div><span data-md-slot="x-0">y</span>'));
+    expect(root.querySelectorAll(".md-code")).toHaveLength(1);
+    expect(root.querySelector('[data-md-slot="0-0"]')?.innerHTML).toBe("");
   });
 });
 

@@ -2,7 +2,13 @@
 // run shell tools: an XSS here is an RCE). No scripts, event handlers,
 // javascript:/data: links, iframes, forms, styles, SVG or MathML; links open
 // in a new browsing context with rel="noopener noreferrer". Remote images are
-// not loaded: each becomes a placeholder (images.ts).
+// not loaded: each becomes a placeholder (images.ts). Model output cannot
+// borrow the app's looks or page state either: class, style, role, aria-*,
+// data-*, id, name, tabindex, accesskey, contenteditable and autofocus are
+// dropped (a message must not draw the app's dialogs, mark itself
+// aria-modal, take an element id the app looks up, or steal keys and
+// focus). The app's own markup — code blocks, task boxes — is added after
+// sanitising, into slots (render.ts).
 
 import DOMPurify from "dompurify";
 import { blockImages } from "./images";
@@ -13,8 +19,14 @@ const FORBID_TAGS = [
   "select", "option", "link", "meta", "base", "svg", "math", "template", "dialog", "video", "audio", "source",
 ];
 
-/** Attributes removed everywhere. */
-const FORBID_ATTR = ["style", "srcset", "formaction", "action", "background", "ping"];
+/** Attributes removed everywhere (aria-* and data-* too: see createSanitizer). */
+const FORBID_ATTR = [
+  "style", "srcset", "formaction", "action", "background", "ping",
+  "class", "role", "id", "name", "tabindex", "accesskey", "contenteditable", "autofocus", "draggable", "slot", "is",
+];
+
+/** The attribute of a slot: a placeholder render.ts fills with the app's own markup after sanitising. */
+export const SLOT_ATTR = "data-md-slot";
 
 /** http(s), mailto, fragments and relative URLs only. */
 const ALLOWED_URI = /^(?:(?:https?|mailto):|#|\/|\.\.?\/|[^a-z:]*$)/i;
@@ -28,6 +40,9 @@ export type Sanitizer = (html: string) => string;
  */
 export function createSanitizer(win: Window & typeof globalThis = window): Sanitizer {
   const purify = DOMPurify(win);
+  purify.addHook("uponSanitizeAttribute", (_node, data) => {
+    if (data.attrName.startsWith("aria-")) data.keepAttr = false;
+  });
   purify.addHook("afterSanitizeAttributes", (node) => {
     if (node.tagName === "A") {
       node.setAttribute("target", "_blank");
@@ -50,8 +65,10 @@ export function createSanitizer(win: Window & typeof globalThis = window): Sanit
         USE_PROFILES: { html: true },
         FORBID_TAGS,
         FORBID_ATTR,
-        ADD_ATTR: ["align"],
-        ADD_URI_SAFE_ATTR: ["align"],
+        ADD_ATTR: ["align", SLOT_ATTR],
+        ADD_URI_SAFE_ATTR: ["align", SLOT_ATTR],
+        ALLOW_DATA_ATTR: false,
+        ALLOW_ARIA_ATTR: false,
         ALLOWED_URI_REGEXP: ALLOWED_URI,
         ALLOW_UNKNOWN_PROTOCOLS: false,
         RETURN_TRUSTED_TYPE: false,
@@ -59,3 +76,4 @@ export function createSanitizer(win: Window & typeof globalThis = window): Sanit
       win.document,
     );
 }
+

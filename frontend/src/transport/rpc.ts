@@ -1,5 +1,5 @@
 // The RPC client (seed 003) of both backends, on PendingRequests: request
-// frames go to POST /rpc on the dashboard (cookie-authenticated) or to the
+// frames go to POST /rpc on the dashboard (with the bearer token) or to the
 // bound Bridge.Request in the Wails window; each answers with one response
 // frame. Every call has a timeout; when the hub cannot be reached, every
 // call still waiting is rejected at once with DISCONNECTED.
@@ -84,8 +84,8 @@ export class RpcClient {
 }
 
 /**
- * The dashboard's channel: POST base/rpc with the session cookie (and a
- * bearer token if given). A request that never reaches the hub (the
+ * The dashboard's channel: POST base/rpc with the bearer token (none:
+ * the hub answers 401). A request that never reaches the hub (the
  * connection is refused or dropped) means the hub is unreachable.
  */
 export function httpChannel(fetchFn: typeof fetch, base = "", token: string | null = null): RpcChannel {
@@ -94,7 +94,7 @@ export function httpChannel(fetchFn: typeof fetch, base = "", token: string | nu
     if (token) headers.Authorization = `Bearer ${token}`;
     let res: Response;
     try {
-      res = await fetchFn(`${base}/rpc`, { method: "POST", body: frame, headers, credentials: "same-origin", signal });
+      res = await fetchFn(`${base}/rpc`, { method: "POST", body: frame, headers, credentials: "omit", signal });
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       throw new RpcError("DISCONNECTED", `the hub is unreachable (POST /rpc: ${err instanceof Error ? err.message : String(err)})`);

@@ -25,7 +25,7 @@ export type WebSocketCtor = new (url: string) => WebSocketLike;
 export interface WsTransportOptions {
   /** Dashboard origin, e.g. "http://127.0.0.1:8421" ("" for same origin). */
   baseUrl: string;
-  /** Bearer token; null to rely on the dashboard cookie. */
+  /** The dashboard token (sent as Authorization: Bearer to attach; the WebSocket itself carries only the single-use attach token). */
   token: string | null;
   /** Subscribe filter (default "preset:chat"). */
   filter?: EventFilter | FilterPreset;
@@ -95,7 +95,7 @@ export class WsTransport extends SessionStream {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.opts.token) headers.Authorization = `Bearer ${this.opts.token}`;
     const url = `${this.opts.baseUrl}/sessions/${encodeURIComponent(this.sessionId)}`;
-    const res = await this.opts.fetch(url, { headers, credentials: "same-origin" });
+    const res = await this.opts.fetch(url, { headers, credentials: "omit" });
     if (res.status === 401 || res.status === 403 || res.status === 404) {
       throw new FatalAttachError(`attach ${this.sessionId}: HTTP ${res.status}`);
     }
