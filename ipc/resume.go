@@ -45,6 +45,7 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 			if err == nil && env.TurnID != nil {
 				rp.TurnID = *env.TurnID
 			}
+			rp.turnStart = r.ID
 			return store.ErrStop
 		case TypeMessageComplete:
 			closedMsg[r.Group] = true
@@ -161,6 +162,18 @@ func toolUseID(r store.EventRecord) string {
 	}
 	_ = json.Unmarshal(env.Payload, &p)
 	return p.ToolUseID
+}
+
+// prevULID is the greatest ULID smaller than u (u-1 as a 128-bit number;
+// u must not be zero).
+func prevULID(u ulid.ULID) ulid.ULID {
+	for i := len(u) - 1; i >= 0; i-- {
+		u[i]--
+		if u[i] != 0xff {
+			break
+		}
+	}
+	return u
 }
 
 // nextULID is the smallest ULID greater than u (u+1 as a 128-bit number).
