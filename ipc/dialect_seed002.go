@@ -92,9 +92,9 @@ const (
 	s002Failed      = "failed"
 )
 
-// s002Noted is a message's text as seed002 shows it: a cancelled or
-// interrupted message ends with a note saying so, so a client that shows
-// message.end's text never shows it as an ordinary answer.
+// s002Noted is a message's text as seed002 shows it: a cancelled,
+// interrupted or failed message ends with a note saying so, so a client
+// that shows message.end's text never shows it as an ordinary answer.
 func s002Noted(text, status string) string {
 	var note string
 	switch status {
@@ -102,6 +102,8 @@ func s002Noted(text, status string) string {
 		note = "_(cancelled)_"
 	case s002Interrupted:
 		note = "_(interrupted)_"
+	case s002Failed:
+		note = "_(failed)_"
 	default:
 		return text
 	}
@@ -294,23 +296,33 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 	return nil, nil
 }
 
-// streamingError is the STREAMING_ERROR frame for message id of session
-// ("" : the turn's, when no message was open): the client removes that
-// message, shows msg and stops its typing indicator. Once per message.
+// streamingError ends message id of session ("" : the turn's, when no
+// message was open) as a failed stream, once: a message.end with its text
+// and a note (for a client that knows no error frame), then the
+// STREAMING_ERROR frame, on which indie-dev-portal removes the message,
+// shows msg and stops its typing indicator.
 func (e *seed002) streamingError(ev Event, session, id, msg string) ([][]byte, error) {
 	if e.errored[id] {
 		return nil, nil
 	}
 	e.errored[id] = true
-	if _, ok := e.open[id]; ok {
+	var out [][]byte
+	if st, ok := e.open[id]; ok {
+		text := st.text.String()
 		e.close(id)
+		b, err := s002Marshal("message.end", ev.ID.String(), s002End{MessageID: id, Content: s002Content{"text", s002Noted(text, s002Failed)},
+			IsComplete: false, Timestamp: s002Time(ev.TS.Time), Status: s002Failed, Validated: true})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
 	}
 	b, err := s002Marshal("error", ev.ID.String(), s002Error{Code: s002StreamingError, Message: msg,
 		Details: s002ErrorDetail{SessionID: session, MessageID: id}})
 	if err != nil {
 		return nil, err
 	}
-	return [][]byte{b}, nil
+	return append(out, b), nil
 }
 
 // callFailed: a model call that failed ends its message's stream with
