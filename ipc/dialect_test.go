@@ -338,7 +338,7 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // types it does not map.
 func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	reads := map[string][]string{
-		DialectSeed000: {TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
+		DialectSeed000: {TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
 			TypeMessageComplete, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
 		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete},
 		DialectSeed004: {TypeTextDelta, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeDelegateStarted, TypeDelegateCompleted,
