@@ -225,6 +225,9 @@ func streamingMessageID(ev Event) (string, error) {
 	case TypeToolUseEnd:
 		p, err := decodeAs[ToolUseEnd](ev)
 		return p.MessageID, err
+	case TypeMessageReset:
+		p, err := decodeAs[MessageReset](ev)
+		return p.MessageID, err
 	}
 	return "", fmt.Errorf("ipc: %s event %s is not a streaming event", ev.Type, ev.ID)
 }

@@ -117,7 +117,7 @@ func (a *s004Answer) add(m store.Message) {
 		a.first = m.ID
 	}
 	a.at = s002Time(m.CreatedAt)
-	if t := store.TextOf(m.Content); t != "" {
+	if t := s004MessageText(m); t != "" {
 		a.texts = append(a.texts, t)
 	}
 	var think strings.Builder

@@ -90,6 +90,7 @@ const (
 	s002Cancelled   = "cancelled"
 	s002Interrupted = "interrupted"
 	s002Failed      = "failed"
+	s002Retrying    = "retrying" // message.reset: the text is emptied, the retry's chunks follow
 )
 
 // s002Noted is a message's text as seed002 shows it: a cancelled,
@@ -113,6 +114,19 @@ func s002Noted(text, status string) string {
 	return text + "\n\n" + note
 }
 
+// s002Retried is a retried call's message text: its text and a note
+// saying so (as the window shows "retried N× (reason)").
+func s002Retried(text string, r *store.Retries) string {
+	if r == nil {
+		return text
+	}
+	note := fmt.Sprintf("_(retried %d× after %s)_", r.Count, r.ErrorClass)
+	if text == "" {
+		return note
+	}
+	return text + "\n\n" + note
+}
+
 // s002Visible reports whether a stored message shows in seed002 and as
 // what: user and assistant messages, an assistant message's text with its
 // status note; a failed one (a broken or failed stream, removed live by
@@ -126,7 +140,7 @@ func s002Visible(m store.Message) (role, text, status string, ok bool) {
 		if status == s002Failed {
 			return "", "", "", false
 		}
-		return "agent", s002Noted(store.TextOf(m.Content), status), status, true
+		return "agent", s002Noted(s002Retried(store.TextOf(m.Content), m.Retries), status), status, true
 	}
 	return "", "", "", false // seed 002 streams no tool results: history shows what streaming showed
 }
@@ -290,6 +304,8 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 		return e.end(ev)
 	case TypeLLMCallFailed:
 		return e.callFailed(ev)
+	case TypeMessageReset:
+		return e.reset(ev)
 	case TypeTurnCompleted, TypeTurnCancelled:
 		return e.abandon(ev)
 	}
@@ -325,24 +341,41 @@ func (e *seed002) streamingError(ev Event, session, id, msg string) ([][]byte, e
 	return append(out, b), nil
 }
 
-// callFailed: a model call that failed ends its message's stream with
-// STREAMING_ERROR — a partial message it broke is removed; one that will
-// be retried is streamed again from its start. A call a cancel stopped is
-// not a failure: its message ends cancelled.
+// callFailed: a model call that failed for good ends its message's stream
+// with STREAMING_ERROR (the message's own message.complete usually did
+// already). One that will be retried keeps its partial until the retry
+// streams (message.reset); a call a cancel stopped is not a failure: its
+// message ends cancelled.
 func (e *seed002) callFailed(ev Event) ([][]byte, error) {
 	p, err := decodeAs[LLMCallFailed](ev)
-	if err != nil || p.Purpose != "" || p.ErrorClass == errclass.Cancelled {
+	if err != nil || p.Purpose != "" || p.WillRetry || p.ErrorClass == errclass.Cancelled {
 		return nil, err
 	}
-	_, open := e.open[p.MessageID]
-	if p.WillRetry && !open {
-		return nil, nil // nothing was shown: the retry simply streams
+	return e.streamingError(ev, ev.SessionID, p.MessageID, fmt.Sprintf("%s: %s", p.ErrorClass, p.Message))
+}
+
+// reset is message.reset: the retried call streams the message again.
+// seed 002 has no frame that takes text back but message.end, which
+// replaces the text (both the document's client and indie-dev-portal's
+// look the message up by id and replace it): a message.end with no text
+// (status "retrying", additive) empties the message, and the retry's
+// chunks append to it again up to its final message.end.
+func (e *seed002) reset(ev Event) ([][]byte, error) {
+	p, err := decodeAs[MessageReset](ev)
+	if err != nil {
+		return nil, err
 	}
-	msg := fmt.Sprintf("%s: %s", p.ErrorClass, p.Message)
-	if p.WillRetry {
-		msg += fmt.Sprintf(" (retrying, attempt %d)", p.Attempt+1)
+	st, ok := e.open[p.MessageID]
+	if !ok {
+		return nil, nil
 	}
-	return e.streamingError(ev, ev.SessionID, p.MessageID, msg)
+	st.text.Reset()
+	b, err := s002Marshal("message.end", ev.ID.String(), s002End{MessageID: p.MessageID, Content: s002Content{"text", ""},
+		IsComplete: false, Timestamp: s002Time(ev.TS.Time), Status: s002Retrying, Validated: true})
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{b}, nil
 }
 
 // chunk is a text.delta as a message.chunk (after ensureOpen's start).
@@ -401,7 +434,7 @@ func (e *seed002) end(ev Event) ([][]byte, error) {
 		return append(out, fs...), err
 	}
 	e.close(p.MessageID)
-	b, err := s002Marshal("message.end", ev.ID.String(), s002End{MessageID: p.MessageID, Content: s002Content{"text", s002Noted(full, status)},
+	b, err := s002Marshal("message.end", ev.ID.String(), s002End{MessageID: p.MessageID, Content: s002Content{"text", s002Noted(s002Retried(full, p.Retries), status)},
 		IsComplete: status == s002Complete, Timestamp: s002Time(ev.TS.Time), Status: status, Validated: sent == full})
 	if err != nil {
 		return nil, err

@@ -1,9 +1,10 @@
 package ipc
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"agenthub/store"
 )
 
 // seed004 is seed 004's ChatAgentResponse dialect, shaped as the client
@@ -36,23 +37,25 @@ func (e *seed004) share(sf *sharedFrames) { e.shared = sf }
 
 // s004Turn is what the running turn has shown so far.
 type s004Turn struct {
-	text, thinking      bool            // the answer has text / thinking
-	textMsgs, thinkMsgs map[string]bool // messages that showed text / thinking
-	order               []string        // call ids in the order their cards opened
+	text, thinking bool                // the answer has text / thinking
+	msgs           map[string]*s004Msg // the turn's messages
+	order          []string            // call ids in the order their cards opened
 }
 
-// callInfo is what the encoder knows of a tool call whose card is open.
-type callInfo struct {
-	name        string
-	delegation  bool            // a delegate call
-	args        json.RawMessage // its arguments, once known
-	streamed    bool            // a *_delta part was sent
-	blank       string          // whitespace-only output withheld (the client drops blank parts)
-	done        bool            // its final part was sent
-	workerMsgs  int             // delegation: worker messages begun
-	sep         bool            // delegation: a paragraph break is due before the next worker text
-	workerText  bool            // delegation: worker text was streamed
-	failureMode string          // delegation: delegate.failed's failure_mode
+// s004Msg is what one message of the answer showed: its text and its
+// thinking.
+type s004Msg struct{ text, thinking s004Stream }
+
+// s004Stream is one of a message's appended streams. Potpie's client only
+// appends, so after a message.reset the retry's chunks are held back
+// while they repeat what the stream already shows (replay), then only
+// what goes beyond it is sent; a retry that says something else is sent
+// whole, as a new paragraph.
+type s004Stream struct {
+	started bool   // the message showed some of this stream
+	shown   string // the stream's text the client ends with
+	attempt string // the current attempt's text
+	replay  bool   // after a reset: attempt has not caught up with shown
 }
 
 // chatAgentResponse is one seed004 frame. Message is what potpie-ui reads
@@ -120,7 +123,8 @@ func s004ToolName(name string) string {
 }
 
 func newSeed004(session string) *seed004 {
-	e := &seed004{session: session, calls: map[string]*callInfo{}, names: map[string]string{}, workers: map[string]string{}}
+	e := &seed004{session: session, calls: map[string]*callInfo{}, names: map[string]string{},
+		workers: map[string]string{}}
 	e.resetTurn()
 	return e
 }
@@ -136,35 +140,6 @@ func (r chatAgentResponse) frame(id string) chatAgentResponse {
 	}
 	r.EventID = id
 	return r
-}
-
-// Resume replays the running turn from its start through the encoder and
-// sends what it showed, coalesced, as frames carrying the resume point's
-// id: potpie-ui resumes a run into a fresh answer (runtime.ts's resume
-// path starts from empty state), so a resuming client replaces the
-// answer of the running turn with this one, whatever it held before.
-func (e *seed004) Resume(r ResumePoint) ([][]byte, error) {
-	if r.TurnEvents == nil {
-		return nil, nil
-	}
-	var rs []chatAgentResponse
-	err := r.TurnEvents(func(ev Event) error {
-		got, _, err := e.encode(ev)
-		rs = append(rs, got...)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ipc: seed004 resume: %w", err)
-	}
-	var out [][]byte
-	for _, c := range coalesce004(rs) {
-		fs, err := marshalFrame(c.frame(r.EventID))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fs...)
-	}
-	return out, nil
 }
 
 func (e *seed004) Encode(ev Event) ([][]byte, error) {
@@ -217,6 +192,14 @@ func (e *seed004) encode(ev Event) (rs []chatAgentResponse, shareable bool, err 
 		if !own {
 			err = e.workerMessage(ev)
 		}
+	case TypeMessageReset:
+		if own {
+			rs, err = e.reset(ev)
+		}
+	case TypeMessageComplete:
+		if own {
+			rs, err = e.complete(ev)
+		}
 	case TypeToolUseStart:
 		var p ToolUseStart
 		if p, err = decodeAs[ToolUseStart](ev); err == nil {
@@ -243,25 +226,58 @@ func (e *seed004) encode(ev Event) (rs []chatAgentResponse, shareable bool, err 
 }
 
 func (e *seed004) resetTurn() {
-	e.turn = s004Turn{textMsgs: map[string]bool{}, thinkMsgs: map[string]bool{}}
+	e.turn = s004Turn{msgs: map[string]*s004Msg{}}
 	clear(e.calls)
 	clear(e.names)
 	clear(e.workers)
 }
 
-// paragraph is the separator due before the first chunk of message id in
-// one of the answer's streams (text or thinking): a paragraph break when
-// an earlier message already showed some.
-func paragraph(shown *bool, msgs map[string]bool, id string) (sep string, first bool) {
-	if msgs[id] {
-		return "", false
+// msg is message id's state in the running turn.
+func (e *seed004) msg(id string) *s004Msg {
+	m := e.turn.msgs[id]
+	if m == nil {
+		m = &s004Msg{}
+		e.turn.msgs[id] = m
 	}
-	msgs[id] = true
-	if *shown {
-		return s004Paragraph, true
+	return m
+}
+
+// chunk is what the client gets of a chunk of a message's stream st (the
+// answer's stream has shown something when *turnShown): the first chunk
+// of a message after an earlier one's is a new paragraph; during a replay
+// see s004Stream. shareable reports the result depends on the event alone.
+func (st *s004Stream) chunk(text string, turnShown *bool) (out string, shareable bool) {
+	if st.replay {
+		st.attempt += text
+		switch {
+		case strings.HasPrefix(st.shown, st.attempt):
+			return "", false // the retry repeats what shows: nothing new yet
+		case strings.HasPrefix(st.attempt, st.shown):
+			out = st.attempt[len(st.shown):]
+		default:
+			out = s004Paragraph + st.attempt // it says something else: it cannot replace what shows
+		}
+		st.shown, st.replay = st.attempt, false
+		return out, false
 	}
-	*shown = true
-	return "", true
+	st.shown += text
+	st.attempt += text
+	if st.started {
+		return text, true
+	}
+	st.started = true
+	if *turnShown {
+		return s004Paragraph + text, false
+	}
+	*turnShown = true
+	return text, false
+}
+
+// reset starts a replay of stream st (message.reset): the retry rebuilds
+// it from its start.
+func (st *s004Stream) reset() {
+	st.attempt = ""
+	st.replay = st.shown != ""
 }
 
 func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
@@ -269,9 +285,11 @@ func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
 	if err != nil || p.Text == "" {
 		return nil, false, err
 	}
-	sep, first := paragraph(&e.turn.text, e.turn.textMsgs, p.MessageID)
-	t := sep + p.Text
-	return []chatAgentResponse{{Message: t, Response: t}}, !first, nil
+	t, shareable := e.msg(p.MessageID).text.chunk(p.Text, &e.turn.text)
+	if t == "" {
+		return nil, false, nil
+	}
+	return []chatAgentResponse{{Message: t, Response: t}}, shareable, nil
 }
 
 func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
@@ -279,225 +297,70 @@ func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
 	if err != nil || p.Text == "" {
 		return nil, err
 	}
-	sep, _ := paragraph(&e.turn.thinking, e.turn.thinkMsgs, p.MessageID)
-	return []chatAgentResponse{{Thinking: sep + p.Text}}, nil
-}
-
-// workerMessage notes that a worker began another message: its text
-// continues its delegation's stream after a paragraph break.
-func (e *seed004) workerMessage(ev Event) error {
-	id, ok := e.workers[ev.SessionID]
-	if !ok {
-		return nil
+	if t, _ := e.msg(p.MessageID).thinking.chunk(p.Text, &e.turn.thinking); t != "" {
+		return []chatAgentResponse{{Thinking: t}}, nil
 	}
-	if _, err := decodeAs[MessageStart](ev); err != nil {
-		return err
-	}
-	if info := e.calls[id]; info != nil {
-		info.workerMsgs++
-		info.sep = info.sep || info.workerMsgs > 1
-	}
-	return nil
-}
-
-// open returns call id's card state, opening it (in card order).
-func (e *seed004) open(id, name string) *callInfo {
-	info := e.calls[id]
-	if info == nil {
-		if name == "" {
-			name = e.names[id]
-		}
-		info = &callInfo{name: name, delegation: name == delegateToolName}
-		e.calls[id] = info
-		e.turn.order = append(e.turn.order, id)
-	}
-	if info.name == "" && name != "" {
-		info.name, info.delegation = name, name == delegateToolName
-	}
-	return info
-}
-
-// details are a part's tool_call_details: the summary, and the call's
-// arguments (and a bash call's command) where potpie-ui reads them.
-func (info *callInfo) details(summary string) map[string]any {
-	d := map[string]any{"summary": summary}
-	if info.args != nil {
-		d["arguments"], d["command"] = s004Args(info.name, info.args)
-		if d["command"] == "" {
-			delete(d, "command")
-		}
-	}
-	return d
-}
-
-// s004Args is a call's arguments as an object and, for bash, its command.
-func s004Args(name string, raw json.RawMessage) (args map[string]any, command string) {
-	if json.Unmarshal(raw, &args) != nil || args == nil {
-		args = map[string]any{}
-	}
-	if name == "bash" {
-		command, _ = args["command"].(string)
-	}
-	return args, command
-}
-
-func (e *seed004) callPart(id string, info *callInfo, status string, d map[string]any) []chatAgentResponse {
-	typ := s004Call
-	if info.delegation {
-		typ = s004DelegationCall
-	}
-	return []chatAgentResponse{{ToolCalls: []toolCallResponse{{CallID: id, EventType: typ, ToolName: s004ToolName(info.name),
-		ToolResponse: status, ToolCallDetails: d, IsComplete: true}}}}
-}
-
-// toolUseEnd opens the card as soon as the model finished writing the
-// call: the cards keep the model's order.
-func (e *seed004) toolUseEnd(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ToolUseEnd](ev)
-	if err != nil {
-		return nil, err
-	}
-	info := e.open(p.ToolUseID, "")
-	if info.done {
-		return nil, nil
-	}
-	info.args = p.FinalInput
-	return e.callPart(p.ToolUseID, info, "", info.details("")), nil
-}
-
-func (e *seed004) toolCall(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ToolCalled](ev)
-	if err != nil {
-		return nil, err
-	}
-	info := e.open(p.ToolUseID, p.ToolName)
-	if info.done {
-		return nil, nil
-	}
-	info.args = p.Input
-	return e.callPart(p.ToolUseID, info, p.StatusText, info.details(p.Summary)), nil
-}
-
-func (e *seed004) delegationCall(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[DelegateStarted](ev)
-	if err != nil {
-		return nil, err
-	}
-	info := e.open(p.ToolUseID, delegateToolName)
-	info.delegation = true
-	e.workers[p.WorkerSessionID] = p.ToolUseID
-	d := info.details(p.Summary)
-	d["worker_session_id"], d["task"], d["depth"] = p.WorkerSessionID, p.Task, p.Depth
-	return e.callPart(p.ToolUseID, info, p.StatusText, d), nil
-}
-
-// streamPart is tool.output_delta as a *_delta part of its call: live
-// output, or a delegation's worker text. Whitespace-only output is held
-// back and sent with the next output (potpie-ui drops a blank part).
-func (e *seed004) streamPart(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ToolOutputDelta](ev)
-	if err != nil {
-		return nil, err
-	}
-	name := ""
-	if p.Stream == "worker" {
-		name = delegateToolName
-	}
-	info := e.open(p.ToolUseID, name)
-	if info.done || p.Text == "" {
-		return nil, nil
-	}
-	text := p.Text
-	typ := s004ResultDelta
-	if info.delegation {
-		typ = s004DelegationDelta
-		if info.sep && info.workerText {
-			text = s004Paragraph + text
-		}
-		info.sep = false
-	}
-	if strings.TrimSpace(text) == "" {
-		info.blank += text
-		return nil, nil
-	}
-	text, info.blank = info.blank+text, ""
-	info.streamed, info.workerText = true, info.workerText || info.delegation
-	return []chatAgentResponse{{ToolCalls: []toolCallResponse{{CallID: p.ToolUseID, EventType: typ,
-		ToolName: s004ToolName(info.name), ToolCallDetails: map[string]any{"summary": ""}, StreamPart: &text}}}}, nil
-}
-
-// final is call id's last part: typ with the status and the details.
-func (e *seed004) final(id string, info *callInfo, typ, status string, d map[string]any) []chatAgentResponse {
-	tc := toolCallResponse{CallID: id, EventType: typ, ToolName: s004ToolName(info.name), ToolResponse: status,
-		ToolCallDetails: d, IsComplete: true}
-	if info.streamed {
-		empty := "" // the document's final chunk: an accumulating client keeps what it has
-		tc.StreamPart = &empty
-	}
-	info.done = true
-	return []chatAgentResponse{{ToolCalls: []toolCallResponse{tc}}}
-}
-
-// toolResult is tool.completed or tool.failed as the call's final part: a
-// "result" ("delegation_result" for a delegation), or an "error" for a
-// failed call.
-func (e *seed004) toolResult(ev Event) ([]chatAgentResponse, error) {
-	var id, name, status, summary string
-	extra := map[string]any{}
-	failed := false
-	if ev.Type == TypeToolCompleted {
-		p, err := decodeAs[ToolCompleted](ev)
-		if err != nil {
-			return nil, err
-		}
-		id, name, status, summary, failed = p.ToolUseID, p.ToolName, p.StatusText, p.Summary, p.IsError
-	} else {
-		p, err := decodeAs[ToolFailed](ev)
-		if err != nil {
-			return nil, err
-		}
-		id, name, status, summary, failed = p.ToolUseID, p.ToolName, p.StatusText, p.Summary, true
-		extra["error_class"] = p.ErrorClass
-	}
-	info := e.open(id, name)
-	if info.done {
-		return nil, nil
-	}
-	d := info.details(summary)
-	d["is_error"] = failed
-	for k, v := range extra {
-		d[k] = v
-	}
-	if info.delegation {
-		d["success"] = !failed
-		if info.failureMode != "" {
-			d["failure_mode"] = info.failureMode
-		}
-	}
-	return e.final(id, info, s004FinalType(info.delegation, failed), status, d), nil
-}
-
-// delegationResult notes how a delegation ended (delegate.completed or
-// delegate.failed); the delegate call's own tool.completed / tool.failed,
-// which follows and is what the history keeps, is its final part.
-func (e *seed004) delegationResult(ev Event) ([]chatAgentResponse, error) {
-	var id, mode string
-	if ev.Type == TypeDelegateCompleted {
-		p, err := decodeAs[DelegateCompleted](ev)
-		if err != nil {
-			return nil, err
-		}
-		id = p.ToolUseID
-	} else {
-		p, err := decodeAs[DelegateFailed](ev)
-		if err != nil {
-			return nil, err
-		}
-		id, mode = p.ToolUseID, p.FailureMode
-	}
-	info := e.open(id, delegateToolName)
-	info.delegation, info.failureMode = true, mode
 	return nil, nil
+}
+
+// reset is message.reset: the message's text and thinking replay (see
+// s004Stream); the cards of calls the dropped attempt wrote and that never
+// ran are closed.
+func (e *seed004) reset(ev Event) ([]chatAgentResponse, error) {
+	p, err := decodeAs[MessageReset](ev)
+	if err != nil {
+		return nil, err
+	}
+	m := e.msg(p.MessageID)
+	m.text.reset()
+	m.thinking.reset()
+	var out []chatAgentResponse
+	for _, id := range e.turn.order {
+		if info := e.calls[id]; info.msg == p.MessageID && !info.called && !info.done {
+			out = append(out, e.final(id, info, s004Error, s004Dropped, info.details(""))...)
+		}
+	}
+	return out, nil
+}
+
+// s004Dropped is the status of a call whose message's attempt broke.
+const s004Dropped = "Not run: the model's stream broke and was retried"
+
+// complete is message.complete: a retried call's message ends with a note
+// saying so (s004RetriedNote), as its history does.
+func (e *seed004) complete(ev Event) ([]chatAgentResponse, error) {
+	p, err := decodeAs[MessageComplete](ev)
+	if err != nil || p.Retries == nil {
+		return nil, err
+	}
+	st := &e.msg(p.MessageID).text
+	st.replay = false
+	note := s004RetriedNote(p.Retries)
+	if st.started {
+		note = s004Paragraph + note
+	} else if t, _ := st.chunk(note, &e.turn.text); t != "" {
+		note = t
+	}
+	st.shown += note
+	return []chatAgentResponse{{Message: note, Response: note}}, nil
+}
+
+// s004RetriedNote is the last paragraph of a retried call's message.
+func s004RetriedNote(r *store.Retries) string {
+	return fmt.Sprintf("*(retried %d× after %s)*", r.Count, r.ErrorClass)
+}
+
+// s004MessageText is a stored assistant message's text as seed004 shows
+// it: its text, and the note of a retried call.
+func s004MessageText(m store.Message) string {
+	t := store.TextOf(m.Content)
+	if m.Retries == nil {
+		return t
+	}
+	if t != "" {
+		t += s004Paragraph
+	}
+	return t + s004RetriedNote(m.Retries)
 }
 
 // endTurn closes the cards still open (calls the turn never ran), adds a
@@ -538,25 +401,6 @@ func (e *seed004) endTurn(ev Event) ([]chatAgentResponse, error) {
 	return append(out, last), nil
 }
 
-// s004FinalType is the event type of a call's final part.
-func s004FinalType(delegation, failed bool) string {
-	switch {
-	case failed:
-		return s004Error
-	case delegation:
-		return s004DelegationRes
-	}
-	return s004Result
-}
-
-// s004NotRun is the status of a call its turn ended without running.
-func s004NotRun(turnStatus string) string {
-	if turnStatus == "cancelled" {
-		return "Cancelled"
-	}
-	return "Not run"
-}
-
 // s004ErrorText is a failed turn's error as the answer shows it (as
 // Potpie's backend shows a failed model call: an italic paragraph).
 func s004ErrorText(class, msg string) string {
@@ -565,60 +409,4 @@ func s004ErrorText(class, msg string) string {
 	}
 	r := strings.NewReplacer("*", `\*`, "_", `\_`)
 	return fmt.Sprintf("*The turn failed (%s): %s*", class, r.Replace(strings.TrimSpace(msg)))
-}
-
-// s004CoalesceLimit bounds the text and stream parts one coalesced resume
-// frame gathers.
-const s004CoalesceLimit = 256 << 10
-
-// coalesce004 merges a replayed turn's frames into as few as keep what a
-// client shows: text and thinking gather until a tool part follows, tool
-// parts gather until text follows (a client applies a frame's text before
-// its parts), consecutive stream parts of one call join.
-func coalesce004(rs []chatAgentResponse) []chatAgentResponse {
-	var out []chatAgentResponse
-	var cur *chatAgentResponse
-	size := 0
-	flush := func() {
-		if cur != nil {
-			out = append(out, *cur)
-			cur, size = nil, 0
-		}
-	}
-	for _, r := range rs {
-		if r.End != nil {
-			flush()
-			out = append(out, r)
-			continue
-		}
-		hasText := r.Message != "" || r.Thinking != ""
-		if cur != nil && ((hasText && len(cur.ToolCalls) > 0) || size > s004CoalesceLimit) {
-			flush()
-		}
-		if cur == nil {
-			cur = &chatAgentResponse{ToolCalls: []toolCallResponse{}, Citations: []string{}}
-		}
-		cur.Message += r.Message
-		cur.Response += r.Response
-		cur.Thinking += r.Thinking
-		size += len(r.Message) + len(r.Thinking)
-		for _, tc := range r.ToolCalls {
-			n := len(cur.ToolCalls)
-			if n > 0 && tc.StreamPart != nil && !tc.IsComplete {
-				prev := &cur.ToolCalls[n-1]
-				if prev.CallID == tc.CallID && prev.EventType == tc.EventType && prev.StreamPart != nil && !prev.IsComplete {
-					joined := *prev.StreamPart + *tc.StreamPart
-					prev.StreamPart = &joined
-					size += len(*tc.StreamPart)
-					continue
-				}
-			}
-			cur.ToolCalls = append(cur.ToolCalls, tc)
-			if tc.StreamPart != nil {
-				size += len(*tc.StreamPart)
-			}
-		}
-	}
-	flush()
-	return out
 }

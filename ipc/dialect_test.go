@@ -377,10 +377,12 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // types it does not map.
 func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	reads := map[string][]string{
-		DialectSeed000: {TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
+		DialectSeed000: {TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
 			TypeMessageComplete, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
-		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted},
-		DialectSeed004: {TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseEnd, TypeToolCalled, TypeToolCompleted, TypeToolFailed,
+		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted,
+			TypeMessageReset},
+		DialectSeed004: {TypeTextDelta, TypeThinkingDelta, TypeMessageReset, TypeMessageComplete, TypeToolUseStart, TypeToolUseEnd,
+			TypeToolCalled, TypeToolCompleted, TypeToolFailed,
 			TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed, TypeToolOutputDelta, TypeTurnCompleted, TypeTurnCancelled},
 	}
 	all := append(append([]string{}, BusTypes...), StreamingTypes...)

@@ -123,14 +123,15 @@ func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 		}
 		_ = content.apply(r.Type, env.Payload) // a bad delta is skipped, the rest still shows
 	}
-	m.Content = content.content()
+	m.Content, m.Retries = content.content(), content.retries
 	return m
 }
 
-// isMessageDelta reports the streaming types that build a message's content.
+// isMessageDelta reports the streaming types that build a message's content
+// (message.reset empties it).
 func isMessageDelta(typ string) bool {
 	switch typ {
-	case TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
+	case TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
 		return true
 	}
 	return false

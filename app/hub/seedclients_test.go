@@ -109,18 +109,32 @@ func dump(v any) string {
 }
 
 // compareWithHistory checks every client against the history it loads.
-func (r *seedRun) compareWithHistory() {
+func (r *seedRun) compareWithHistory() { r.compareWithHistoryBut(nil) }
+
+// compareWithHistoryBut is compareWithHistory where each seed004 client's
+// answer texts first pass through known (takes off what a live client is
+// known to show beyond the history; nil: nothing).
+func (r *seedRun) compareWithHistoryBut(known func(string) string) {
 	r.t.Helper()
+	if known == nil {
+		known = func(s string) string { return s }
+	}
 	hist, err := potpieHistory(r.w.history(r.sid, query("dialect", "seed004", "start", "0", "limit", "1000")))
+	live := comparable(r.potpie.thread)
+	for i := range live {
+		if live[i].Role == "assistant" {
+			live[i].Text = known(live[i].Text)
+		}
+	}
 	if err != nil {
 		r.t.Errorf("P10: Potpie's history load: %v", err)
-	} else if live := comparable(r.potpie.thread); !reflect.DeepEqual(live, comparable(hist)) {
+	} else if !reflect.DeepEqual(live, comparable(hist)) {
 		r.t.Errorf("Potpie's client, live:\n%s\nafter a reload (history):\n%s", dump(live), dump(comparable(hist)))
 	}
 	if r.potpie.dropped != 0 {
 		r.t.Errorf("Potpie's client dropped %d frames", r.potpie.dropped)
 	}
-	r.compareDoc4(hist)
+	r.compareDoc4(hist, known)
 	reloaded := newIndieClient()
 	if err := reloaded.load(r.w.history(r.sid, query("dialect", "seed002"))); err != nil {
 		r.t.Errorf("D3: indie-dev-portal's history load: %v", err)
@@ -135,7 +149,7 @@ func (r *seedRun) compareWithHistory() {
 // compareDoc4 checks the seed 004 document's client against the history
 // Potpie's client loaded: each answer's text, and its calls' final status
 // and summary.
-func (r *seedRun) compareDoc4(hist []potpieMsg) {
+func (r *seedRun) compareDoc4(hist []potpieMsg, known func(string) string) {
 	r.t.Helper()
 	// The document's client: each answer's text and its calls' final status
 	// and summary as the history has them.
@@ -150,7 +164,7 @@ func (r *seedRun) compareDoc4(hist []potpieMsg) {
 		return
 	}
 	for i, a := range r.doc4.answers {
-		if a.Text != answers[i].Text || len(a.Order) != len(answers[i].Cards) {
+		if known(a.Text) != answers[i].Text || len(a.Order) != len(answers[i].Cards) {
 			r.t.Errorf("the document's client, answer %d: %q with %d calls; history %q with %d", i, a.Text, len(a.Order), answers[i].Text, len(answers[i].Cards))
 			continue
 		}
@@ -507,4 +521,48 @@ func TestSeedClientsReconnect(t *testing.T) {
 	r.sentinel()
 	r.compareWithHistory()
 	r.compareDoc2()
+}
+
+// A stream that breaks and is retried (llmtest.MidFail: each broken attempt
+// streams "Partial answer", the retry answers something else), then one
+// that breaks on every attempt: Potpie's client shows the partial once —
+// it cannot take text back, so the retry that says something else follows
+// it as a new paragraph — and the answer ends with the retry's note (P8);
+// indie-dev-portal's shows the one retried message, and removes the
+// message of a call that failed for good on STREAMING_ERROR (D1); all as
+// the history shows (Potpie's less the partial the retry replaced).
+func TestSeedClientsRetriedStream(t *testing.T) {
+	r := newSeedRun(t)
+	r.h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 2, "Partial answer", "The retried answer.")...)
+	r.send("hi")
+	r.read4()
+	note := "*(retried 2× after overloaded)*"
+	r.read2Until(endText("The retried answer.\n\n_(retried 2× after overloaded)_"))
+	if a := r.answer(0); strings.Count(a.Text, "Partial answer") != 1 || a.Text != "Partial answer\n\nThe retried answer.\n\n"+note {
+		t.Errorf("P8: Potpie's answer to a retried stream %q", a.Text)
+	}
+	if got := r.indie.view(); strings.Count(got, "agent:") != 1 || strings.Contains(got, "Partial answer") {
+		t.Errorf("D1: indie-dev-portal shows the retried stream as\n%s", got)
+	}
+
+	fails := llmtest.MidFail("claude-sonnet-4-6", 4, "Partial answer", "never")
+	r.h.srv.Enqueue(fails[:4]...)
+	r.send("again")
+	r.read4()
+	r.read2Until(func(m map[string]any) bool { return m["type"] == "error" })
+	if a := r.answer(1); strings.Count(a.Text, "Partial answer") != 1 || !strings.Contains(a.Text, "*The turn failed (overloaded):") {
+		t.Errorf("P8: Potpie's answer to a stream that broke on every attempt %q", a.Text)
+	}
+	if r.indie.typing || r.indie.err == "" || strings.Count(r.indie.view(), "Partial answer") != 0 {
+		t.Errorf("D1: indie-dev-portal after a stream that broke on every attempt: typing %v, error %q,\n%s", r.indie.typing, r.indie.err, r.indie.view())
+	}
+	r.sentinel()
+	// Potpie's client keeps the first attempt's partial it showed before the
+	// retry said something else; the history holds the retried answer.
+	r.compareWithHistoryBut(func(text string) string {
+		if strings.HasPrefix(text, "Partial answer\n\nThe retried answer.") {
+			return strings.TrimPrefix(text, "Partial answer\n\n")
+		}
+		return text
+	})
 }
