@@ -50,12 +50,13 @@ type s004Msg struct{ text, thinking s004Stream }
 // appends, so after a message.reset the retry's chunks are held back
 // while they repeat what the stream already shows (replay), then only
 // what goes beyond it is sent; a retry that says something else is sent
-// whole, as a new paragraph.
+// whole, as a new paragraph. Appends are amortised O(1) and a replay
+// compares each chunk once, so a long message costs linear time.
 type s004Stream struct {
-	started bool   // the message showed some of this stream
-	shown   string // the stream's text the client ends with
-	attempt string // the current attempt's text
-	replay  bool   // after a reset: attempt has not caught up with shown
+	started bool            // the message showed some of this stream
+	shown   strings.Builder // the stream's text the client ends with
+	replay  bool            // after a reset: the retry has not caught up with shown
+	match   int             // during a replay: the retry's text so far is shown[:match]
 }
 
 // chatAgentResponse is one seed004 frame. Message is what potpie-ui reads
@@ -248,20 +249,9 @@ func (e *seed004) msg(id string) *s004Msg {
 // see s004Stream. shareable reports the result depends on the event alone.
 func (st *s004Stream) chunk(text string, turnShown *bool) (out string, shareable bool) {
 	if st.replay {
-		st.attempt += text
-		switch {
-		case strings.HasPrefix(st.shown, st.attempt):
-			return "", false // the retry repeats what shows: nothing new yet
-		case strings.HasPrefix(st.attempt, st.shown):
-			out = st.attempt[len(st.shown):]
-		default:
-			out = s004Paragraph + st.attempt // it says something else: it cannot replace what shows
-		}
-		st.shown, st.replay = st.attempt, false
-		return out, false
+		return st.replayChunk(text), false
 	}
-	st.shown += text
-	st.attempt += text
+	st.shown.WriteString(text)
 	if st.started {
 		return text, true
 	}
@@ -273,11 +263,34 @@ func (st *s004Stream) chunk(text string, turnShown *bool) (out string, shareable
 	return text, false
 }
 
+// replayChunk is a chunk of the retry during a replay.
+func (st *s004Stream) replayChunk(text string) string {
+	shown := st.shown.String()
+	rest := shown[st.match:]
+	switch {
+	case strings.HasPrefix(rest, text): // the retry repeats what shows: nothing new yet
+		st.match += len(text)
+		return ""
+	case strings.HasPrefix(text, rest): // it goes beyond what shows: send the excess
+		out := text[len(rest):]
+		st.shown.WriteString(out)
+		st.replay = false
+		return out
+	}
+	// It says something else: what shows cannot be replaced, the retry
+	// follows it whole as a new paragraph (and is what the stream ends with).
+	attempt := shown[:st.match] + text
+	st.shown.Reset()
+	st.shown.WriteString(attempt)
+	st.replay = false
+	return s004Paragraph + attempt
+}
+
 // reset starts a replay of stream st (message.reset): the retry rebuilds
 // it from its start.
 func (st *s004Stream) reset() {
-	st.attempt = ""
-	st.replay = st.shown != ""
+	st.match = 0
+	st.replay = st.shown.Len() > 0
 }
 
 func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
@@ -338,10 +351,10 @@ func (e *seed004) complete(ev Event) ([]chatAgentResponse, error) {
 	note := s004RetriedNote(p.Retries)
 	if st.started {
 		note = s004Paragraph + note
-	} else if t, _ := st.chunk(note, &e.turn.text); t != "" {
-		note = t
+		st.shown.WriteString(note)
+	} else {
+		note, _ = st.chunk(note, &e.turn.text)
 	}
-	st.shown += note
 	return []chatAgentResponse{{Message: note, Response: note}}, nil
 }
 

@@ -1,6 +1,9 @@
 package ipc
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Resume replays the running turn from its start through the encoder and
 // sends what it showed, coalesced, as frames carrying the resume point's
@@ -38,51 +41,71 @@ const s004CoalesceLimit = 256 << 10
 // coalesce004 merges a replayed turn's frames into as few as keep what a
 // client shows: text and thinking gather until a tool part follows, tool
 // parts gather until text follows (a client applies a frame's text before
-// its parts), consecutive stream parts of one call join.
+// its parts), consecutive stream parts of one call join; a frame holds
+// about s004CoalesceLimit bytes at most. Linear in the bytes replayed.
 func coalesce004(rs []chatAgentResponse) []chatAgentResponse {
 	var out []chatAgentResponse
-	var cur *chatAgentResponse
-	size := 0
-	flush := func() {
-		if cur != nil {
-			out = append(out, *cur)
-			cur, size = nil, 0
-		}
-	}
+	var c coalescing
 	for _, r := range rs {
 		if r.End != nil {
-			flush()
+			out = c.flush(out)
 			out = append(out, r)
 			continue
 		}
-		hasText := r.Message != "" || r.Thinking != ""
-		if cur != nil && ((hasText && len(cur.ToolCalls) > 0) || size > s004CoalesceLimit) {
-			flush()
+		if (r.Message != "" || r.Thinking != "") && len(c.calls) > 0 || c.size > s004CoalesceLimit {
+			out = c.flush(out)
 		}
-		if cur == nil {
-			cur = &chatAgentResponse{ToolCalls: []toolCallResponse{}, Citations: []string{}}
+		c.add(r)
+	}
+	return c.flush(out)
+}
+
+// coalescing is the frame coalesce004 is gathering.
+type coalescing struct {
+	text, thinking strings.Builder
+	calls          []toolCallResponse
+	streams        []*strings.Builder // per call: its joined stream part (nil: not a stream part)
+	size           int
+	used           bool
+}
+
+func (c *coalescing) add(r chatAgentResponse) {
+	c.used = true
+	c.text.WriteString(r.Message)
+	c.thinking.WriteString(r.Thinking)
+	c.size += len(r.Message) + len(r.Thinking)
+	for _, tc := range r.ToolCalls {
+		streaming := tc.StreamPart != nil && !tc.IsComplete
+		if streaming {
+			c.size += len(*tc.StreamPart)
 		}
-		cur.Message += r.Message
-		cur.Response += r.Response
-		cur.Thinking += r.Thinking
-		size += len(r.Message) + len(r.Thinking)
-		for _, tc := range r.ToolCalls {
-			n := len(cur.ToolCalls)
-			if n > 0 && tc.StreamPart != nil && !tc.IsComplete {
-				prev := &cur.ToolCalls[n-1]
-				if prev.CallID == tc.CallID && prev.EventType == tc.EventType && prev.StreamPart != nil && !prev.IsComplete {
-					joined := *prev.StreamPart + *tc.StreamPart
-					prev.StreamPart = &joined
-					size += len(*tc.StreamPart)
-					continue
-				}
-			}
-			cur.ToolCalls = append(cur.ToolCalls, tc)
-			if tc.StreamPart != nil {
-				size += len(*tc.StreamPart)
-			}
+		if n := len(c.calls); streaming && n > 0 && c.streams[n-1] != nil &&
+			c.calls[n-1].CallID == tc.CallID && c.calls[n-1].EventType == tc.EventType {
+			c.streams[n-1].WriteString(*tc.StreamPart)
+			continue
+		}
+		var joined *strings.Builder
+		if streaming {
+			joined = &strings.Builder{}
+			joined.WriteString(*tc.StreamPart)
+		}
+		c.calls, c.streams = append(c.calls, tc), append(c.streams, joined)
+	}
+}
+
+// flush appends the gathered frame to out (if any) and starts anew.
+func (c *coalescing) flush(out []chatAgentResponse) []chatAgentResponse {
+	if !c.used {
+		return out
+	}
+	f := chatAgentResponse{Message: c.text.String(), Response: c.text.String(), Thinking: c.thinking.String(),
+		ToolCalls: c.calls, Citations: []string{}}
+	for i, b := range c.streams {
+		if b != nil {
+			part := b.String()
+			f.ToolCalls[i].StreamPart = &part
 		}
 	}
-	flush()
-	return out
+	*c = coalescing{}
+	return append(out, f)
 }
