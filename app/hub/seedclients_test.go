@@ -483,6 +483,14 @@ func TestSeedClientsReconnect(t *testing.T) {
 	s4 := r.w.subscribe(r.sid, "seed004", "", true, nil)
 	reloaded.resume()
 	d2 = r.w.subscribe(r.sid, "seed002", kd2.id, false, nil)
+	// indie-dev-portal refreshed while the message streams, without a
+	// cursor: the history (without the message), then a snapshot
+	// subscription that opens it.
+	noCursor := newIndieClient()
+	if err := noCursor.load(r.w.history(r.sid, query("dialect", "seed002"))); err != nil {
+		t.Errorf("D3: %v", err)
+	}
+	d4 := r.w.subscribe(r.sid, "seed002", "", true, nil)
 	g.Release()
 
 	r.read4()
@@ -503,6 +511,10 @@ func TestSeedClientsReconnect(t *testing.T) {
 	d2.readUntil(endText(full.String()), sameTab)
 	if got, live := sameTab.view(), r.indie.view(); got != live {
 		t.Errorf("D4: indie-dev-portal resumed with its cursor:\n%s\nlive:\n%s", got, live)
+	}
+	d4.readUntil(endText(full.String()), noCursor)
+	if got, live := noCursor.view(), r.indie.view(); got != live {
+		t.Errorf("D3: indie-dev-portal refreshed mid-message without a cursor:\n%s\nlive:\n%s", got, live)
 	}
 	// The refresh after the message completed: the history holds it; the
 	// page subscribes with its cursor and the ids it loaded.
