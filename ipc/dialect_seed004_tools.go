@@ -3,6 +3,8 @@ package ipc
 import (
 	"encoding/json"
 	"strings"
+
+	"agenthub/store"
 )
 
 // The tool-call cards of the seed004 dialect (dialect_seed004.go): a card
@@ -254,8 +256,10 @@ func s004FinalType(delegation, failed bool) string {
 }
 
 // s004NotRun is the status of a call its turn ended without running.
+// A crashed turn ends turn.cancelled "interrupted" live and reads back as
+// "interrupted" from the history: both are "Cancelled".
 func s004NotRun(turnStatus string) string {
-	if turnStatus == "cancelled" {
+	if turnStatus == store.TurnCancelled || turnStatus == store.TurnInterrupted {
 		return "Cancelled"
 	}
 	return "Not run"
