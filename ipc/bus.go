@@ -356,7 +356,7 @@ func appendJSONString(b []byte, key, val string) []byte {
 // closes (see store.EventRecord).
 func groupOf(typ string, v any, payload []byte) (group, closes string) {
 	switch typ {
-	case TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart,
+	case TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart,
 		TypeToolUseInputDelta, TypeToolUseEnd, TypeMessageComplete,
 		TypeToolOutputDelta, TypeToolCompleted, TypeToolFailed:
 	default:

@@ -43,7 +43,11 @@ const (
 // Event types of the streaming family: also in the log, but replayable only
 // for --delta-retention after their message completes.
 const (
-	TypeMessageStart      = "message.start"
+	TypeMessageStart = "message.start"
+	// TypeMessageReset says a retried LLM call streams its message again:
+	// the content streamed so far for the message is void, the deltas that
+	// follow are the new attempt's (one message per model call).
+	TypeMessageReset      = "message.reset"
 	TypeTextDelta         = "text.delta"
 	TypeThinkingDelta     = "thinking.delta"
 	TypeToolUseStart      = "tool.use_start"
@@ -84,7 +88,7 @@ var BusTypes = []string{
 
 // StreamingTypes lists the streaming family in stream order.
 var StreamingTypes = []string{
-	TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart,
+	TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart,
 	TypeToolUseInputDelta, TypeToolUseEnd, TypeToolOutputDelta, TypeMessageComplete,
 }
 

@@ -18,6 +18,8 @@ type contentBuilder struct {
 	text    map[int]*strings.Builder // text or thinking appended to blocks[i]
 	partial map[int]*strings.Builder // tool-call argument JSON still streaming
 	size    int                      // bytes of text, thinking and input appended
+	// retries is what the newest message.reset said (nil before one).
+	retries *store.Retries
 }
 
 // maxBlockIndex bounds a block index from an event (a hostile or corrupt
@@ -51,10 +53,17 @@ func grow(m map[int]*strings.Builder, i int) *strings.Builder {
 }
 
 // apply folds one streaming event (type typ, JSON payload) into the
-// content. Other event types are ignored; a payload that does not decode
+// content; message.reset empties it (a retried call streams the message
+// again). Other event types are ignored; a payload that does not decode
 // as its type is an error and changes nothing.
 func (c *contentBuilder) apply(typ string, payload json.RawMessage) error {
 	switch typ {
+	case TypeMessageReset:
+		p, err := decodePayload[MessageReset](typ, payload)
+		if err != nil {
+			return err
+		}
+		c.reset(p)
 	case TypeTextDelta:
 		p, err := decodePayload[TextDelta](typ, payload)
 		if err != nil {
@@ -97,6 +106,15 @@ func (c *contentBuilder) apply(typ string, payload json.RawMessage) error {
 		delete(c.partial, c.index(p.ContentBlockIndex))
 	}
 	return nil
+}
+
+// reset drops the content so far (message.reset) and records the retry.
+func (c *contentBuilder) reset(p MessageReset) {
+	c.blocks = c.blocks[:0]
+	clear(c.text)
+	clear(c.partial)
+	c.size = 0
+	c.retries = &store.Retries{Count: p.Attempt - 1, ErrorClass: p.ErrorClass, Error: p.Error}
 }
 
 // index maps an event's block index as block does (out of range: the last block).

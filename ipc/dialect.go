@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // Dialects a subscription may ask for with the additive subscribe field
@@ -16,7 +18,7 @@ const (
 	DialectCanonical = "canonical"
 	DialectSeed000   = "seed000" // StreamPayload {streamId, agentId, event}
 	DialectSeed002   = "seed002" // {type: message.new|message.start|message.chunk|message.end, payload}
-	DialectSeed004   = "seed004" // ChatAgentResponse {response, tool_calls, citations}
+	DialectSeed004   = "seed004" // ChatAgentResponse {message, response, tool_calls, citations, thinking}
 )
 
 // Dialects lists every accepted dialect name.
@@ -53,9 +55,10 @@ type Encoder interface {
 	// Resume is called once, before any Encode, when the subscription
 	// starts after a cursor or with a snapshot. It primes the accumulators
 	// with what was in flight at that point and returns the frames that
-	// reopen it: an open message's start frame plus its content so far
-	// (the client replaces that message by id), so the live stream that
-	// follows continues it.
+	// reopen it for the client — what that takes is the dialect's (an open
+	// message's start frame plus its content so far, nothing for a message
+	// the client holds, or the running turn replayed) — so the live stream
+	// that follows continues it.
 	Resume(r ResumePoint) ([][]byte, error)
 	// Snapshot re-encodes a canonical snapshot frame in the dialect: the
 	// same envelope, its messages in the dialect's history shape, without
@@ -78,6 +81,20 @@ type ResumePoint struct {
 	Message *store.Message
 	// Tools are the tool calls started and not yet finished, oldest first.
 	Tools []OpenTool
+	// FromCursor is set when the client resumes after its own cursor: it
+	// saw every event up to EventID.
+	FromCursor bool
+	// Known are the ids of the messages the client says it holds (the
+	// subscribe frame's known_message_ids); nil when it said nothing.
+	Known map[string]bool
+	// TurnEvents, when set, walks the events of the turn running at the
+	// resume point — the session's and, for a subscription that includes
+	// them, its workers' — from its turn.started through EventID, in log
+	// order, as the subscription's filter passes them. It may be called
+	// only during Resume; nil when no turn was running.
+	TurnEvents func(fn func(Event) error) error
+
+	turnStart ulid.ULID // the running turn's turn.started (zero: none)
 }
 
 // OpenTool is a tool call in flight at a resume point.
@@ -99,12 +116,23 @@ func NewEncoder(dialect, sessionID string) (Encoder, error) {
 	case DialectSeed000:
 		return &seed000{msgs: map[string]*accum{}, tools: map[string]string{}}, nil
 	case DialectSeed002:
-		return &seed002{open: map[string]*s002Stream{}}, nil
+		return &seed002{open: map[string]*s002Stream{}, errored: map[string]bool{}}, nil
 	case DialectSeed004:
-		return &seed004{session: sessionID, calls: map[string]*callInfo{}}, nil
+		return newSeed004(sessionID), nil
 	}
 	return nil, &FilterError{Offending: truncate(dialect),
 		Message: fmt.Sprintf("dialect: unknown dialect %q (want one of %s)", truncate(dialect), strings.Join(Dialects, ", "))}
+}
+
+// dialectFilter is a subscription's filter as its dialect needs it: a
+// seed004 answer shows a worker's tool calls as cards of their own (as
+// Potpie's stream carries a subagent's), so a seed004 subscription
+// includes the worker sessions (its subscribe_ack says so).
+func dialectFilter(dialect string, f Filter) Filter {
+	if dialect == DialectSeed004 {
+		f.IncludeWorkerSessions = true
+	}
+	return f
 }
 
 func marshalFrame(v any) ([][]byte, error) {
@@ -196,6 +224,9 @@ func streamingMessageID(ev Event) (string, error) {
 		return p.MessageID, err
 	case TypeToolUseEnd:
 		p, err := decodeAs[ToolUseEnd](ev)
+		return p.MessageID, err
+	case TypeMessageReset:
+		p, err := decodeAs[MessageReset](ev)
 		return p.MessageID, err
 	}
 	return "", fmt.Errorf("ipc: %s event %s is not a streaming event", ev.Type, ev.ID)

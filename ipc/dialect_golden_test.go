@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"agenthub/store"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // recordedTracesDir holds the frames the real hub produced for each
@@ -141,7 +143,7 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 	resume := func(enc Encoder, at int, withSnapshot bool) {
 		ms := traceStore(t, te.trace.SessionID, te.events[:at+1])
 		_ = ms.View(func(tx StoreView) error {
-			rp, err := resumeAt(tx, te.trace.SessionID, te.events[at].ID)
+			rp, err := traceResumePoint(t, tx, dialect, te.trace.SessionID, te.events[at].ID, !withSnapshot)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -195,6 +197,18 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 		fmt.Fprintf(&sb, "# snapshot after the turn\nS  %s\n", snap)
 	}
 	return sb.String()
+}
+
+// traceResumePoint is the resume point a dialect subscription to sid with
+// everything in its filter gets after event at (after its own cursor when
+// fromCursor), as the bus computes it.
+func traceResumePoint(t *testing.T, tx StoreView, dialect, sid string, at ulid.ULID, fromCursor bool) (ResumePoint, error) {
+	t.Helper()
+	f, err := ParseFilter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dialectResumePoint(tx, sid, dialectFilter(dialect, f), at, fromCursor, nil)
 }
 
 // TestDialectGoldenTraces compares every dialect's frames for every
@@ -288,7 +302,7 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 					enc, _ := NewEncoder(d, te.trace.SessionID)
 					ms := traceStore(t, te.trace.SessionID, te.events[:at+1])
 					_ = ms.View(func(tx StoreView) error {
-						rp, err := resumeAt(tx, te.trace.SessionID, te.events[at].ID)
+						rp, err := traceResumePoint(t, tx, d, te.trace.SessionID, te.events[at].ID, true)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -296,6 +310,7 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+						c.resume()
 						c.apply(t, fs...)
 						return nil
 					})
@@ -321,12 +336,22 @@ type seedClient struct {
 	dialect string
 	msgs    map[string]string // message id → its text (000: content JSON)
 	order   []string
-	calls   map[string]string // seed004: call id → event_type|response|accumulated stream|complete
-	text    strings.Builder   // seed004 response text
+	calls   map[string]string // seed004: the running answer's call id → event_type|response|accumulated stream|complete
+	text    strings.Builder   // seed004: the running answer's text
+	ended   []string          // seed004: the answers of ended turns
 }
 
 func newSeedClient(d string) *seedClient {
 	return &seedClient{dialect: d, msgs: map[string]string{}, calls: map[string]string{}}
+}
+
+// resume prepares the client for a dialect resume: a seed004 client
+// resumes a running turn into a fresh answer (as Potpie's does).
+func (c *seedClient) resume() {
+	if c.dialect == DialectSeed004 {
+		c.text.Reset()
+		clear(c.calls)
+	}
 }
 
 func (c *seedClient) put(id, v string) {
@@ -393,6 +418,11 @@ func (c *seedClient) apply(t *testing.T, frames ...[]byte) {
 					c.calls[id] = fmt.Sprintf("%s##%v", head, tc["is_complete"])
 				}
 			}
+			if m["end"] != nil {
+				c.ended = append(c.ended, c.answer())
+				c.text.Reset()
+				clear(c.calls)
+			}
 		}
 	}
 }
@@ -402,6 +432,16 @@ func (c *seedClient) state() string {
 	for _, id := range c.order {
 		fmt.Fprintf(&sb, "%s=%s;", id, c.msgs[id])
 	}
+	for _, a := range c.ended {
+		sb.WriteString("ended:" + a + ";")
+	}
+	sb.WriteString(c.answer())
+	return sb.String()
+}
+
+// answer is the seed004 running answer: its calls and text.
+func (c *seedClient) answer() string {
+	var sb strings.Builder
 	keys := make([]string, 0, len(c.calls))
 	for k := range c.calls {
 		keys = append(keys, k)

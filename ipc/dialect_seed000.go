@@ -161,7 +161,7 @@ func (e *seed000) encode(ev Event) ([][]byte, error) {
 	switch ev.Type {
 	case TypeMessageStart:
 		return e.messageStart(ev)
-	case TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
+	case TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
 		return e.streaming(ev)
 	case TypeMessageComplete:
 		return e.messageEnd(ev)
@@ -216,6 +216,9 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 		return nil, fmt.Errorf("ipc: event %s: %w", ev.ID.String(), err)
 	}
 	a.pending = true
+	if ev.Type == TypeMessageReset { // the retry's empty content goes out at once: the partial is void
+		a.lastUpdate, a.lastSize = time.Time{}, 0
+	}
 	if !a.due(ev.TS.Time) {
 		return out, nil
 	}

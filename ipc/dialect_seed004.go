@@ -1,42 +1,88 @@
 package ipc
 
-// seed004 is seed 004's ChatAgentResponse dialect. A delegation has one
-// lifecycle, delegation_call → streamed delegation_result parts → a final
-// delegation_result (the delegate tool's own tool.called/tool.completed
-// are folded into it); any other tool call is call → streamed result
-// parts → a final result. A final part after streamed parts carries
-// stream_part "" so a seed client appends nothing and keeps what it
-// accumulated (the seed's final chunk); one without streamed parts has
-// none. Text of the subscribed session is "response"; a worker's text
-// reaches the client as its delegation's streamed parts. Every frame
-// carries the additive "eventId".
+import (
+	"fmt"
+	"strings"
+
+	"agenthub/store"
+)
+
+// seed004 is seed 004's ChatAgentResponse dialect, shaped as the client
+// of the project that wrote the document (potpie-ui's ChatService and
+// chat runtime) reads it; docs/protocol.md §7 lists where that client and
+// the document disagree and which one each field follows.
+//
+// A turn of the subscribed session is one answer: its assistant text in
+// "message" (and in the document's "response"), each message after the
+// first starting a new paragraph; its thinking in "thinking"; each tool
+// call a card keyed by call_id, in the model's order: "call" (or
+// "delegation_call") when the model finished writing it, again with the
+// hub's status text once it runs, live output as "result_delta" (a
+// delegation's worker text as "delegation_result_delta"), then one final
+// "result" / "delegation_result", or "error" when it failed. A worker's
+// tool calls are cards of their own (seed004 subscriptions include the
+// worker sessions). The turn ends with a frame carrying the additive
+// "end"; a failed turn's error is a last paragraph of the answer. Every
+// frame carries the additive "eventId".
 type seed004 struct {
-	session string // the subscribed session: its text is the response
-	calls   map[string]*callInfo
-	shared  *sharedFrames // response frames of text deltas, encoded once for every subscriber
+	session string // the subscribed session: its text is the answer
+	shared  *sharedFrames
+	calls   map[string]*callInfo // tool calls of the running turn by tool_use_id
+	names   map[string]string    // tool_use_id → the tool name tool.use_start gave
+	workers map[string]string    // worker session → the delegate call that runs it
+	turn    s004Turn
 }
 
 func (e *seed004) share(sf *sharedFrames) { e.shared = sf }
 
-// callInfo is what the encoder knows of a call it has seen start.
-type callInfo struct {
-	name       string
-	delegation bool // a delegate call (its result is delegation_result)
-	started    bool // delegation_call sent
-	streamed   bool // a stream part was sent
-	done       bool // its final part was sent
+// s004Turn is what the running turn has shown so far.
+type s004Turn struct {
+	text, thinking bool                // the answer has text / thinking
+	msgs           map[string]*s004Msg // the turn's messages
+	order          []string            // call ids in the order their cards opened
 }
 
+// s004Msg is what one message of the answer showed: its text and its
+// thinking.
+type s004Msg struct{ text, thinking s004Stream }
+
+// s004Stream is one of a message's appended streams. Potpie's client only
+// appends, so after a message.reset the retry's chunks are held back
+// while they repeat what the stream already shows (replay), then only
+// what goes beyond it is sent; a retry that says something else is sent
+// whole, as a new paragraph. Appends are amortised O(1) and a replay
+// compares each chunk once, so a long message costs linear time.
+type s004Stream struct {
+	started bool            // the message showed some of this stream
+	shown   strings.Builder // the stream's text the client ends with
+	replay  bool            // after a reset: the retry has not caught up with shown
+	match   int             // during a replay: the retry's text so far is shown[:match]
+}
+
+// chatAgentResponse is one seed004 frame. Message is what potpie-ui reads
+// (Potpie's backend sends it); Response is the document's name for the
+// same text.
 type chatAgentResponse struct {
+	Message   string             `json:"message"`
 	Response  string             `json:"response"`
 	ToolCalls []toolCallResponse `json:"tool_calls"`
 	Citations []string           `json:"citations"`
+	Thinking  string             `json:"thinking,omitempty"`
+	End       *s004End           `json:"end,omitempty"`
 	EventID   string             `json:"eventId,omitempty"`
+}
+
+// s004End (additive) closes a turn's answer: status "completed", "failed"
+// or "cancelled".
+type s004End struct {
+	Status     string `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+	ErrorClass string `json:"error_class,omitempty"`
 }
 
 type toolCallResponse struct {
 	CallID          string         `json:"call_id"`
-	EventType       string         `json:"event_type"` // call | result | delegation_call | delegation_result
+	EventType       string         `json:"event_type"`
 	ToolName        string         `json:"tool_name"`
 	ToolResponse    string         `json:"tool_response"`
 	ToolCallDetails map[string]any `json:"tool_call_details"`
@@ -44,203 +90,336 @@ type toolCallResponse struct {
 	IsComplete      bool           `json:"is_complete"`
 }
 
-// delegateToolName is the built-in delegation tool's name, which seed004
-// frames also show.
-const delegateToolName = "delegate"
+// seed004 event types of a tool call part: the document's four, plus the
+// ones potpie-ui reads — a type containing "delta" is partial output it
+// accumulates, "error" is a failed call.
+const (
+	s004Call            = "call"
+	s004Result          = "result"
+	s004ResultDelta     = "result_delta"
+	s004DelegationCall  = "delegation_call"
+	s004DelegationRes   = "delegation_result"
+	s004DelegationDelta = "delegation_result_delta"
+	s004Error           = "error"
+)
 
-func (e *seed004) Resume(r ResumePoint) ([][]byte, error) {
-	for _, t := range r.Tools {
-		e.calls[t.ID] = &callInfo{name: t.Name, delegation: t.Delegation || t.Name == delegateToolName,
-			started: t.Delegation, streamed: t.Streamed}
+// delegateToolName is the built-in delegation tool's name; seed004 shows it
+// as s004DelegateName ("Tool names starting with delegate_to_ indicate
+// delegation", the agent type after the prefix).
+const (
+	delegateToolName = "delegate"
+	s004DelegateName = "delegate_to_subagent"
+	s004Paragraph    = "\n\n"
+)
+
+// s004ToolName is the name a seed004 card shows for tool name.
+func s004ToolName(name string) string {
+	if name == delegateToolName {
+		return s004DelegateName
 	}
-	return nil, nil
+	if name == "" {
+		return "tool" // potpie-ui drops a part without a name
+	}
+	return name
 }
 
-// Snapshot gives seed004 the history shape of seeds 000 and 003 (seed 004
-// defines none).
-func (e *seed004) Snapshot(frame []byte) ([]byte, error) {
-	return dialectSnapshot(frame, ToAgentMessages)
+func newSeed004(session string) *seed004 {
+	e := &seed004{session: session, calls: map[string]*callInfo{}, names: map[string]string{},
+		workers: map[string]string{}}
+	e.resetTurn()
+	return e
+}
+
+// frame is r ready to marshal: tool_calls and citations are arrays, never
+// null (potpie-ui spreads tool_calls), and eventId is id.
+func (r chatAgentResponse) frame(id string) chatAgentResponse {
+	if r.ToolCalls == nil {
+		r.ToolCalls = []toolCallResponse{}
+	}
+	if r.Citations == nil {
+		r.Citations = []string{}
+	}
+	r.EventID = id
+	return r
 }
 
 func (e *seed004) Encode(ev Event) ([][]byte, error) {
-	switch ev.Type {
-	case TypeTextDelta:
-		if ev.SessionID != e.session {
-			return nil, nil
-		}
-		p, err := decodeAs[TextDelta](ev)
-		if err != nil || p.Text == "" {
-			return nil, err
-		}
-		b, err := e.shared.frame(DialectSeed004, ev.ID, func() ([]byte, error) {
-			fs, err := marshalFrame(chatAgentResponse{Response: p.Text, ToolCalls: []toolCallResponse{}, Citations: []string{}, EventID: ev.ID.String()})
+	rs, shareable, err := e.encode(ev)
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(rs))
+	for _, r := range rs {
+		r = r.frame(ev.ID.String())
+		var b []byte
+		mk := func() ([]byte, error) {
+			fs, err := marshalFrame(r)
 			if err != nil {
 				return nil, err
 			}
 			return fs[0], nil
-		})
+		}
+		if shareable {
+			b, err = e.shared.frame(DialectSeed004, ev.ID, mk)
+		} else {
+			b, err = mk()
+		}
 		if err != nil {
 			return nil, err
 		}
-		return [][]byte{b}, nil
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// encode maps one event; shareable says its one frame depends on the
+// event alone (a text chunk that continues its message).
+func (e *seed004) encode(ev Event) (rs []chatAgentResponse, shareable bool, err error) {
+	own := ev.SessionID == e.session
+	switch ev.Type {
+	case TypeTurnStarted:
+		if own {
+			e.resetTurn()
+		}
+	case TypeTextDelta:
+		if own {
+			return e.text(ev)
+		}
+	case TypeThinkingDelta:
+		if own {
+			rs, err = e.thinking(ev)
+		}
+	case TypeMessageStart:
+		if !own {
+			err = e.workerMessage(ev)
+		}
+	case TypeMessageReset:
+		if own {
+			rs, err = e.reset(ev)
+		}
+	case TypeMessageComplete:
+		if own {
+			rs, err = e.complete(ev)
+		}
+	case TypeToolUseStart:
+		var p ToolUseStart
+		if p, err = decodeAs[ToolUseStart](ev); err == nil {
+			e.names[p.ToolUseID] = p.ToolName
+		}
+	case TypeToolUseEnd:
+		rs, err = e.toolUseEnd(ev)
 	case TypeToolCalled:
-		return e.toolCall(ev)
-	case TypeToolCompleted, TypeToolFailed:
-		return e.toolResult(ev)
-	case TypeDelegateStarted:
-		return e.delegationCall(ev)
-	case TypeDelegateCompleted, TypeDelegateFailed:
-		return e.delegationResult(ev)
+		rs, err = e.toolCall(ev)
 	case TypeToolOutputDelta:
-		return e.streamPart(ev)
+		rs, err = e.streamPart(ev)
+	case TypeToolCompleted, TypeToolFailed:
+		rs, err = e.toolResult(ev)
+	case TypeDelegateStarted:
+		rs, err = e.delegationCall(ev)
+	case TypeDelegateCompleted, TypeDelegateFailed:
+		rs, err = e.delegationResult(ev)
+	case TypeTurnCompleted, TypeTurnCancelled:
+		if own {
+			rs, err = e.endTurn(ev)
+		}
+	}
+	return rs, false, err
+}
+
+func (e *seed004) resetTurn() {
+	e.turn = s004Turn{msgs: map[string]*s004Msg{}}
+	clear(e.calls)
+	clear(e.names)
+	clear(e.workers)
+}
+
+// msg is message id's state in the running turn.
+func (e *seed004) msg(id string) *s004Msg {
+	m := e.turn.msgs[id]
+	if m == nil {
+		m = &s004Msg{}
+		e.turn.msgs[id] = m
+	}
+	return m
+}
+
+// chunk is what the client gets of a chunk of a message's stream st (the
+// answer's stream has shown something when *turnShown): the first chunk
+// of a message after an earlier one's is a new paragraph; during a replay
+// see s004Stream. shareable reports the result depends on the event alone.
+func (st *s004Stream) chunk(text string, turnShown *bool) (out string, shareable bool) {
+	if st.replay {
+		return st.replayChunk(text), false
+	}
+	st.shown.WriteString(text)
+	if st.started {
+		return text, true
+	}
+	st.started = true
+	if *turnShown {
+		return s004Paragraph + text, false
+	}
+	*turnShown = true
+	return text, false
+}
+
+// replayChunk is a chunk of the retry during a replay.
+func (st *s004Stream) replayChunk(text string) string {
+	shown := st.shown.String()
+	rest := shown[st.match:]
+	switch {
+	case strings.HasPrefix(rest, text): // the retry repeats what shows: nothing new yet
+		st.match += len(text)
+		return ""
+	case strings.HasPrefix(text, rest): // it goes beyond what shows: send the excess
+		out := text[len(rest):]
+		st.shown.WriteString(out)
+		st.replay = false
+		return out
+	}
+	// It says something else: what shows cannot be replaced, the retry
+	// follows it whole as a new paragraph (and is what the stream ends with).
+	attempt := shown[:st.match] + text
+	st.shown.Reset()
+	st.shown.WriteString(attempt)
+	st.replay = false
+	return s004Paragraph + attempt
+}
+
+// reset starts a replay of stream st (message.reset): the retry rebuilds
+// it from its start.
+func (st *s004Stream) reset() {
+	st.match = 0
+	st.replay = st.shown.Len() > 0
+}
+
+func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
+	p, err := decodeAs[TextDelta](ev)
+	if err != nil || p.Text == "" {
+		return nil, false, err
+	}
+	t, shareable := e.msg(p.MessageID).text.chunk(p.Text, &e.turn.text)
+	if t == "" {
+		return nil, false, nil
+	}
+	return []chatAgentResponse{{Message: t, Response: t}}, shareable, nil
+}
+
+func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
+	p, err := decodeAs[ThinkingDelta](ev)
+	if err != nil || p.Text == "" {
+		return nil, err
+	}
+	if t, _ := e.msg(p.MessageID).thinking.chunk(p.Text, &e.turn.thinking); t != "" {
+		return []chatAgentResponse{{Thinking: t}}, nil
 	}
 	return nil, nil
 }
 
-// part is a ChatAgentResponse of ev carrying the one tool call part tc.
-func (e *seed004) part(ev Event, tc toolCallResponse) ([][]byte, error) {
-	return marshalFrame(chatAgentResponse{ToolCalls: []toolCallResponse{tc}, Citations: []string{}, EventID: ev.ID.String()})
-}
-
-// final completes tc as the call's last part.
-func (e *seed004) final(ev Event, info *callInfo, tc toolCallResponse) ([][]byte, error) {
-	tc.IsComplete = true
-	if info.streamed {
-		empty := ""
-		tc.StreamPart = &empty
-	}
-	info.done = true
-	delete(e.calls, tc.CallID)
-	return e.part(ev, tc)
-}
-
-// s004Details are a part's tool_call_details: the Markdown summary, plus
-// what the caller adds.
-func s004Details(summary string) map[string]any { return map[string]any{"summary": summary} }
-
-func (e *seed004) call(id, name string) *callInfo {
-	info := e.calls[id]
-	if info == nil {
-		info = &callInfo{name: name, delegation: name == delegateToolName}
-		e.calls[id] = info
-	}
-	return info
-}
-
-func (e *seed004) toolCall(ev Event) ([][]byte, error) {
-	p, err := decodeAs[ToolCalled](ev)
+// reset is message.reset: the message's text and thinking replay (see
+// s004Stream); the cards of calls the dropped attempt wrote and that never
+// ran are closed.
+func (e *seed004) reset(ev Event) ([]chatAgentResponse, error) {
+	p, err := decodeAs[MessageReset](ev)
 	if err != nil {
 		return nil, err
 	}
-	if info := e.call(p.ToolUseID, p.ToolName); info.delegation {
-		return nil, nil // delegate.started gives the delegation_call
+	m := e.msg(p.MessageID)
+	m.text.reset()
+	m.thinking.reset()
+	var out []chatAgentResponse
+	for _, id := range e.turn.order {
+		if info := e.calls[id]; info.msg == p.MessageID && !info.called && !info.done {
+			out = append(out, e.final(id, info, s004Error, s004Dropped, info.details(""))...)
+		}
 	}
-	return e.part(ev, toolCallResponse{CallID: p.ToolUseID, EventType: "call", ToolName: p.ToolName,
-		ToolResponse: p.StatusText, ToolCallDetails: s004Details(p.Summary), IsComplete: true})
+	return out, nil
 }
 
-// toolResult is tool.completed or tool.failed as the final "result" part.
-// A delegation's is dropped (its delegate.* event gave the final
-// delegation_result) unless the delegation never started (refused before
-// it ran), which then ends as a failed delegation_result.
-func (e *seed004) toolResult(ev Event) ([][]byte, error) {
-	var tc toolCallResponse
-	if ev.Type == TypeToolCompleted {
-		p, err := decodeAs[ToolCompleted](ev)
-		if err != nil {
-			return nil, err
-		}
-		tc = toolCallResponse{CallID: p.ToolUseID, ToolName: p.ToolName, ToolResponse: p.StatusText, ToolCallDetails: s004Details(p.Summary)}
-		tc.ToolCallDetails["is_error"] = p.IsError
+// s004Dropped is the status of a call whose message's attempt broke.
+const s004Dropped = "Not run: the model's stream broke and was retried"
+
+// complete is message.complete: a retried call's message ends with a note
+// saying so (s004RetriedNote), as its history does.
+func (e *seed004) complete(ev Event) ([]chatAgentResponse, error) {
+	p, err := decodeAs[MessageComplete](ev)
+	if err != nil || p.Retries == nil {
+		return nil, err
+	}
+	st := &e.msg(p.MessageID).text
+	st.replay = false
+	note := s004RetriedNote(p.Retries)
+	if st.started {
+		note = s004Paragraph + note
+		st.shown.WriteString(note)
 	} else {
-		p, err := decodeAs[ToolFailed](ev)
+		note, _ = st.chunk(note, &e.turn.text)
+	}
+	return []chatAgentResponse{{Message: note, Response: note}}, nil
+}
+
+// s004RetriedNote is the last paragraph of a retried call's message.
+func s004RetriedNote(r *store.Retries) string {
+	return fmt.Sprintf("*(retried %d× after %s)*", r.Count, r.ErrorClass)
+}
+
+// s004MessageText is a stored assistant message's text as seed004 shows
+// it: its text, and the note of a retried call.
+func s004MessageText(m store.Message) string {
+	t := store.TextOf(m.Content)
+	if m.Retries == nil {
+		return t
+	}
+	if t != "" {
+		t += s004Paragraph
+	}
+	return t + s004RetriedNote(m.Retries)
+}
+
+// endTurn closes the cards still open (calls the turn never ran), adds a
+// failed turn's error as the answer's last paragraph and ends the answer.
+func (e *seed004) endTurn(ev Event) ([]chatAgentResponse, error) {
+	end := &s004End{Status: TurnStatusCompleted}
+	errText := ""
+	if ev.Type == TypeTurnCancelled {
+		p, err := decodeAs[TurnCancelled](ev)
 		if err != nil {
 			return nil, err
 		}
-		tc = toolCallResponse{CallID: p.ToolUseID, ToolName: p.ToolName, ToolResponse: p.StatusText, ToolCallDetails: s004Details(p.Summary)}
-		tc.ToolCallDetails["is_error"], tc.ToolCallDetails["error_class"] = true, p.ErrorClass
-	}
-	info, known := e.calls[tc.CallID]
-	if !known {
-		if tc.ToolName == delegateToolName {
-			return nil, nil // its delegation_result was already sent
-		}
-		info = e.call(tc.CallID, tc.ToolName)
-	}
-	if info.delegation {
-		if info.started {
-			delete(e.calls, tc.CallID)
-			return nil, nil
-		}
-		tc.EventType, tc.ToolName = "delegation_result", delegateToolName
-		tc.ToolCallDetails["success"] = false
-		return e.final(ev, info, tc)
-	}
-	tc.EventType = "result"
-	return e.final(ev, info, tc)
-}
-
-func (e *seed004) delegationCall(ev Event) ([][]byte, error) {
-	p, err := decodeAs[DelegateStarted](ev)
-	if err != nil {
-		return nil, err
-	}
-	info := e.call(p.ToolUseID, delegateToolName)
-	info.delegation, info.started = true, true
-	d := s004Details(p.Summary)
-	d["worker_session_id"], d["task"], d["depth"] = p.WorkerSessionID, p.Task, p.Depth
-	return e.part(ev, toolCallResponse{CallID: p.ToolUseID, EventType: "delegation_call", ToolName: delegateToolName,
-		ToolResponse: p.StatusText, ToolCallDetails: d, IsComplete: true})
-}
-
-// delegationResult is delegate.completed or delegate.failed as the final
-// "delegation_result" part.
-func (e *seed004) delegationResult(ev Event) ([][]byte, error) {
-	tc := toolCallResponse{EventType: "delegation_result", ToolName: delegateToolName}
-	if ev.Type == TypeDelegateCompleted {
-		p, err := decodeAs[DelegateCompleted](ev)
-		if err != nil {
-			return nil, err
-		}
-		tc.CallID, tc.ToolResponse, tc.ToolCallDetails = p.ToolUseID, p.StatusText, s004Details(p.Summary)
-		tc.ToolCallDetails["success"] = p.Success
+		end.Status, end.Reason = "cancelled", p.Reason
 	} else {
-		p, err := decodeAs[DelegateFailed](ev)
+		p, err := decodeAs[TurnCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
-		tc.CallID, tc.ToolResponse, tc.ToolCallDetails = p.ToolUseID, p.StatusText, s004Details(p.Summary)
-		tc.ToolCallDetails["success"], tc.ToolCallDetails["failure_mode"] = false, p.FailureMode
+		if p.Status == TurnStatusFailed {
+			end.Status, end.ErrorClass = TurnStatusFailed, p.ErrorClass
+			errText = s004ErrorText(p.ErrorClass, p.Error)
+		}
 	}
-	info := e.call(tc.CallID, delegateToolName)
-	info.delegation, info.started = true, true
-	out, err := e.final(ev, info, tc)
-	// Keep a done marker so the delegate tool's own tool.completed is dropped.
-	e.calls[tc.CallID] = &callInfo{name: delegateToolName, delegation: true, started: true, done: true}
-	return out, err
+	var out []chatAgentResponse
+	for _, id := range e.turn.order {
+		if info := e.calls[id]; !info.done {
+			out = append(out, e.final(id, info, s004Error, s004NotRun(end.Status), info.details(""))...)
+		}
+	}
+	last := chatAgentResponse{End: end}
+	if errText != "" {
+		if e.turn.text {
+			errText = s004Paragraph + errText
+		}
+		last.Message, last.Response = errText, errText
+	}
+	e.resetTurn()
+	return append(out, last), nil
 }
 
-// streamPart is tool.output_delta as an incomplete part of its call (a
-// delegation's when the call is one or the text is a worker's).
-func (e *seed004) streamPart(ev Event) ([][]byte, error) {
-	p, err := decodeAs[ToolOutputDelta](ev)
-	if err != nil {
-		return nil, err
+// s004ErrorText is a failed turn's error as the answer shows it (as
+// Potpie's backend shows a failed model call: an italic paragraph).
+func s004ErrorText(class, msg string) string {
+	if class == "" {
+		class = "error"
 	}
-	name := ""
-	if p.Stream == "worker" {
-		name = delegateToolName
-	}
-	info := e.call(p.ToolUseID, name)
-	if info.done {
-		return nil, nil
-	}
-	info.streamed = true
-	typ := "result"
-	if info.delegation || p.Stream == "worker" {
-		typ = "delegation_result"
-	}
-	part := p.Text
-	return e.part(ev, toolCallResponse{CallID: p.ToolUseID, EventType: typ, ToolName: info.name,
-		ToolCallDetails: s004Details(""), StreamPart: &part, IsComplete: false})
+	r := strings.NewReplacer("*", `\*`, "_", `\_`)
+	return fmt.Sprintf("*The turn failed (%s): %s*", class, r.Replace(strings.TrimSpace(msg)))
 }

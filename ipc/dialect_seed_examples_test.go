@@ -137,10 +137,12 @@ func TestSeed000WorkedExamples(t *testing.T) {
 	)
 }
 
-// Seed 004's example flow: the call, a streamed result part, the final
+// Seed 004's example flow: the call, streamed result parts, the final
 // part; a client accumulating stream_part as the seed's
 // updateStreamingToolCall does ends with the whole streamed content and
-// the final status.
+// the final status. The streamed parts are "result_delta" (what Potpie's
+// client accumulates; the document's example says "result"), the call
+// part carries the arguments where Potpie's client reads them.
 func TestSeed004WorkedExample(t *testing.T) {
 	evs := seedEvents(
 		spec(TypeToolCalled, ToolCalled{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "Fetching file: app/main.py",
@@ -152,7 +154,7 @@ func TestSeed004WorkedExample(t *testing.T) {
 	)
 	got := encodeStripped(t, DialectSeed004, evs)
 	sameFrames(t, got[:1],
-		`{"response":"","tool_calls":[{"call_id":"call_123","event_type":"call","tool_name":"fetch_file","tool_response":"Fetching file: app/main.py","tool_call_details":{"summary":"-> fetching contents for file app/main.py"},"is_complete":true}],"citations":[]}`)
+		`{"message":"","response":"","tool_calls":[{"call_id":"call_123","event_type":"call","tool_name":"fetch_file","tool_response":"Fetching file: app/main.py","tool_call_details":{"summary":"-> fetching contents for file app/main.py","arguments":{}},"is_complete":true}],"citations":[]}`)
 	// The seed's reducer (processStreamChunk / updateStreamingToolCall).
 	type state struct {
 		eventType, response, summary, stream string
@@ -215,7 +217,7 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 		}
 	}
 	if end := mustJSON(t, string(last)); end["type"] != "message.end" ||
-		!reflect.DeepEqual(end["payload"].(map[string]any)["content"], map[string]any{"type": "text", "text": "late join"}) ||
+		!reflect.DeepEqual(end["payload"].(map[string]any)["content"], map[string]any{"type": "text", "text": "late join\n\n_(cancelled)_"}) ||
 		end["payload"].(map[string]any)["status"] != "cancelled" || end["payload"].(map[string]any)["isComplete"] != false {
 		t.Fatalf("abandoned message.end %s", last)
 	}

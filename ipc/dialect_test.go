@@ -168,19 +168,46 @@ func TestDialectMappings(t *testing.T) {
 	s004 := encodeAll(t, DialectSeed004, evs)
 	got = frameTypes(t, s004, func(m map[string]any) string {
 		tcs := m["tool_calls"].([]any)
-		if len(tcs) == 0 {
+		switch {
+		case m["end"] != nil:
+			return "end"
+		case m["thinking"] != nil:
+			return "think"
+		case len(tcs) == 0:
 			return "text"
 		}
 		tc := tcs[0].(map[string]any)
 		return fmt.Sprintf("%s/%s/%v", tc["call_id"], tc["event_type"], tc["is_complete"])
 	})
-	want = []string{"text", "text", "text", "text", "text",
-		"K1/call/true", "K1/result/false", "K1/result/false", "K1/result/true",
-		"K2/call/true", "K2/result/true",
-		"K3/delegation_call/true", "K3/delegation_result/false", "K3/delegation_result/true",
-		"text", "text", "text"}
+	// The card opens when the model finished writing the call (tool.use_end)
+	// and again with the status once it runs; output is a *_delta part; a
+	// failed call ends in "error"; the delegation's card stays open until
+	// its tool result (this turn has none, so the turn's end closes it).
+	want = []string{"think", "think", "text", "text", "text", "text", "text",
+		"K1/call/true", "K1/call/true", "K1/result_delta/false", "K1/result_delta/false", "K1/result/true",
+		"K2/call/true", "K2/error/true",
+		"K3/delegation_call/true", "K3/delegation_result_delta/false",
+		"text", "text", "text", "K3/error/true", "end"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("seed004 frames\n got %v\nwant %v", got, want)
+	}
+	// The answer's text: message (what Potpie's client reads) and response
+	// (the document's name) alike, each message a paragraph.
+	var text, thinking strings.Builder
+	for _, l := range s004 {
+		var m chatAgentResponse
+		_, js, _ := strings.Cut(l, " ")
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Message != m.Response {
+			t.Fatalf("message %q != response %q", m.Message, m.Response)
+		}
+		text.WriteString(m.Message)
+		thinking.WriteString(m.Thinking)
+	}
+	if text.String() != "Let me list the files.\n\nThere is one file." || thinking.String() != "The user wants ls." {
+		t.Fatalf("seed004 answer %q, thinking %q", text.String(), thinking.String())
 	}
 }
 
@@ -293,7 +320,9 @@ func TestSubscriptionDialect(t *testing.T) {
 
 // A dialect subscription that resumes inside a message — after a cursor or
 // with a snapshot — first gets the message's start and its content so far
-// (carrying the resume point's id), then the live stream.
+// (carrying the resume point's id), then the live stream; in seed002 only
+// when the client does not hold the message: one it names in
+// known_message_ids, or without those one it saw start before its cursor.
 func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
 	b, _ := newTestBus(t, Options{})
 	ctx := context.Background()
@@ -308,7 +337,10 @@ func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
 	}
 	cursor := evs[1].ID.String()
 	resumed := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002})
+	resumedUnknown := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002, KnownMessageIDs: []string{"U"}})
 	snap := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002})
+	snapKnown := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002, KnownMessageIDs: []string{"U", "M"}})
+	next(t, snapKnown)
 	if f := next(t, snap); !bytes.HasPrefix(f.Data, []byte(`{"type":"snapshot"`)) || bytes.Contains(f.Data, []byte(`"streaming"`)) {
 		t.Fatalf("snapshot %s: want seed002 records without the partial message", f.Data)
 	}
@@ -316,13 +348,20 @@ func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
 		Payload: MessageComplete{MessageID: "M", StopReason: "end_turn", FinalContent: []store.ContentBlock{{Type: "text", Text: "Hello!"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	for name, s := range map[string]*Subscription{"cursor": resumed, "snapshot": snap} {
-		want := []string{
-			`{"type":"message.start","payload":{"sessionId":"s","messageId":"M","role":"agent"`,
-			`{"type":"message.chunk","payload":{"messageId":"M","content":{"type":"text","text":"Hello"}},"eventId":"` + cursor + `"}`,
-			`{"type":"message.chunk","payload":{"messageId":"M","content":{"type":"text","text":"!"}}`,
-			`"content":{"type":"text","text":"Hello!"},"isComplete":true`,
-		}
+	reopen := []string{
+		`{"type":"message.start","payload":{"sessionId":"s","messageId":"M","role":"agent"`,
+		`{"type":"message.chunk","payload":{"messageId":"M","content":{"type":"text","text":"Hello"}},"eventId":"`,
+		`{"type":"message.chunk","payload":{"messageId":"M","content":{"type":"text","text":"!"}}`,
+		`"content":{"type":"text","text":"Hello!"},"isComplete":true`,
+	}
+	// A client resuming after its own cursor holds the message (it saw its
+	// start): seed002 continues it without a second message.start (D4).
+	for name, tc := range map[string]struct {
+		s    *Subscription
+		want []string
+	}{"cursor": {resumed, reopen[2:]}, "snapshot": {snap, reopen}, "cursor, held by none": {resumedUnknown, reopen},
+		"snapshot, held": {snapKnown, reopen[2:]}} {
+		s, want := tc.s, tc.want
 		for i, w := range want {
 			if f := next(t, s); !bytes.Contains(f.Data, []byte(w)) {
 				t.Fatalf("%s: frame %d %s, want %s", name, i, f.Data, w)
@@ -338,11 +377,13 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // types it does not map.
 func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	reads := map[string][]string{
-		DialectSeed000: {TypeMessageStart, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
+		DialectSeed000: {TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
 			TypeMessageComplete, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
-		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete},
-		DialectSeed004: {TypeTextDelta, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeDelegateStarted, TypeDelegateCompleted,
-			TypeDelegateFailed, TypeToolOutputDelta},
+		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted,
+			TypeMessageReset},
+		DialectSeed004: {TypeTextDelta, TypeThinkingDelta, TypeMessageReset, TypeMessageComplete, TypeToolUseStart, TypeToolUseEnd,
+			TypeToolCalled, TypeToolCompleted, TypeToolFailed,
+			TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed, TypeToolOutputDelta, TypeTurnCompleted, TypeTurnCancelled},
 	}
 	all := append(append([]string{}, BusTypes...), StreamingTypes...)
 	for dialect, types := range reads {

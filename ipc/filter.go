@@ -24,7 +24,7 @@ var ChatTypes = []string{
 	TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed,
 	TypeCompactionStarted, TypeCompactionComplete, TypeMCPServerStatus, TypeTurnUndone,
 	TypeSessionBranched, TypeSessionForked,
-	TypeMessageStart, TypeTextDelta, TypeThinkingDelta,
+	TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta,
 	TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd, TypeToolOutputDelta,
 	TypeMessageComplete,
 }

@@ -40,6 +40,10 @@ type SubscribeFrame struct {
 	// Dialect selects the wire shape of event frames (additive): "" or
 	// "canonical", "seed000", "seed002", "seed004". See NewEncoder.
 	Dialect string `json:"dialect,omitempty"`
+	// KnownMessageIDs (additive) are the ids of the messages the client
+	// already holds, e.g. what a reloaded page read from the history: a
+	// dialect resume does not open them again (docs/protocol.md §7).
+	KnownMessageIDs []string `json:"known_message_ids,omitempty"`
 }
 
 // CancelFrame asks to cancel a turn.

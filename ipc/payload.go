@@ -281,6 +281,20 @@ type MessageStart struct {
 	Model     string `json:"model"`
 }
 
+// MessageReset is the payload of message.reset: the LLM call of MessageID
+// failed after it had streamed, was retried, and attempt Attempt (2 or
+// more) now streams the message again. A client drops the message's
+// content so far (text, thinking, tool-call blocks and their cards) and
+// keeps the message: the deltas that follow rebuild it from block 0, and
+// message.complete ends it as usual. ErrorClass and Error are why the
+// attempt before failed (as in its llm.call_failed).
+type MessageReset struct {
+	MessageID  string `json:"message_id"`
+	Attempt    int    `json:"attempt"`
+	ErrorClass string `json:"error_class"`
+	Error      string `json:"error"`
+}
+
 // TextDelta is the payload of text.delta: the new chunk only.
 type TextDelta struct {
 	MessageID         string `json:"message_id"`
@@ -335,6 +349,9 @@ type MessageComplete struct {
 	StopReason   string               `json:"stop_reason"` // end_turn|max_tokens|stop_sequence|tool_use|cancelled|error
 	FinalContent []store.ContentBlock `json:"final_content"`
 	Usage        store.Usage          `json:"usage"`
+	// Retries is set when the call was retried (additive): the stored
+	// message's record of it, so a live client shows what a reload does.
+	Retries *store.Retries `json:"retries,omitempty"`
 }
 
 // Why a session's current path changed (SessionBranched.Reason).

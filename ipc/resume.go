@@ -45,6 +45,7 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 			if err == nil && env.TurnID != nil {
 				rp.TurnID = *env.TurnID
 			}
+			rp.turnStart = r.ID
 			return store.ErrStop
 		case TypeMessageComplete:
 			closedMsg[r.Group] = true
@@ -122,14 +123,15 @@ func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 		}
 		_ = content.apply(r.Type, env.Payload) // a bad delta is skipped, the rest still shows
 	}
-	m.Content = content.content()
+	m.Content, m.Retries = content.content(), content.retries
 	return m
 }
 
-// isMessageDelta reports the streaming types that build a message's content.
+// isMessageDelta reports the streaming types that build a message's content
+// (message.reset empties it).
 func isMessageDelta(typ string) bool {
 	switch typ {
-	case TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
+	case TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
 		return true
 	}
 	return false
@@ -161,6 +163,18 @@ func toolUseID(r store.EventRecord) string {
 	}
 	_ = json.Unmarshal(env.Payload, &p)
 	return p.ToolUseID
+}
+
+// prevULID is the greatest ULID smaller than u (u-1 as a 128-bit number;
+// u must not be zero).
+func prevULID(u ulid.ULID) ulid.ULID {
+	for i := len(u) - 1; i >= 0; i-- {
+		u[i]--
+		if u[i] != 0xff {
+			break
+		}
+	}
+	return u
 }
 
 // nextULID is the smallest ULID greater than u (u+1 as a 128-bit number).

@@ -163,7 +163,7 @@ func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (stor
 			skipped(fmt.Errorf("event %s: %w", r.ID, err))
 		}
 	}
-	m.Content = content.content()
+	m.Content, m.Retries = content.content(), content.retries
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = time.Now().UTC()
 	}

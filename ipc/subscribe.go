@@ -25,6 +25,10 @@ type SubscribeRequest struct {
 	// frames are re-encoded by NewEncoder(Dialect); other frames (snapshot)
 	// pass unchanged.
 	Dialect string
+	// KnownMessageIDs are the messages the client already holds (the
+	// subscribe frame's additive known_message_ids, e.g. a reloaded page's
+	// history): a dialect resume does not reopen them. nil: not said.
+	KnownMessageIDs []string
 }
 
 // Subscription is one client's ordered frame stream: optional snapshot, the
@@ -178,6 +182,7 @@ func (b *Bus) newSubscription(ctx context.Context, req SubscribeRequest) (*Subsc
 	if err != nil {
 		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
 	}
+	filter = dialectFilter(req.Dialect, filter)
 	if sh, ok := enc.(sharesFrames); ok {
 		sh.share(b.shared)
 	}
@@ -221,13 +226,17 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 		if err != nil {
 			return 0, err
 		}
-		if s.enc != nil {
+		if hs, ok := s.enc.(snapshotsIn); ok {
+			if snap, err = hs.snapshotIn(tx, snap); err != nil {
+				return 0, err
+			}
+		} else if s.enc != nil {
 			if snap, err = s.enc.Snapshot(snap); err != nil {
 				return 0, err
 			}
 		}
 		s.initial = append(s.initial, OutFrame{Data: snap})
-		return 0, b.resumeDialect(tx, s, head)
+		return 0, b.resumeDialect(tx, s, req, head)
 	}
 	if req.Since == nil {
 		return 0, nil
@@ -235,7 +244,7 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 	if err := b.checkCursor(tx, cursor); err != nil {
 		return 0, err
 	}
-	if err := b.resumeDialect(tx, s, cursor); err != nil {
+	if err := b.resumeDialect(tx, s, req, cursor); err != nil {
 		return 0, err
 	}
 	return b.replay(tx, s, cursor)
@@ -243,14 +252,15 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 
 // resumeDialect appends the frames that reopen what was in flight just
 // after event at (zero: the newest) in s's dialect — an open message's
-// start and content so far — so a dialect client resumes as a canonical one
-// does (the canonical stream needs none: its snapshot holds the partial
-// message and a cursor client kept its own). Nothing for canonical.
-func (b *Bus) resumeDialect(tx StoreView, s *Subscription, at ulid.ULID) error {
+// start and content so far, or the running turn — so a dialect client
+// resumes as a canonical one does (the canonical stream needs none: its
+// snapshot holds the partial message and a cursor client kept its own).
+// Nothing for canonical.
+func (b *Bus) resumeDialect(tx StoreView, s *Subscription, req SubscribeRequest, at ulid.ULID) error {
 	if s.enc == nil {
 		return nil
 	}
-	rp, err := resumeAt(tx, s.sessionID, at)
+	rp, err := dialectResumePoint(tx, s.sessionID, s.filter, at, req.Since != nil && !req.Snapshot, req.KnownMessageIDs)
 	if err != nil {
 		return err
 	}
@@ -262,6 +272,61 @@ func (b *Bus) resumeDialect(tx StoreView, s *Subscription, at ulid.ULID) error {
 		s.initial = append(s.initial, OutFrame{Data: f})
 	}
 	return nil
+}
+
+// dialectResumePoint is the ResumePoint of a subscription to sid with
+// filter that resumes just after event at (zero: the newest), after the
+// client's own cursor or not, the client holding the known messages (nil:
+// it said nothing).
+func dialectResumePoint(tx StoreView, sid string, filter Filter, at ulid.ULID, fromCursor bool, known []string) (ResumePoint, error) {
+	rp, err := resumeAt(tx, sid, at)
+	if err != nil {
+		return rp, err
+	}
+	rp.FromCursor = fromCursor
+	if known != nil {
+		rp.Known = make(map[string]bool, len(known))
+		for _, id := range known {
+			rp.Known[id] = true
+		}
+	}
+	if rp.turnStart != (ulid.ULID{}) {
+		rp.TurnEvents = turnEvents(tx, sid, filter, rp.turnStart, at)
+	}
+	return rp, nil
+}
+
+// turnEvents walks, for ResumePoint.TurnEvents, the events of session sid
+// (and its workers' when filter includes them) from start through at
+// (zero: the newest) that filter passes, decoded; undecodable ones are
+// skipped.
+func turnEvents(tx StoreView, sid string, filter Filter, start, at ulid.ULID) func(func(Event) error) error {
+	return func(fn func(Event) error) error {
+		sessions := []string{sid}
+		if filter.IncludeWorkerSessions {
+			var err error
+			if sessions, err = descendants(tx, sid); err != nil {
+				return err
+			}
+		}
+		err := tx.EventsAfter(sessions, prevULID(start), func(r store.EventRecord) error {
+			if at != (ulid.ULID{}) && r.ID.Compare(at) > 0 {
+				return store.ErrStop
+			}
+			if !filter.Match(r.Type, r.Actor) {
+				return nil
+			}
+			var ev Event
+			if json.Unmarshal(r.Data, &ev) != nil {
+				return nil
+			}
+			return fn(ev)
+		})
+		if errors.Is(err, store.ErrStop) {
+			return nil
+		}
+		return err
+	}
 }
 
 // replay appends the matching events after cursor to s.initial; more than

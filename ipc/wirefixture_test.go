@@ -66,7 +66,9 @@ var (
 		Turn: &store.TurnOutcome{ID: fxTurn, Status: store.TurnFailed,
 			Error: &store.TurnError{Class: ErrClassOverloaded, Message: "provider overloaded", Attempts: 4}, FilesChanged: 2, FilesUndone: true},
 		ParentID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Siblings: []string{"01JZ3K9A0B2D4F6H8K0M2P4R6T", "01JZ3K9C4E6G8J0M2P4R6T8W0Y"},
+		Retries: &fxRetries,
 	}
+	fxRetries = store.Retries{Count: 2, ErrorClass: ErrClassOverloaded, Error: "Anthropic: Overloaded"}
 )
 
 // fixturePayloads is one payload per catalog type, every field set (the
@@ -128,14 +130,16 @@ func fixturePayloads() map[string]struct {
 		TypeSessionUpdated:    {ActorSystem, SessionChanged{Session: fxSess, Deleted: true}},
 		TypeBusHandlerWarning: {ActorSystem, HandlerWarning{SubscriptionName: "ws-01JZ3K", Code: CodeClientTooSlow, Message: "outbound queue overflowed"}},
 		TypeMessageStart:      {ActorAgent, MessageStart{MessageID: fxMessage, Role: store.RoleAssistant, Model: fxModel}},
-		TypeTextDelta:         {ActorAgent, TextDelta{MessageID: fxMessage, ContentBlockIndex: 1, Text: "Let me run"}},
-		TypeThinkingDelta:     {ActorAgent, ThinkingDelta{MessageID: fxMessage, ContentBlockIndex: 0, Text: "", Signature: &sig}},
-		TypeToolUseStart:      {ActorAgent, ToolUseStart{MessageID: fxMessage, ContentBlockIndex: 2, ToolUseID: fxTool, ToolName: "bash"}},
+		TypeMessageReset: {ActorAgent, MessageReset{MessageID: fxMessage, Attempt: 3, ErrorClass: ErrClassOverloaded,
+			Error: "Anthropic: Overloaded"}},
+		TypeTextDelta:     {ActorAgent, TextDelta{MessageID: fxMessage, ContentBlockIndex: 1, Text: "Let me run"}},
+		TypeThinkingDelta: {ActorAgent, ThinkingDelta{MessageID: fxMessage, ContentBlockIndex: 0, Text: "", Signature: &sig}},
+		TypeToolUseStart:  {ActorAgent, ToolUseStart{MessageID: fxMessage, ContentBlockIndex: 2, ToolUseID: fxTool, ToolName: "bash"}},
 		TypeToolUseInputDelta: {ActorAgent, ToolUseInputDelta{MessageID: fxMessage, ContentBlockIndex: 2, ToolUseID: fxTool,
 			PartialJSON: `{"command": "go te`}},
 		TypeToolUseEnd:      {ActorAgent, ToolUseEnd{MessageID: fxMessage, ContentBlockIndex: 2, ToolUseID: fxTool, FinalInput: fxInput}},
 		TypeToolOutputDelta: {ActorTool, ToolOutputDelta{ToolUseID: fxTool, Stream: "stdout", Text: "ok  proj 0.41s\n"}},
-		TypeMessageComplete: {ActorAgent, MessageComplete{MessageID: fxMessage, StopReason: "tool_use", Usage: fxUsage,
+		TypeMessageComplete: {ActorAgent, MessageComplete{MessageID: fxMessage, StopReason: "tool_use", Usage: fxUsage, Retries: &fxRetries,
 			FinalContent: []store.ContentBlock{
 				{Type: store.BlockThinking, Thinking: "The user wants tests run.", Signature: sig},
 				{Type: store.BlockText, Text: "Let me run the tests."},

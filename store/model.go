@@ -137,6 +137,20 @@ type Message struct {
 	// first) when there is more than one: the branch point's ‹ n/m ›.
 	// Computed on read, never stored.
 	Siblings []string `json:"siblings,omitempty"`
+	// Retries is set on an assistant message whose LLM call was retried:
+	// the message is the one answer of that call (one message per model
+	// call), and Retries says how often and why the attempts before the
+	// one it holds failed.
+	Retries *Retries `json:"retries,omitempty"`
+}
+
+// Retries says an LLM call was retried: Count attempts failed before the
+// last one (the N of "retried N×"), the last of them with ErrorClass and
+// Error (an ipc/errclass class and the provider's message).
+type Retries struct {
+	Count      int    `json:"count"`
+	ErrorClass string `json:"error_class"`
+	Error      string `json:"error"`
 }
 
 // RootParent is the ParentID of a message that starts a conversation (an

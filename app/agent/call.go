@@ -15,21 +15,28 @@ import (
 // call makes one LLM call with retries: llm.call_started, the streaming
 // events, message.complete (carrying the stored message), llm.call_completed;
 // or llm.call_failed (will_retry and a new attempt, or the end of the turn).
-// It returns the stored assistant message and true when the call succeeded.
+// The call is one assistant message whatever its attempts (docs/protocol.md
+// §5 "One message per model call"): every attempt streams under the same
+// message id, an attempt that streams after an earlier one did first sends
+// message.reset (clients drop the partial), and the message is completed
+// once — by the attempt that succeeds, or with the content last shown when
+// the call fails for good or is cancelled. It returns the stored assistant
+// message and true when the call succeeded.
 func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (store.Message, bool) {
 	provName, model, perr := llm.ParseModel(l.Model)
 	req := llm.Request{Model: model, System: system, Messages: msgs, Tools: specs(l.tools), MaxTokens: l.MaxTokens,
 		ThinkingBudget: l.ThinkingBudget}
+	sink := &streamSink{l: l, msgID: NewID()}
 	for attempt := 1; ; attempt++ {
-		callID, msgID := NewID(), NewID()
+		callID := NewID()
 		l.emit(l.draft(ipc.TypeLLMCallStarted, ipc.ActorAgent, ipc.LLMCallStarted{
-			CallID: callID, Model: l.Model, MessageID: msgID, Attempt: attempt,
+			CallID: callID, Model: l.Model, MessageID: sink.msgID, Attempt: attempt,
 		}))
 		start := time.Now()
+		sink.attempt, sink.attemptStarted = attempt, false
 		var (
-			res  llm.Result
-			err  error
-			sink = &streamSink{l: l, msgID: msgID}
+			res llm.Result
+			err error
 		)
 		if perr != nil {
 			err = perr
@@ -39,35 +46,42 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 			sink.stall = startStallWatch(l, callID)
 			res, err = prov.Stream(ctx, req, sink)
 			sink.stall.stop()
+			sink.stall = nil
 		}
 		res.Usage.CostUSD = llm.Cost(l.Model, res.Usage)
 		l.out.Usage = l.out.Usage.Add(res.Usage)
 		if err == nil {
-			m := sink.complete(res, store.StatusComplete, res.StopReason)
+			sink.MessageStart() // an attempt that answered without streaming still replaces the partial
+			m := sink.complete(res.Content, res.Usage, store.StatusComplete, res.StopReason)
 			l.emit(l.draft(ipc.TypeLLMCallCompleted, ipc.ActorAgent, ipc.LLMCallCompleted{
-				CallID: callID, Model: l.Model, MessageID: msgID, StopReason: res.StopReason,
+				CallID: callID, Model: l.Model, MessageID: sink.msgID, StopReason: res.StopReason,
 				Usage: res.Usage, DurationMS: time.Since(start).Milliseconds(),
 			}))
 			return m, true
 		}
+		if sink.attemptStarted {
+			sink.shown, sink.shownUsage = res.Content, res.Usage // what clients now show of the message
+		}
 		le := llmError(ctx, err)
 		cancelled := le.Class == errclass.Cancelled
-		if sink.started {
+		retry := !cancelled && le.Retriable && attempt < l.MaxAttempts
+		if !retry && sink.started {
+			status, stop := store.StatusError, llm.StopError
 			if cancelled {
-				m := sink.complete(res, store.StatusCancelled, llm.StopCancelled)
+				status, stop = store.StatusCancelled, llm.StopCancelled
+			}
+			m := sink.complete(sink.shown, sink.shownUsage, status, stop)
+			if cancelled {
 				l.out.PartialMessageID = m.ID
-			} else {
-				sink.complete(res, store.StatusError, llm.StopError)
 			}
 		}
-		retry := !cancelled && le.Retriable && attempt < l.MaxAttempts
 		var wait time.Duration
 		if retry {
 			wait = l.Backoff(attempt, le.RetryAfter)
 		}
 		failedMsgID := ""
 		if sink.started {
-			failedMsgID = msgID
+			failedMsgID = sink.msgID
 		}
 		l.emit(l.draft(ipc.TypeLLMCallFailed, ipc.ActorAgent, ipc.LLMCallFailed{
 			CallID: callID, Model: l.Model, MessageID: failedMsgID, ErrorClass: le.Class,
@@ -83,10 +97,14 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 			l.out.Attempts = attempt
 			return store.Message{}, false
 		}
+		sink.retries = &store.Retries{Count: attempt, ErrorClass: le.Class, Error: le.Message}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if sink.started { // the partial of the failed attempt is still open
+				l.out.PartialMessageID = sink.complete(sink.shown, sink.shownUsage, store.StatusCancelled, llm.StopCancelled).ID
+			}
 			l.out.Status = StatusCancelled
 			return store.Message{}, false
 		case <-t.C:
@@ -103,12 +121,24 @@ func specs(tools []tool.Tool) []llm.ToolSpec {
 	return out
 }
 
-// streamSink turns the provider's callbacks into streaming events.
+// streamSink turns the provider's callbacks into streaming events. One
+// sink serves every attempt of a call: the message it streams is one.
 type streamSink struct {
-	l       *loop
-	msgID   string
+	l     *loop
+	msgID string
+	// started: message.start was sent (by this or an earlier attempt).
 	started bool
-	stall   *stallWatch // nil outside the provider's Stream
+	// attempt is the attempt streaming now; attemptStarted that it has
+	// delivered something (a message.reset was sent first if needed).
+	attempt        int
+	attemptStarted bool
+	// shown is the content clients show of the message after a failed
+	// attempt (the partial of the last attempt that streamed), with that
+	// attempt's usage; retries is the record of the failed attempts.
+	shown      []store.ContentBlock
+	shownUsage store.Usage
+	retries    *store.Retries
+	stall      *stallWatch // nil outside the provider's Stream
 	// open tool uses (started, not ended) by content block index.
 	open map[int]string
 }
@@ -120,15 +150,28 @@ func (s *streamSink) alive() {
 	}
 }
 
+// MessageStart opens the message on the call's first delivery; on the
+// first delivery of a later attempt after the message was opened, it
+// sends message.reset instead (the partial so far is void).
 func (s *streamSink) MessageStart() {
 	s.alive()
-	if s.started {
+	if s.attemptStarted {
 		return
 	}
-	s.started = true
-	s.l.Recorder.Emit(s.l.draft(ipc.TypeMessageStart, ipc.ActorAgent, ipc.MessageStart{
-		MessageID: s.msgID, Role: store.RoleAssistant, Model: s.l.Model,
-	}), func(sess *store.Session) { sess.StreamingMessageID = s.msgID })
+	s.attemptStarted = true
+	if !s.started {
+		s.started = true
+		s.l.Recorder.Emit(s.l.draft(ipc.TypeMessageStart, ipc.ActorAgent, ipc.MessageStart{
+			MessageID: s.msgID, Role: store.RoleAssistant, Model: s.l.Model,
+		}), func(sess *store.Session) { sess.StreamingMessageID = s.msgID })
+		return
+	}
+	s.open, s.shown, s.shownUsage = nil, nil, store.Usage{}
+	r := ipc.MessageReset{MessageID: s.msgID, Attempt: s.attempt}
+	if s.retries != nil {
+		r.ErrorClass, r.Error = s.retries.ErrorClass, s.retries.Error
+	}
+	s.l.emit(s.l.draft(ipc.TypeMessageReset, ipc.ActorAgent, r))
 }
 
 func (s *streamSink) TextDelta(index int, text string) {
@@ -177,19 +220,17 @@ func (s *streamSink) ToolUseEnd(index int, id string, finalInput json.RawMessage
 	}))
 }
 
-// complete closes any tool use left open (with the input the Result holds,
+// complete closes any tool use left open (with the input content holds,
 // else {}), then commits message.complete carrying the stored message. A
 // cancelled message's tool calls get synthetic results in the same commit.
-func (s *streamSink) complete(res llm.Result, status, stopReason string) store.Message {
-	s.MessageStart()
+func (s *streamSink) complete(content []store.ContentBlock, usage store.Usage, status, stopReason string) store.Message {
 	for idx, id := range s.open {
 		input := json.RawMessage(`{}`)
-		if idx < len(res.Content) && res.Content[idx].ID == id && json.Valid(res.Content[idx].Arguments) {
-			input = res.Content[idx].Arguments
+		if idx < len(content) && content[idx].ID == id && json.Valid(content[idx].Arguments) {
+			input = content[idx].Arguments
 		}
 		s.ToolUseEnd(idx, id, input)
 	}
-	content := res.Content
 	if content == nil {
 		content = []store.ContentBlock{}
 	}
@@ -198,11 +239,10 @@ func (s *streamSink) complete(res llm.Result, status, stopReason string) store.M
 			content[i].Arguments = json.RawMessage(`{}`)
 		}
 	}
-	usage := res.Usage
 	m := store.Message{
 		ID: s.msgID, SessionID: s.l.SessionID, TurnID: s.l.TurnID, Role: store.RoleAssistant,
 		Content: content, Status: status, StopReason: stopReason, Usage: &usage,
-		Model: s.l.Model, CreatedAt: time.Now().UTC(),
+		Model: s.l.Model, CreatedAt: time.Now().UTC(), Retries: s.retries,
 	}
 	ops := []store.Op{store.PutMessage(m)}
 	if status == store.StatusCancelled {
@@ -214,7 +254,7 @@ func (s *streamSink) complete(res llm.Result, status, stopReason string) store.M
 		}
 	}
 	d := s.l.draft(ipc.TypeMessageComplete, ipc.ActorAgent, ipc.MessageComplete{
-		MessageID: s.msgID, StopReason: stopReason, FinalContent: content, Usage: usage,
+		MessageID: s.msgID, StopReason: stopReason, FinalContent: content, Usage: usage, Retries: s.retries,
 	}, ops...)
 	s.l.Recorder.Commit(d, func(sess *store.Session) { sess.StreamingMessageID = "" })
 	return m

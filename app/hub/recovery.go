@@ -46,10 +46,15 @@ func (h *Hub) recover(ctx context.Context) error {
 
 // partialMessage is an assistant message rebuilt from streaming events.
 type partialMessage struct {
-	id     string
-	blocks map[int]*store.ContentBlock
-	bufs   map[int]*strings.Builder // text, thinking or raw tool input of each block
-	ended  map[int]bool
+	id      string
+	blocks  map[int]*store.ContentBlock
+	bufs    map[int]*strings.Builder // text, thinking or raw tool input of each block
+	ended   map[int]bool
+	retries *store.Retries // from the newest message.reset
+}
+
+func newPartialMessage(id string) *partialMessage {
+	return &partialMessage{id: id, blocks: map[int]*store.ContentBlock{}, bufs: map[int]*strings.Builder{}, ended: map[int]bool{}}
 }
 
 func (p *partialMessage) buf(i int) *strings.Builder {
@@ -233,10 +238,10 @@ func (r *turnRecovery) completePartials(l *turnLog) (partialID string, rebuilt m
 		content := p.content()
 		m := store.Message{
 			ID: id, SessionID: r.turn.SessionID, TurnID: r.turn.ID, Role: store.RoleAssistant, Content: content,
-			Status: store.StatusInterrupted, StopReason: llm.StopCancelled, CreatedAt: time.Now().UTC(),
+			Status: store.StatusInterrupted, StopReason: llm.StopCancelled, CreatedAt: time.Now().UTC(), Retries: p.retries,
 		}
 		r.rc.Commit(r.draft(ipc.TypeMessageComplete, ipc.MessageComplete{
-			MessageID: id, StopReason: llm.StopCancelled, FinalContent: content,
+			MessageID: id, StopReason: llm.StopCancelled, FinalContent: content, Retries: p.retries,
 		}, store.PutMessage(m)), func(s *store.Session) { s.StreamingMessageID = "" })
 		partialID = id
 	}
@@ -326,6 +331,9 @@ func (o *openCalls) apply(typ string, payload json.RawMessage) {
 func applyStreamEvent(typ string, payload json.RawMessage, partials map[string]*partialMessage, order *[]string) error {
 	var p struct {
 		MessageID   string          `json:"message_id"`
+		Attempt     int             `json:"attempt"`
+		ErrorClass  string          `json:"error_class"`
+		Error       string          `json:"error"`
 		Index       int             `json:"content_block_index"`
 		Text        string          `json:"text"`
 		Signature   *string         `json:"signature"`
@@ -335,7 +343,7 @@ func applyStreamEvent(typ string, payload json.RawMessage, partials map[string]*
 		FinalInput  json.RawMessage `json:"final_input"`
 	}
 	switch typ {
-	case ipc.TypeMessageStart, ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeToolUseStart,
+	case ipc.TypeMessageStart, ipc.TypeMessageReset, ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeToolUseStart,
 		ipc.TypeToolUseInputDelta, ipc.TypeToolUseEnd, ipc.TypeMessageComplete:
 	default:
 		return nil
@@ -344,8 +352,7 @@ func applyStreamEvent(typ string, payload json.RawMessage, partials map[string]*
 		return nil // a malformed event cannot be folded; skip it
 	}
 	if typ == ipc.TypeMessageStart {
-		partials[p.MessageID] = &partialMessage{id: p.MessageID, blocks: map[int]*store.ContentBlock{},
-			bufs: map[int]*strings.Builder{}, ended: map[int]bool{}}
+		partials[p.MessageID] = newPartialMessage(p.MessageID)
 		*order = append(*order, p.MessageID)
 		return nil
 	}
@@ -356,6 +363,10 @@ func applyStreamEvent(typ string, payload json.RawMessage, partials map[string]*
 	switch typ {
 	case ipc.TypeMessageComplete:
 		delete(partials, p.MessageID)
+	case ipc.TypeMessageReset: // a retry streams the message again: the partial so far is void
+		m = newPartialMessage(p.MessageID)
+		m.retries = &store.Retries{Count: p.Attempt - 1, ErrorClass: p.ErrorClass, Error: p.Error}
+		partials[p.MessageID] = m
 	case ipc.TypeTextDelta:
 		m.block(p.Index, store.BlockText)
 		m.buf(p.Index).WriteString(p.Text)

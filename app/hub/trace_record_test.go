@@ -370,6 +370,13 @@ func traceScenarios() []scenario {
 				c.untilType(ipc.TypeSessionUpdated) // the new totals and marker
 				return s, c
 			}},
+		{name: "provider-midfail", run: func(t *testing.T, h *harness) (store.Session, *capture) {
+			s, c := start(h)
+			h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 2, "Partial answer", "The retried answer.")...)
+			h.submit(s.ID, "hi")
+			c.turnEnd(s.ID)
+			return s, c
+		}},
 		{name: "provider-retry", run: func(t *testing.T, h *harness) (store.Session, *capture) {
 			s, c := start(h)
 			h.srv.Enqueue(

@@ -358,9 +358,22 @@ func (a *API) cancel(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	dialect := q.Get("dialect")
+	switch dialect {
+	case "", ipc.DialectCanonical:
+		dialect = ""
+	case ipc.DialectSeed002, ipc.DialectSeed004:
+	default:
+		writeError(w, http.StatusBadRequest, "invalid_input", fmt.Sprintf("dialect: %.64q has no history shape of its own (want %s or %s)",
+			dialect, ipc.DialectSeed002, ipc.DialectSeed004))
+		return
+	}
 	limit, ok := queryLimit(w, q, rpc.MaxMessageLimit)
 	if !ok {
 		return
+	}
+	if dialect != "" && (limit == 0 || limit > rpc.MaxMessageLimit) {
+		limit = rpc.MaxMessageLimit // a seed client asks for its own page size (Potpie: 1000); it gets the largest
 	}
 	msgs, err := rpc.BranchOf(a.bus.Reader(), r.PathValue("id"), q.Get("branch"))
 	if err != nil {
@@ -372,7 +385,16 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 		a.writeHubError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, page)
+	if dialect == "" {
+		writeJSON(w, http.StatusOK, page)
+		return
+	}
+	rows, err := a.bus.Reader().DialectHistory(dialect, r.PathValue("id"), page.Messages, page.HasMore)
+	if err != nil {
+		a.writeHubError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rows)
 }
 
 // queryLimit parses the optional limit query parameter (0 when absent);

@@ -373,6 +373,8 @@ func (wc *wsConn) handle(ctx context.Context, f ipc.ClientFrame) bool {
 			Snapshot:  f.Subscribe.Snapshot,
 			Dialect:   f.Subscribe.Dialect,
 			Name:      wc.name,
+
+			KnownMessageIDs: f.Subscribe.KnownMessageIDs,
 		})
 		if err != nil {
 			var se *ipc.SubscribeError

@@ -192,3 +192,20 @@ func AnthropicErrorBody(errType, message string) string {
 	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": errType, "message": message}})
 	return string(b)
 }
+
+// MidFail is the "midfail" script: fails streams that each break after
+// streaming part of an answer — the text partial, then the start of a
+// list_dir call (tool_use id "toolu_midfail_<n>") — with an
+// overloaded_error frame (retriable), then one stream that answers answer.
+// A hub retries the call; what the client sees of the partials is the
+// subject of docs/protocol.md "One message per model call".
+func MidFail(model string, fails int, partial, answer string) []Response {
+	usage := AnthropicUsage{Input: 40, Output: 1}
+	out := make([]Response, 0, fails+1)
+	for i := 1; i <= fails; i++ {
+		out = append(out, NewAnthropicStream(model, usage).BeginText().TextDelta(partial).EndBlock().
+			BeginToolUse(fmt.Sprintf("toolu_midfail_%d", i), "list_dir").InputDelta(`{"pa`).
+			Error("overloaded_error", "Overloaded").Response())
+	}
+	return append(out, NewAnthropicStream(model, usage).Text(answer).Finish("end_turn", 5).Response())
+}

@@ -4,7 +4,7 @@
 // messages are collapsed behind "Show more".
 
 import { useEffect, useState } from "react";
-import type { Usage } from "../protocol";
+import type { Retries, Usage } from "../protocol";
 import { blockText, firstPendingId, isPending, type ChatMessage, type MessageBlock } from "../state";
 import { AttachedImage, FileChip, isFileBlock } from "./Attachments";
 import { BranchActions, BranchNav, EditBox } from "./Branches";
@@ -177,6 +177,11 @@ export interface MessageViewProps {
   focused?: boolean;
 }
 
+/** "retried 2× (overloaded)": how often the message's LLM call was retried, and why the last failed attempt failed. */
+export function retriesText(r: Retries): string {
+  return `retried ${r.count}× (${r.error_class.replaceAll("_", " ") || "error"})`;
+}
+
 /** Renders one message. */
 export function MessageView({ message: m, focused = false }: MessageViewProps) {
   const streaming = m.status === "streaming";
@@ -214,10 +219,15 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
       {m.role === "user" && m.turnOutcome && <TurnOutcomeView outcome={m.turnOutcome} text={userText} />}
       {m.role === "user" && m.turnOutcome && <TurnFiles outcome={m.turnOutcome} />}
-      {(m.annotation || m.usage || copyable || branchable) && !editing && (
+      {(m.annotation || m.usage || m.retries || copyable || branchable) && !editing && (
         <footer className="msg-meta">
           <BranchNav message={m} />
           {m.annotation && <span className="msg-annotation">{m.annotation}</span>}
+          {m.retries && (
+            <span className="msg-retries" data-testid="msg-retries" title={m.retries.error}>
+              {retriesText(m.retries)}
+            </span>
+          )}
           {m.usage && (
             <span className="msg-usage" title={usageCost(m.usage) === UNKNOWN_PRICE ? UNKNOWN_PRICE_HINT : undefined}>
               {formatUsage(m.usage)}

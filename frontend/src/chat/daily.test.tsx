@@ -226,3 +226,19 @@ describe("@-mentions", () => {
     expect(messageMarkdown(m)).toBe("Follow @docs/plan.md");
   });
 });
+
+describe("a retried answer says so", () => {
+  it("shows retried N× with the reason under the message, the provider's words on hover", () => {
+    const m = message({ content: [{ type: "text", text: "The retried answer." }], retries: { count: 2, error_class: "overloaded", error: "Anthropic: Overloaded" } });
+    act(() =>
+      dom.root.render(
+        <ChatSessionContext.Provider value={{ store: createAppStore(), sessionId: "s" }}>
+          <MessageView message={m} />
+        </ChatSessionContext.Provider>,
+      ),
+    );
+    const note = q('[data-testid="msg-retries"]');
+    expect(note?.textContent).toBe("retried 2× (overloaded)");
+    expect(note?.getAttribute("title")).toBe("Anthropic: Overloaded");
+  });
+});

@@ -17,6 +17,7 @@ import {
   SKIPPED_FILE_SPEC,
   ABANDONED_TURN_SPEC,
   TURN_ERROR_SPEC,
+  RETRIES_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   parseFieldSpec,
@@ -85,6 +86,8 @@ function checkKind(kind: Kind, v: unknown): string | null {
       return checkObject(TURN_ERROR_SPEC, v);
     case "permission-rule":
       return checkObject(PERMISSION_RULE_SPEC, v);
+    case "retries":
+      return checkObject(RETRIES_SPEC, v);
     case "blocks":
       return Array.isArray(v) && v.every((b) => isObject(b) && typeof b.type === "string")
         ? null

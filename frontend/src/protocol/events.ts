@@ -1,7 +1,7 @@
 // Event envelope, catalog and payloads. Mirrors ipc/event.go, ipc/catalog.go
 // and ipc/payload.go exactly (snake_case as on the wire).
 
-import type { AttachedFile, ContentBlock, PermissionRule, Session, Usage } from "./records";
+import type { AttachedFile, ContentBlock, PermissionRule, Retries, Session, Usage } from "./records";
 
 /** Bus-family event types (ipc.BusTypes), in catalog order. */
 export const BUS_TYPES = [
@@ -35,6 +35,7 @@ export const BUS_TYPES = [
 /** Streaming-family event types (ipc.StreamingTypes), in stream order. */
 export const STREAMING_TYPES = [
   "message.start",
+  "message.reset",
   "text.delta",
   "thinking.delta",
   "tool.use_start",
@@ -388,12 +389,25 @@ export interface ToolOutputDelta {
   text: string;
 }
 
-/** Payload of message.complete; final_content is authoritative. */
+/**
+ * Payload of message.reset: a retried LLM call streams message_id again
+ * (attempt 2+); drop its content so far, the deltas that follow rebuild it.
+ * error_class and error say why the attempt before failed.
+ */
+export interface MessageReset {
+  message_id: string;
+  attempt: number;
+  error_class: string;
+  error: string;
+}
+
+/** Payload of message.complete; final_content is authoritative; retries when the call was retried. */
 export interface MessageComplete {
   message_id: string;
   stop_reason: string;
   final_content: ContentBlock[];
   usage: Usage;
+  retries?: Retries;
 }
 
 /** Maps each event type to its payload type. */
@@ -424,6 +438,7 @@ export interface PayloadMap {
   "session.branched": SessionBranched;
   "session.forked": SessionForked;
   "message.start": MessageStart;
+  "message.reset": MessageReset;
   "text.delta": TextDelta;
   "thinking.delta": ThinkingDelta;
   "tool.use_start": ToolUseStart;

@@ -9,6 +9,7 @@ import {
   SESSION_SPEC,
   TURN_ERROR_SPEC,
   PERMISSION_RULE_SPEC,
+  RETRIES_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   ENVELOPE_SPEC,
@@ -39,6 +40,7 @@ function expectExact(spec: Record<string, FieldSpec>, obj: unknown, where: strin
     if (kind === "turn-outcome") expectExact(TURN_OUTCOME_SPEC, v, `${where}.${k}`);
     if (kind === "turn-error") expectExact(TURN_ERROR_SPEC, v, `${where}.${k}`);
     if (kind === "permission-rule") expectExact(PERMISSION_RULE_SPEC, v, `${where}.${k}`);
+    if (kind === "retries") expectExact(RETRIES_SPEC, v, `${where}.${k}`);
     if (kind === "queued-turns" && Array.isArray(v)) for (const [i, q] of v.entries()) expectExact(QUEUED_TURN_SPEC, q, `${where}.${k}[${i}]`);
     if (kind === "blocks") {
       for (const [i, b] of (v as Obj[]).entries()) {

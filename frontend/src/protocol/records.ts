@@ -94,6 +94,15 @@ export interface Message {
   parent_id?: string;
   /** On a branch point of the current path: the ids of the alternatives, oldest first (‹ n/m ›). */
   siblings?: string[];
+  /** On the answer of a retried LLM call: how often and why its earlier attempts failed. */
+  retries?: Retries;
+}
+
+/** An LLM call's retries (store.Retries): count failed attempts before the last, the last of them with its class and message. */
+export interface Retries {
+  count: number;
+  error_class: string;
+  error: string;
 }
 
 /** Why a turn failed (store.TurnError); attempts is 0 when no LLM call was made. */

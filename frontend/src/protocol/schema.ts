@@ -4,7 +4,7 @@
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
 import type { AbandonedTurn, EventType, PayloadMap, SkippedFile } from "./events";
-import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
+import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Retries, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -22,6 +22,7 @@ export type Kind =
   | "turn-outcome"
   | "turn-error"
   | "permission-rule"
+  | "retries"
   | "attachments"
   | "skipped-files"
   | "abandoned-turns";
@@ -110,7 +111,11 @@ export const MESSAGE_SPEC: Spec<Message> = {
   turn: "turn-outcome?",
   parent_id: "string?",
   siblings: "string[]?",
+  retries: "retries?",
 };
+
+/** Spec of store.Retries. */
+export const RETRIES_SPEC: Spec<Retries> = { count: "number", error_class: "string", error: "string" };
 
 /** Spec of store.TurnOutcome. */
 export const TURN_OUTCOME_SPEC: Spec<TurnOutcome> = { id: "string", status: "string", error: "turn-error?", files_changed: "number?", files_undone: "boolean?" };
@@ -321,7 +326,8 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     final_input: "json",
   },
   "tool.output_delta": { tool_use_id: "string", stream: "string", text: "string" },
-  "message.complete": { message_id: "string", stop_reason: "string", final_content: "blocks", usage: "usage" },
+  "message.reset": { message_id: "string", attempt: "number", error_class: "string", error: "string" },
+  "message.complete": { message_id: "string", stop_reason: "string", final_content: "blocks", usage: "usage", retries: "retries?" },
 };
 
 /** Splits a field spec into its kind and whether the key is optional. */

@@ -97,6 +97,7 @@ export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
   };
   if (m.turn) cm.turnOutcome = m.turn;
   if (m.siblings && m.siblings.length > 1) cm.siblings = m.siblings;
+  if (m.retries) cm.retries = m.retries;
   if (m.role === "toolResult") {
     cm.toolCallId = m.tool_call_id ?? "";
     cm.toolName = m.tool_name ?? "";

@@ -74,7 +74,7 @@ function session(t: Recorded, st: AppState): SessionState {
 function view(t: Recorded, st: AppState) {
   const s = session(t, st);
   return {
-    messages: visibleMessages(s).map((m) => ({ id: m.id, role: m.role, text: messageText(m), status: m.status, annotation: m.annotation })),
+    messages: visibleMessages(s).map((m) => ({ id: m.id, role: m.role, text: messageText(m), status: m.status, annotation: m.annotation, retries: m.retries ?? null })),
     tools: Object.fromEntries(Object.values(s.tools).map((c) => [c.toolUseId, { status: c.status, name: c.toolName, input: c.input, statusText: c.statusText, summary: c.summary }])),
     streaming: s.streamingIds,
     turn: s.turn,
@@ -97,7 +97,7 @@ const cardStatus: Record<Expect["tools"][string], ToolStatus> = { done: "done", 
 describe("recorded traces from the real hub", () => {
   it("are present", () => {
     expect(TRACES.map((t) => t.raw.scenario)).toEqual(
-      expect.arrayContaining(["plain-turn", "tool-loop", "cancel-mid-llm", "cancel-mid-tool", "cancel-seam", "cancel-followup", "delegation", "compaction", "provider-retry"]),
+      expect.arrayContaining(["plain-turn", "tool-loop", "cancel-mid-llm", "cancel-mid-tool", "cancel-seam", "cancel-followup", "delegation", "compaction", "provider-retry", "provider-midfail"]),
     );
   });
 
@@ -180,4 +180,32 @@ describe("recorded traces from the real hub", () => {
       it("a snapshot resync after any prefix shows the same final state", resync(view));
     });
   }
+
+  // One message per model call: the stream that broke twice (midfail) is
+  // one answer at every point of the live run — the partial of a failed
+  // attempt is replaced, never shown beside or after its retry — and the
+  // answer says it was retried, live and after a resync alike.
+  describe("provider-midfail: a retried stream is one message", () => {
+    const t = TRACES.find((x) => x.raw.scenario === "provider-midfail");
+    it("never shows a partial twice, nor a void tool card", () => {
+      expect(t).toBeDefined();
+      const tr = t!;
+      let st = initialState();
+      for (const [i, frame] of tr.frames.entries()) {
+        st = reduce(st, { type: "frame", sessionId: tr.raw.session_id, frame });
+        const s = session(tr, st);
+        const assistants = visibleMessages(s).filter((m) => m.role === "assistant");
+        expect(assistants.length, `after frame ${i}`).toBeLessThanOrEqual(1);
+        const text = assistants.map(messageText).join("");
+        expect(text.split("Partial answer").length - 1, `after frame ${i}: ${text}`).toBeLessThanOrEqual(1);
+        const cards = Object.keys(s.tools);
+        expect(cards.length, `after frame ${i}: ${cards.join(",")}`).toBeLessThanOrEqual(1);
+      }
+      const s = session(tr, st);
+      const [answer] = visibleMessages(s).filter((m) => m.role === "assistant");
+      expect(answer?.retries).toEqual({ count: 2, error_class: "overloaded", error: "Anthropic: Overloaded" });
+      expect(s.tools).toEqual({});
+      expect(visibleMessages(session(tr, run(tr, tr.resync))).find((m) => m.role === "assistant")?.retries).toEqual(answer?.retries);
+    });
+  });
 });

@@ -36,6 +36,8 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
   switch (e.type) {
     case "message.start":
       return stream.onMessageStart(s, e);
+    case "message.reset":
+      return stream.onMessageReset(s, e);
     case "text.delta":
       return stream.onTextDelta(s, e);
     case "thinking.delta":

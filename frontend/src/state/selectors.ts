@@ -10,8 +10,9 @@ import type { AppState, ChatMessage, MessageBlock, SessionState } from "./types"
  * Ids of the messages to render, oldest first: toolResult messages whose
  * call shows as a tool card inside an assistant message are folded into
  * that card, and so is the partial answer of an attempt that failed and was
- * retried (an errored assistant message followed by another of its turn):
- * the retried attempts read as one answer.
+ * retried (an errored assistant message followed by another of its turn) in
+ * histories written before one message per model call (message.reset; since
+ * then a retried call is one message): the retried attempts read as one answer.
  */
 export function visibleMessageIds(s: SessionState): string[] {
   const calls = new Set<string>();

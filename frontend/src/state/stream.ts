@@ -194,6 +194,24 @@ export function onMessageStart(s: SessionState, e: Ev<"message.start">): Session
   return putMessage(s, existing ?? newAssistant(e.payload.message_id, e.payload.model || null, e.turn_id));
 }
 
+/**
+ * Applies message.reset: a retried call streams the message again, so its
+ * content so far and the tool cards of its void tool calls are dropped
+ * (nothing of the failed attempt stays on screen) and the retry is noted.
+ */
+export function onMessageReset(s: SessionState, e: Ev<"message.reset">): SessionState {
+  const p = e.payload;
+  const m = streamingMessage(s, p.message_id, e.turn_id);
+  if (m.status !== "streaming") return s;
+  const { thinkingTime: _void, ...rest } = m;
+  const next = putMessage(s, { ...rest, content: [], retries: { count: p.attempt - 1, error_class: p.error_class, error: p.error } });
+  const stale = Object.values(next.tools).filter((c) => c.messageId === p.message_id);
+  if (stale.length === 0) return next;
+  const tools = { ...next.tools };
+  for (const c of stale) delete tools[c.toolUseId];
+  return { ...next, tools };
+}
+
 /** Applies text.delta: appends the chunk to its text block. */
 export function onTextDelta(s: SessionState, e: Ev<"text.delta">): SessionState {
   return onDeltaRun(s, [e]);
@@ -272,6 +290,7 @@ export function onMessageComplete(s: SessionState, e: Ev<"message.complete">): S
     stopReason: p.stop_reason,
     usage: p.usage,
     annotation: annotationFor(status),
+    ...(p.retries ? { retries: p.retries } : {}),
     ...(thinkingEnded(m, e.ts) ? { thinkingTime: thinkingEnded(m, e.ts)! } : {}),
   });
   for (const b of p.final_content) {

@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { AbandonedTurn, ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, PermissionRule, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
+import type { AbandonedTurn, ContentBlock, HistoryMessage, MCPServerStatus, MessageStatus, ModelInfo, PermissionRule, Retries, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -64,6 +64,8 @@ export interface ChatMessage {
   siblings?: string[];
   /** When the model thought (event times of the first thinking delta and of what followed it); live messages only. */
   thinkingTime?: { startedAt: string; endedAt: string | null };
+  /** On the answer of a retried LLM call: how often and why its earlier attempts failed ("retried N×"). */
+  retries?: Retries;
 }
 
 /** What a tool.approval_requested asked (or a listPendingApprovals answer said). */
