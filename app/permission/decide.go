@@ -55,6 +55,11 @@ func Decide(rules []Rule, mode Mode, c Call) (d Decision) {
 			blind = r
 		}
 	}
+	for _, w := range c.Writes {
+		if c.Protected.InAppDir(w) {
+			return Decision{Deny, "writes " + w + ", inside Agent Hub's data folder (its settings, rules and keys): no tool writes there"}
+		}
+	}
 	if p := c.protectedWrite(prog); p != "" {
 		return Decision{Ask, "writes " + p + ", a protected path (a .git directory or the app's own data): never approved without asking"}
 	}

@@ -32,6 +32,25 @@ func (p Protected) Covers(target string) bool {
 		if p.inGitDir(cand) {
 			return true
 		}
+	}
+	return p.InAppDir(target)
+}
+
+// InAppDir reports whether target (absolute, or relative to Workspace) is
+// or lies in one of the app's own directories (Dirs), by its name and by
+// what its symlinks resolve to. No tool ever writes there: the file
+// tools refuse it whatever the answer, so Decide denies such a write
+// instead of asking.
+func (p Protected) InAppDir(target string) bool {
+	if target == "" {
+		return false
+	}
+	abs := target
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(p.Workspace, abs)
+	}
+	abs = filepath.Clean(abs)
+	for _, cand := range []string{abs, resolveExisting(abs)} {
 		for _, d := range p.Dirs {
 			if d != "" && (within(filepath.Clean(d), cand) || within(resolveExisting(filepath.Clean(d)), cand)) {
 				return true

@@ -3,6 +3,7 @@ package permission_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"agenthub/app/permission"
@@ -50,7 +51,7 @@ func TestProtectedWritesAskInEveryMode(t *testing.T) {
 	calls := []permission.Call{
 		{Tool: "write_file", Writes: []string{".git/config"}, Protected: prot},
 		{Tool: "edit_file", Writes: []string{"sub/.git/hooks/post-checkout"}, Protected: prot},
-		{Tool: "write_file", Writes: []string{filepath.Join(data, "settings.json")}, Protected: prot},
+		{Tool: "bash", Command: "echo x > " + filepath.Join(data, "settings.json"), Protected: prot},
 		{Tool: "bash", Command: "echo '[core] fsmonitor = touch X' >> .git/config", Protected: prot},
 		{Tool: "bash", Command: "ls; bash -c 'cat x > .git/hooks/pre-commit'", Protected: prot},
 	}
@@ -62,6 +63,14 @@ func TestProtectedWritesAskInEveryMode(t *testing.T) {
 		}
 		if _, ok := permission.AlwaysRule(c); ok {
 			t.Errorf("%+v: always offered for a protected write", c)
+		}
+	}
+	// A file tool's write into the data dir is refused outright: the
+	// tool would refuse it whatever the answer, so asking is pointless.
+	inData := permission.Call{Tool: "write_file", Writes: []string{filepath.Join(data, "settings.json")}, Protected: prot}
+	for _, mode := range []permission.Mode{permission.ModeAsk, permission.ModeAutoEdits, permission.ModeAutoAll} {
+		if got := permission.Decide(allowAll, mode, inData); got.Action != permission.Deny || !strings.Contains(got.Reason, "data folder") {
+			t.Errorf("%s: a write into the data dir: %s (%s), want deny", mode, got.Action, got.Reason)
 		}
 	}
 	deny := []permission.Rule{{Tool: "write_file", Action: permission.Deny}}
