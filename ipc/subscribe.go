@@ -227,7 +227,7 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 			}
 		}
 		s.initial = append(s.initial, OutFrame{Data: snap})
-		return 0, b.resumeDialect(tx, s, head)
+		return 0, b.resumeDialect(tx, s, head, false)
 	}
 	if req.Since == nil {
 		return 0, nil
@@ -235,7 +235,7 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 	if err := b.checkCursor(tx, cursor); err != nil {
 		return 0, err
 	}
-	if err := b.resumeDialect(tx, s, cursor); err != nil {
+	if err := b.resumeDialect(tx, s, cursor, true); err != nil {
 		return 0, err
 	}
 	return b.replay(tx, s, cursor)
@@ -243,10 +243,11 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 
 // resumeDialect appends the frames that reopen what was in flight just
 // after event at (zero: the newest) in s's dialect — an open message's
-// start and content so far — so a dialect client resumes as a canonical one
-// does (the canonical stream needs none: its snapshot holds the partial
-// message and a cursor client kept its own). Nothing for canonical.
-func (b *Bus) resumeDialect(tx StoreView, s *Subscription, at ulid.ULID) error {
+// content so far, with its start for a snapshot subscription (fromCursor
+// false) — so a dialect client resumes as a canonical one does (the
+// canonical stream needs none: its snapshot holds the partial message and a
+// cursor client kept its own). Nothing for canonical.
+func (b *Bus) resumeDialect(tx StoreView, s *Subscription, at ulid.ULID, fromCursor bool) error {
 	if s.enc == nil {
 		return nil
 	}
@@ -254,6 +255,7 @@ func (b *Bus) resumeDialect(tx StoreView, s *Subscription, at ulid.ULID) error {
 	if err != nil {
 		return err
 	}
+	rp.FromCursor = fromCursor
 	frames, err := s.enc.Resume(rp)
 	if err != nil {
 		return fmt.Errorf("ipc: resume %s in its dialect: %w", s.name, err)
