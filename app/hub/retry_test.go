@@ -162,7 +162,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 		Type     string          `json:"type"`
 		Messages []store.Message `json:"messages"`
 	}
-	if err := json.Unmarshal((<-sub.Frames()).Data, &snap); err != nil || snap.Type != "snapshot" {
+	if err := json.Unmarshal(nextFrame(t, sub), &snap); err != nil || snap.Type != "snapshot" {
 		t.Fatalf("first frame: %v %+v", err, snap)
 	}
 	last := snap.Messages[len(snap.Messages)-1]
@@ -178,7 +178,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	<-d.Frames() // the snapshot
+	nextFrame(t, d) // the snapshot
 	for _, want := range []string{"message_start", "message_update"} {
 		var f struct {
 			Event struct {
@@ -188,7 +188,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 				} `json:"message"`
 			} `json:"event"`
 		}
-		if err := json.Unmarshal((<-d.Frames()).Data, &f); err != nil || f.Event.Type != want {
+		if err := json.Unmarshal(nextFrame(t, d), &f); err != nil || f.Event.Type != want {
 			t.Fatalf("seed000 resume frame: %v %+v, want %s", err, f, want)
 		}
 		if want == "message_update" && store.TextOf(f.Event.Message.Content) != "Second try" {
@@ -197,4 +197,21 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 	}
 	gate.Release()
 	w.turnEnd(s.ID)
+}
+
+// nextFrame is sub's next frame (the test fails after waitLimit).
+func nextFrame(t *testing.T, sub *ipc.Subscription) []byte {
+	t.Helper()
+	timer := time.NewTimer(waitLimit)
+	defer timer.Stop()
+	select {
+	case f, ok := <-sub.Frames():
+		if !ok {
+			t.Fatalf("subscription ended: %v", sub.Err())
+		}
+		return f.Data
+	case <-timer.C:
+		t.Fatalf("no frame within %v", waitLimit)
+	}
+	return nil
 }
