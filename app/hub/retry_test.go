@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -214,4 +215,36 @@ func nextFrame(t *testing.T, sub *ipc.Subscription) []byte {
 		t.Fatalf("no frame within %v", waitLimit)
 	}
 	return nil
+}
+
+// TestRetriedWorkerStreamResetsTheDelegateOutput: a worker whose stream
+// breaks and is retried voids the text it streamed to its parent's
+// delegate call (tool.output_delta with reset), so the card shows the
+// partial once, then only the retry.
+func TestRetriedWorkerStreamResetsTheDelegateOutput(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	h.srv.Enqueue(toolReply(delegateCall("tu_d", "answer it")))
+	h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 1, "Partial answer", "The retried answer.")...)
+	h.srv.Enqueue(textReply("The worker answered."))
+	h.submit(s.ID, "delegate")
+	w.turnEnd(s.ID)
+	var live strings.Builder
+	resets := 0
+	for _, e := range w.got {
+		if e.Type != ipc.TypeToolOutputDelta {
+			continue
+		}
+		var p ipc.ToolOutputDelta
+		e.decode(t, &p)
+		if p.Reset {
+			resets++
+			live.Reset()
+		}
+		live.WriteString(p.Text)
+	}
+	if resets != 1 || live.String() != "The retried answer." {
+		t.Fatalf("%d resets; the worker output reads %q after them, want the retry only", resets, live.String())
+	}
 }

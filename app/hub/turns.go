@@ -303,8 +303,16 @@ func (h *Hub) redundantCancel(sessionID, turnID, why string) {
 }
 
 // runTurn runs r to its end and starts the session's next queued turn.
-// onText, when set, receives the turn's assistant text (delegation).
-func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
+// output, when set, is the delegate call's Output: it receives the turn's
+// assistant text as the "worker" stream, and tool.StreamWorkerReset when a
+// retried model call voids what was streamed (delegation).
+func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agent.Outcome {
+	var onText func(string)
+	var onReset func()
+	if output != nil {
+		onText = func(text string) { output("worker", text) }
+		onReset = func() { output(tool.StreamWorkerReset, "") }
+	}
 	defer close(r.done)
 	sess := s.record()
 	sessionID := sess.ID
@@ -376,6 +384,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 			Backoff:        h.cfg.Backoff,
 			StallNotice:    h.cfg.StallNotice,
 			OnText:         onText,
+			OnReset:        onReset,
 			BeforeTools:    beforeTools,
 			Approver:       approver{h: h, s: s, r: r},
 			CancelText:     cancelText,
