@@ -175,6 +175,8 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   await page.locator('.msg-assistant', { hasText: 'The retried answer.' }).waitFor({ timeout: T });
   await idle();
   expect((await page.locator('.msg-assistant', { hasText: 'Partial answer' }).count()) === 0, 'the partial answers of failed attempts still show');
+  const retriedNote = page.locator('.msg-assistant', { hasText: 'The retried answer.' }).locator('[data-testid="msg-retries"]');
+  await retriedNote.filter({ hasText: 'retried 2× (overloaded)' }).waitFor({ timeout: T });
 
   step('#1 a failed turn stays visible after a reload, with Retry');
   await send('Now fail.');
@@ -183,6 +185,8 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   await idle();
   await page.reload();
   await failed.locator('text=invalid x-api-key').waitFor({ timeout: T });
+  await retriedNote.filter({ hasText: 'retried 2× (overloaded)' }).waitFor({ timeout: T }); // the history says so too
+  expect((await page.locator('.msg-assistant', { hasText: 'Partial answer' }).count()) === 0, 'a partial answer shows after the reload');
   await shot('daily-failed-turn');
   await failed.locator('button', { hasText: 'Retry' }).click();
   await page.locator('.msg-assistant', { hasText: 'Retried after the failure.' }).waitFor({ timeout: T });

@@ -2,17 +2,11 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
 	"testing"
 	"time"
 
 	"agenthub/app/llm/llmtest"
-
-	"github.com/coder/websocket"
 )
 
 // seed002Client is a seed 002 client written from docs/protocol.md (§2
@@ -21,83 +15,22 @@ import (
 // ignores a chunk without a start, and remembers the last eventId as its
 // cursor.
 type seed002Client struct {
-	t       *testing.T
-	base    string
-	token   string
-	conn    *websocket.Conn
+	*dashClient
 	texts   map[string]string
 	roles   map[string]string
 	ended   map[string]map[string]any
-	cursor  string
 	ignored int
-}
-
-func (c *seed002Client) http(method, path string, body any, out any) {
-	c.t.Helper()
-	var rd *strings.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = strings.NewReader(string(b))
-	} else {
-		rd = strings.NewReader("")
-	}
-	req, _ := http.NewRequest(method, c.base+path, rd)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		c.t.Fatalf("%s %s: %s", method, path, resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		c.t.Fatal(err)
-	}
 }
 
 // connect attaches to the session and subscribes in seed002 (with the
 // cursor, or a snapshot); it returns the ack.
 func (c *seed002Client) connect(ctx context.Context, sid string, snapshot bool) map[string]any {
 	c.t.Helper()
-	var att struct {
-		WSURL string `json:"ws_url"`
-	}
-	c.http("GET", "/sessions/"+sid, nil, &att)
-	conn, _, err := websocket.Dial(ctx, att.WSURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + c.token}}})
-	if err != nil {
-		c.t.Fatalf("dial %s: %v", att.WSURL, err)
-	}
-	conn.SetReadLimit(8 << 20)
-	c.conn = conn
 	var since any
 	if c.cursor != "" && !snapshot {
 		since = c.cursor
 	}
-	c.send(ctx, map[string]any{"type": "subscribe", "filter": "preset:chat", "since": since, "snapshot": snapshot, "dialect": "seed002"})
-	return c.read(ctx)
-}
-
-func (c *seed002Client) send(ctx context.Context, v any) {
-	c.t.Helper()
-	b, _ := json.Marshal(v)
-	if err := c.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
-func (c *seed002Client) read(ctx context.Context) map[string]any {
-	c.t.Helper()
-	_, b, err := c.conn.Read(ctx)
-	if err != nil {
-		c.t.Fatalf("read: %v", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		c.t.Fatalf("frame %s: %v", b, err)
-	}
-	return m
+	return c.dial(ctx, sid, map[string]any{"type": "subscribe", "filter": "preset:chat", "since": since, "snapshot": snapshot, "dialect": "seed002"})
 }
 
 // apply reduces one frame; it returns the frame type.
@@ -148,11 +81,7 @@ func TestSeed002Client(t *testing.T) {
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 100, Output: 10}).
 		BeginText().TextDelta("Hello, ").Stall(stall).TextDelta("world").TextDelta(".").EndBlock().Finish("end_turn", 10).Response())
 	info := startHeadless(t, ctx, root, srv)
-	u, err := url.Parse(info.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &seed002Client{t: t, base: u.Scheme + "://" + u.Host, token: info.Token,
+	c := &seed002Client{dashClient: newDashClient(t, info),
 		texts: map[string]string{}, roles: map[string]string{}, ended: map[string]map[string]any{}}
 	var sess struct {
 		SessionID string `json:"session_id"`
@@ -173,7 +102,7 @@ func TestSeed002Client(t *testing.T) {
 			break
 		}
 	}
-	_ = c.conn.Close(websocket.StatusNormalClosure, "bye")
+	c.hangUp()
 	// Resume with the cursor, let the provider finish, read to message.end.
 	if ack := c.connect(ctx, sess.SessionID, false); ack["type"] != "subscribe_ack" {
 		t.Fatalf("resume ack %v", ack)
@@ -186,7 +115,7 @@ func TestSeed002Client(t *testing.T) {
 			agentID = m["payload"].(map[string]any)["messageId"].(string)
 		}
 	}
-	_ = c.conn.Close(websocket.StatusNormalClosure, "bye")
+	c.hangUp()
 	if c.ignored != 0 {
 		t.Fatalf("%d frames came without their message.start", c.ignored)
 	}
@@ -206,10 +135,10 @@ func TestSeed002Client(t *testing.T) {
 		t.Fatalf("user messages %v", users)
 	}
 	// A refresh (snapshot in seed002) shows the same two records.
-	snapClient := &seed002Client{t: t, base: c.base, token: c.token}
+	snapClient := &seed002Client{dashClient: newDashClient(t, info)}
 	snapClient.connect(ctx, sess.SessionID, true)
 	snap := snapClient.read(ctx)
-	_ = snapClient.conn.Close(websocket.StatusNormalClosure, "bye")
+	snapClient.hangUp()
 	msgs, _ := snap["messages"].([]any)
 	if snap["type"] != "snapshot" || len(msgs) != 2 {
 		t.Fatalf("snapshot %v", snap)

@@ -25,6 +25,9 @@ type AgentMessage struct {
 	Provider   string      `json:"provider,omitempty"`
 	Usage      *AgentUsage `json:"usage,omitempty"`
 	StopReason string      `json:"stopReason,omitempty"`
+	// ErrorMessage says why an errored assistant message failed (pi-ai's
+	// AssistantMessage.errorMessage); set by the seed000 history only.
+	ErrorMessage string `json:"errorMessage,omitempty"`
 
 	// Tool results.
 	ToolCallID string `json:"toolCallId,omitempty"`

@@ -72,6 +72,12 @@ type ResumePoint struct {
 	// EventID is the id the stream resumes after ("" for an empty log);
 	// synthetic frames carry it as their eventId.
 	EventID string
+	// FromCursor is true when the client resumes from its own cursor: it
+	// already holds what it received up to EventID (the start of an open
+	// message included), so an encoder continues that message rather than
+	// opening it again. False for a snapshot subscription, whose client
+	// holds nothing in flight.
+	FromCursor bool
 	// SessionID is the subscribed session.
 	SessionID string
 	// TurnID is the turn running at that point ("" when idle).
@@ -81,9 +87,6 @@ type ResumePoint struct {
 	Message *store.Message
 	// Tools are the tool calls started and not yet finished, oldest first.
 	Tools []OpenTool
-	// FromCursor is set when the client resumes after its own cursor: it
-	// saw every event up to EventID.
-	FromCursor bool
 	// Known are the ids of the messages the client says it holds (the
 	// subscribe frame's known_message_ids); nil when it said nothing.
 	Known map[string]bool
@@ -95,6 +98,11 @@ type ResumePoint struct {
 	TurnEvents func(fn func(Event) error) error
 
 	turnStart ulid.ULID // the running turn's turn.started (zero: none)
+
+	// FinalFailure is the running turn's llm.call_failed that ended it (not
+	// retried, not a cancel), when that came before the resume point: the
+	// turn is failing and only its turn.completed is still to come.
+	FinalFailure *LLMCallFailed
 }
 
 // OpenTool is a tool call in flight at a resume point.
@@ -114,7 +122,7 @@ func NewEncoder(dialect, sessionID string) (Encoder, error) {
 	case "", DialectCanonical:
 		return nil, nil
 	case DialectSeed000:
-		return &seed000{msgs: map[string]*accum{}, tools: map[string]string{}}, nil
+		return &seed000{session: sessionID, msgs: map[string]*accum{}, tools: map[string]string{}, failed: map[string]bool{}}, nil
 	case DialectSeed002:
 		return &seed002{open: map[string]*s002Stream{}, errored: map[string]bool{}}, nil
 	case DialectSeed004:

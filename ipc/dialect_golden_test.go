@@ -147,6 +147,7 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 			if err != nil {
 				t.Fatal(err)
 			}
+			rp.FromCursor = !withSnapshot
 			if withSnapshot { // the canonical snapshot at that point: the partial message last
 				msgs := []store.Message{}
 				if rp.Message != nil {
@@ -306,6 +307,7 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+						rp.FromCursor = true
 						fs, err := enc.Resume(rp)
 						if err != nil {
 							t.Fatal(err)

@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,16 +10,36 @@ import (
 	"agenthub/store"
 )
 
-// seed000 is seed 000's StreamPayload dialect. streamId groups the events
-// of one assistant turn (the turn id; the session id for events outside a
-// turn; "compaction:{agentId}" for compaction); agentId is the session
-// that produced the event (a worker's for a sub-agent's events). Additive
-// fields: eventId on every frame, messageId on message_* frames (the
-// messages of one turn share its streamId).
+// seed000 is seed 000's StreamPayload dialect, as the seed's authors'
+// client reads it (docs/protocol.md §7): streamId is the message id of a
+// message_* frame — "use streamId as the message ID" — so a store keyed by
+// it holds every message of a turn once; tool_execution_* frames carry the
+// id of the message that asked for the call; compaction frames
+// "compaction:{agentId}". agentId is the subscribed session: frames of its
+// worker sessions (include_worker_sessions) are left out, as the authors'
+// hub never streams a sub-agent to a chat client (the delegate call's
+// tool_execution_* frames carry the task and the result). A failed turn
+// ends in a message_end with stopReason "error" and errorMessage (pi-ai's
+// AssistantMessage), on its errored message or on one of its own
+// ("<turn id>:error") when no message was streamed. Additive fields:
+// eventId on every frame, messageId on message_* frames.
 type seed000 struct {
-	msgs  map[string]*accum
-	order []string          // open messages, oldest first (deterministic flushes)
-	tools map[string]string // running tool call → its turn (the streamId)
+	session string
+	msgs    map[string]*accum
+	order   []string          // open messages, oldest first (deterministic flushes)
+	tools   map[string]string // running tool call → its streamId
+	// errored is a message completed with stop_reason "error", whose
+	// message_end waits for the llm.call_failed that says why (next in the
+	// log); nil when none.
+	errored *erroredEnd
+	// failed: turns whose failure a message_end already showed.
+	failed map[string]bool
+}
+
+// erroredEnd is a withheld message_end of an errored message.
+type erroredEnd struct {
+	id, turn string
+	content  []any
 }
 
 // accum is one streamed message's accumulated content.
@@ -61,6 +82,9 @@ type s000Message struct {
 	Role       string `json:"role"`
 	Content    []any  `json:"content"`
 	StopReason string `json:"stopReason,omitempty"`
+	// ErrorMessage says why a message with stopReason "error" failed
+	// (pi-ai's AssistantMessage.errorMessage).
+	ErrorMessage string `json:"errorMessage,omitempty"`
 }
 
 // s000MessageEvent is a message_start, message_update or message_end.
@@ -69,18 +93,10 @@ type s000MessageEvent struct {
 	Message s000Message `json:"message"`
 }
 
-// s000Stream is the streamId of ev: its turn, else its session.
-func s000Stream(ev Event) string {
-	if t := turnOf(ev); t != "" {
-		return t
-	}
-	return ev.SessionID
-}
-
-func (e *seed000) open(id, stream, agent string) *accum {
+func (e *seed000) open(id, agent string) *accum {
 	a, ok := e.msgs[id]
 	if !ok {
-		a = &accum{c: newContentBuilder(nil), stream: stream, agent: agent}
+		a = &accum{c: newContentBuilder(nil), stream: id, agent: agent}
 		e.msgs[id] = a
 		e.order = append(e.order, id)
 	}
@@ -92,22 +108,27 @@ func (e *seed000) close(id string) {
 	e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
 }
 
+// Resume continues what was open at the resume point. A client resuming
+// from its cursor already holds the open message (it saw its
+// message_start): it gets one message_update with the whole content so
+// far, never a second message_start. A snapshot client holds nothing in
+// flight: it gets message_start, then that update.
 func (e *seed000) Resume(r ResumePoint) ([][]byte, error) {
-	stream := r.TurnID
-	if stream == "" {
-		stream = r.SessionID
-	}
 	var out [][]byte
 	if m := r.Message; m != nil {
-		a := e.open(m.ID, stream, r.SessionID)
+		a := e.open(m.ID, r.SessionID)
 		a.c = newContentBuilder(m.Content)
-		for _, typ := range []string{"message_start", "message_update"} {
+		types := []string{"message_start", "message_update"}
+		if r.FromCursor {
+			types = types[1:]
+		}
+		for _, typ := range types {
 			content := AgentContent(a.c.content())
 			if typ == "message_start" {
 				content = []any{}
 			}
-			b, err := json.Marshal(streamPayload{StreamID: stream, AgentID: r.SessionID, MessageID: m.ID, EventID: r.EventID,
-				Event: s000MessageEvent{typ, s000Message{Role: store.RoleAssistant, Content: content}}})
+			b, err := json.Marshal(streamPayload{StreamID: m.ID, AgentID: r.SessionID, MessageID: m.ID, EventID: r.EventID,
+				Event: s000MessageEvent{Type: typ, Message: s000Message{Role: store.RoleAssistant, Content: content}}})
 			if err != nil {
 				return nil, fmt.Errorf("ipc: encode resumed %s: %w", typ, err)
 			}
@@ -115,19 +136,22 @@ func (e *seed000) Resume(r ResumePoint) ([][]byte, error) {
 		}
 	}
 	for _, t := range r.Tools {
-		e.tools[t.ID] = stream
+		e.tools[t.ID] = cmp.Or(t.MessageID, r.SessionID)
+	}
+	if f := r.FinalFailure; f != nil && f.MessageID != "" && r.TurnID != "" {
+		e.failed[r.TurnID] = true // its errored message_end went out before the resume point
 	}
 	return out, nil
 }
 
 func (e *seed000) Snapshot(frame []byte) ([]byte, error) {
-	return dialectSnapshot(frame, ToAgentMessages)
+	return dialectSnapshot(frame, seed000History)
 }
 
 func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
 	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.size, false
 	b, err := json.Marshal(streamPayload{StreamID: a.stream, AgentID: a.agent, MessageID: id, EventID: ev.ID.String(),
-		Event: s000MessageEvent{"message_update", s000Message{Role: store.RoleAssistant, Content: AgentContent(a.c.content())}}})
+		Event: s000MessageEvent{Type: "message_update", Message: s000Message{Role: store.RoleAssistant, Content: AgentContent(a.c.content())}}})
 	if err != nil {
 		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
 	}
@@ -158,6 +182,9 @@ func (e *seed000) frame(ev Event, stream, messageID string, event any) ([][]byte
 }
 
 func (e *seed000) encode(ev Event) ([][]byte, error) {
+	if ev.SessionID != e.session && e.session != "" {
+		return nil, nil // a worker's: never a bubble of the parent's chat
+	}
 	switch ev.Type {
 	case TypeMessageStart:
 		return e.messageStart(ev)
@@ -165,6 +192,12 @@ func (e *seed000) encode(ev Event) ([][]byte, error) {
 		return e.streaming(ev)
 	case TypeMessageComplete:
 		return e.messageEnd(ev)
+	case TypeLLMCallFailed:
+		return e.callFailed(ev)
+	case TypeTurnCompleted:
+		return e.turnCompleted(ev)
+	case TypeTurnCancelled:
+		delete(e.failed, turnOf(ev))
 	case TypeToolCalled:
 		return e.toolStart(ev)
 	case TypeToolCompleted, TypeToolFailed:
@@ -187,17 +220,16 @@ func (e *seed000) messageStart(ev Event) ([][]byte, error) {
 	return e.start(ev, p.MessageID)
 }
 
-// start opens message id (ev's turn is its stream) and returns its
-// message_start frame.
+// start opens message id and returns its message_start frame.
 func (e *seed000) start(ev Event, id string) ([][]byte, error) {
-	a := e.open(id, s000Stream(ev), ev.SessionID)
-	return e.frame(ev, a.stream, id, s000MessageEvent{"message_start", s000Message{Role: store.RoleAssistant, Content: []any{}}})
+	e.open(id, ev.SessionID)
+	return e.frame(ev, id, id, s000MessageEvent{Type: "message_start", Message: s000Message{Role: store.RoleAssistant, Content: []any{}}})
 }
 
 // streaming folds a streaming event into its message's content and sends
-// a message_update when one is due. A message whose start this encoder
-// never saw (a worker's, after a resume) is opened with a synthetic
-// message_start first.
+// a message_update when one is due (at once for a message.reset: the
+// retry's content replaces the partial). A message whose start this
+// encoder never saw is opened with a message_start first.
 func (e *seed000) streaming(ev Event) ([][]byte, error) {
 	id, err := streamingMessageID(ev)
 	if err != nil {
@@ -216,7 +248,7 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 		return nil, fmt.Errorf("ipc: event %s: %w", ev.ID.String(), err)
 	}
 	a.pending = true
-	if ev.Type == TypeMessageReset { // the retry's empty content goes out at once: the partial is void
+	if ev.Type == TypeMessageReset {
 		a.lastUpdate, a.lastSize = time.Time{}, 0
 	}
 	if !a.due(ev.TS.Time) {
@@ -229,26 +261,101 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 	return append(out, b), nil
 }
 
+// messageEnd is message.complete as message_end; an errored message's
+// end waits for the llm.call_failed that follows it (callFailed), so it
+// goes out once, with its errorMessage.
 func (e *seed000) messageEnd(ev Event) ([][]byte, error) {
 	p, err := decodeAs[MessageComplete](ev)
 	if err != nil {
 		return nil, err
 	}
-	stream := s000Stream(ev)
-	if a, ok := e.msgs[p.MessageID]; ok {
-		stream = a.stream
-	}
 	e.close(p.MessageID)
-	return e.frame(ev, stream, p.MessageID, s000MessageEvent{"message_end",
-		s000Message{Role: store.RoleAssistant, Content: AgentContent(p.FinalContent), StopReason: p.StopReason}})
+	var out [][]byte
+	if e.errored != nil { // an errored end nothing explained (cannot happen in order): out as it is
+		out, err = e.erroredEnd(ev, "")
+		if err != nil {
+			return nil, err
+		}
+	}
+	if p.StopReason == stopReasonError {
+		e.errored = &erroredEnd{id: p.MessageID, turn: turnOf(ev), content: AgentContent(p.FinalContent)}
+		return out, nil
+	}
+	f, err := e.frame(ev, p.MessageID, p.MessageID, s000MessageEvent{Type: "message_end",
+		Message: s000Message{Role: store.RoleAssistant, Content: AgentContent(p.FinalContent), StopReason: p.StopReason}})
+	return append(out, f...), err
 }
+
+// erroredEnd sends the withheld message_end of the errored message with
+// why as its errorMessage; its turn's failure is then shown.
+func (e *seed000) erroredEnd(ev Event, why string) ([][]byte, error) {
+	x := e.errored
+	e.errored = nil
+	if x.turn != "" {
+		e.failed[x.turn] = true
+	}
+	return e.frame(ev, x.id, x.id, s000MessageEvent{Type: "message_end",
+		Message: s000Message{Role: store.RoleAssistant, Content: x.content, StopReason: stopReasonError, ErrorMessage: why}})
+}
+
+// callFailed ends the errored message the failed call streamed.
+func (e *seed000) callFailed(ev Event) ([][]byte, error) {
+	p, err := decodeAs[LLMCallFailed](ev)
+	if err != nil {
+		return nil, err
+	}
+	if e.errored == nil || (p.MessageID != "" && p.MessageID != e.errored.id) {
+		return nil, nil
+	}
+	return e.erroredEnd(ev, p.Message)
+}
+
+// turnCompleted shows a failed turn that no errored message showed: a
+// message of its own, "<turn id>:error", with no content, stopReason
+// "error" and the turn's error — so a client's spinner stops and the
+// failure is on screen.
+func (e *seed000) turnCompleted(ev Event) ([][]byte, error) {
+	p, err := decodeAs[TurnCompleted](ev)
+	if err != nil {
+		return nil, err
+	}
+	turn := turnOf(ev)
+	var out [][]byte
+	if e.errored != nil {
+		if out, err = e.erroredEnd(ev, p.Error); err != nil {
+			return nil, err
+		}
+	}
+	shown := e.failed[turn]
+	delete(e.failed, turn)
+	if p.Status != TurnStatusFailed || shown {
+		return out, nil
+	}
+	id := failedTurnMessageID(turn)
+	for _, typ := range []string{"message_start", "message_end"} {
+		m := s000Message{Role: store.RoleAssistant, Content: []any{}}
+		if typ == "message_end" {
+			m.StopReason, m.ErrorMessage = stopReasonError, p.Error
+		}
+		f, err := e.frame(ev, id, id, s000MessageEvent{Type: typ, Message: m})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f...)
+	}
+	return out, nil
+}
+
+// failedTurnMessageID is the id of the message that shows a failed turn
+// which streamed no message (seed000).
+func failedTurnMessageID(turn string) string { return turn + ":error" }
 
 func (e *seed000) toolStart(ev Event) ([][]byte, error) {
 	p, err := decodeAs[ToolCalled](ev)
 	if err != nil {
 		return nil, err
 	}
-	stream := s000Stream(ev)
+	stream := cmp.Or(p.MessageID, ev.SessionID)
 	e.tools[p.ToolUseID] = stream
 	args := p.Input
 	if len(args) == 0 || string(args) == "null" {
@@ -285,7 +392,7 @@ func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
 	}
 	stream, ok := e.tools[end.ToolCallID]
 	if !ok {
-		stream = s000Stream(ev)
+		stream = ev.SessionID
 	}
 	delete(e.tools, end.ToolCallID)
 	return e.frame(ev, stream, "", end)
@@ -304,4 +411,40 @@ func (e *seed000) compactionEnd(ev Event) ([][]byte, error) {
 		TokensKept    int64  `json:"tokensKept"`
 		Reason        string `json:"reason"`
 	}{"compaction_end", p.Removed, p.Kept, p.TokensRemoved, p.TokensKept, p.Reason})
+}
+
+// stopReasonError is the canonical stop_reason of a message its call's
+// failure ended (message.complete), and seed000's stopReason for it.
+const stopReasonError = "error"
+
+// seed000History is a page of stored messages as seed000 snapshots list
+// them: AgentMessages, where a failed turn shows as live streaming showed
+// it — its errored message carries the turn's error as errorMessage, and a
+// failed turn that stored no errored message gets its "<turn id>:error"
+// message after its last one.
+func seed000History(ms []store.Message) []AgentMessage {
+	failures := map[string]*store.TurnError{} // failed turns, by id
+	errored := map[string]bool{}              // turns with an errored assistant message
+	for _, m := range ms {
+		if t := m.Turn; t != nil && t.Status == store.TurnFailed && t.Error != nil {
+			failures[t.ID] = t.Error
+		}
+		if m.Role == store.RoleAssistant && m.Status == store.StatusError {
+			errored[m.TurnID] = true
+		}
+	}
+	out := make([]AgentMessage, 0, len(ms))
+	for i, m := range ms {
+		am := ToAgentMessage(m)
+		if e := failures[m.TurnID]; e != nil && m.Role == store.RoleAssistant && m.Status == store.StatusError {
+			am.ErrorMessage = e.Message
+		}
+		out = append(out, am)
+		last := i+1 == len(ms) || ms[i+1].TurnID != m.TurnID
+		if e := failures[m.TurnID]; e != nil && last && !errored[m.TurnID] {
+			out = append(out, AgentMessage{ID: failedTurnMessageID(m.TurnID), Role: store.RoleAssistant, Content: []any{},
+				Timestamp: m.CreatedAt.UnixMilli(), Status: store.StatusError, StopReason: stopReasonError, ErrorMessage: e.Message})
+		}
+	}
+	return out
 }

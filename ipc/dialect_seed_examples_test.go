@@ -3,6 +3,7 @@ package ipc
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,18 +121,18 @@ func TestSeed000WorkedExamples(t *testing.T) {
 		spec(TypeThinkingDelta, ThinkingDelta{MessageID: "M", ContentBlockIndex: 1, Text: "Let me consider..."}),
 		spec(TypeMessageComplete, MessageComplete{MessageID: "M", StopReason: "end_turn",
 			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "Final complete response."}}}),
-		spec(TypeToolCalled, ToolCalled{ToolUseID: "toolu_01ABC", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls -la"}`)}),
+		spec(TypeToolCalled, ToolCalled{ToolUseID: "toolu_01ABC", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls -la"}`), MessageID: "M"}),
 		spec(TypeToolCompleted, ToolCompleted{ToolUseID: "toolu_01ABC", ToolName: "Bash", Output: "file1.txt\nfile2.txt\n"}),
 		spec(TypeCompactionStarted, CompactionStarted{Trigger: "threshold"}),
 		spec(TypeCompactionComplete, CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000, Reason: "tokens"}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed000, evs),
-		`{"streamId":"T","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
-		`{"streamId":"T","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."}]}}}`,
-		`{"streamId":"T","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."},{"type":"thinking","thinking":"Let me consider..."}]}}}`,
-		`{"streamId":"T","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"Final complete response."}],"stopReason":"end_turn"}}}`,
-		`{"streamId":"T","agentId":"S","event":{"type":"tool_execution_start","toolCallId":"toolu_01ABC","toolName":"Bash","args":{"command":"ls -la"}}}`,
-		`{"streamId":"T","agentId":"S","event":{"type":"tool_execution_end","toolCallId":"toolu_01ABC","result":"file1.txt\nfile2.txt\n","isError":false}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."}]}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."},{"type":"thinking","thinking":"Let me consider..."}]}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"Final complete response."}],"stopReason":"end_turn"}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"tool_execution_start","toolCallId":"toolu_01ABC","toolName":"Bash","args":{"command":"ls -la"}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"tool_execution_end","toolCallId":"toolu_01ABC","result":"file1.txt\nfile2.txt\n","isError":false}}`,
 		`{"streamId":"compaction:S","agentId":"S","event":{"type":"compaction_start"}}`,
 		`{"streamId":"compaction:S","agentId":"S","event":{"type":"compaction_end","removed":24,"kept":8,"tokensRemoved":45000,"tokensKept":12000,"reason":"tokens"}}`,
 	)
@@ -199,8 +200,8 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 		spec(TypeTurnCancelled, TurnCancelled{Reason: "user_cancel"}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed000, mid[:1]),
-		`{"streamId":"T","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
-		`{"streamId":"T","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"late "}]}}}`)
+		`{"streamId":"W","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
+		`{"streamId":"W","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"late "}]}}}`)
 	got := encodeStripped(t, DialectSeed002, mid)
 	sameFrames(t, got[:2],
 		`{"type":"message.start","payload":{"sessionId":"S","messageId":"W","role":"agent","timestamp":"2025-11-02T06:00:00.000Z"}}`,
@@ -226,5 +227,49 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 	worker[0].SessionID = "worker"
 	if got := encodeStripped(t, DialectSeed004, worker); len(got) != 0 {
 		t.Fatalf("a worker's text reached the seed004 response: %v", got)
+	}
+}
+
+// A failed turn ends visibly in seed000, in pi-ai's shapes: the errored
+// message's message_end has stopReason "error" and the call's error as
+// errorMessage (once, though the error arrives after message.complete); a
+// turn that failed before any message gets a "<turn>:error" message; the
+// snapshot history shows the same.
+func TestSeed000FailedTurns(t *testing.T) {
+	midStream := seedEvents(
+		spec(TypeMessageStart, MessageStart{MessageID: "M", Role: "assistant"}),
+		spec(TypeTextDelta, TextDelta{MessageID: "M", Text: "part"}),
+		spec(TypeMessageComplete, MessageComplete{MessageID: "M", StopReason: "error",
+			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "part"}}}),
+		spec(TypeLLMCallFailed, LLMCallFailed{MessageID: "M", ErrorClass: ErrClassOverloaded, Message: "Anthropic: Overloaded"}),
+		spec(TypeTurnCompleted, TurnCompleted{Status: TurnStatusFailed, Error: "Anthropic: Overloaded", ErrorClass: ErrClassOverloaded}),
+	)
+	sameFrames(t, encodeStripped(t, DialectSeed000, midStream),
+		`{"streamId":"M","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"part"}]}}}`,
+		`{"streamId":"M","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"part"}],"stopReason":"error","errorMessage":"Anthropic: Overloaded"}}}`)
+	before := seedEvents(
+		spec(TypeLLMCallFailed, LLMCallFailed{ErrorClass: ErrClassAuth, Message: "invalid x-api-key"}),
+		spec(TypeTurnCompleted, TurnCompleted{Status: TurnStatusFailed, Error: "invalid x-api-key", ErrorClass: ErrClassAuth}),
+	)
+	sameFrames(t, encodeStripped(t, DialectSeed000, before),
+		`{"streamId":"T:error","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
+		`{"streamId":"T:error","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"invalid x-api-key"}}}`)
+
+	failed := func(id string) *store.TurnOutcome {
+		return &store.TurnOutcome{ID: id, Status: store.TurnFailed, Error: &store.TurnError{Class: ErrClassAuth, Message: "boom " + id}}
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hist := seed000History([]store.Message{
+		{ID: "U1", TurnID: "T1", Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: "a"}}, Turn: failed("T1"), CreatedAt: at},
+		{ID: "U2", TurnID: "T2", Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: "b"}}, Turn: failed("T2"), CreatedAt: at},
+		{ID: "A2", TurnID: "T2", Role: store.RoleAssistant, Status: store.StatusError, StopReason: "error", CreatedAt: at},
+	})
+	var got []string
+	for _, m := range hist {
+		got = append(got, m.ID+"/"+m.StopReason+"/"+m.ErrorMessage)
+	}
+	if want := "U1// T1:error/error/boom T1 U2// A2/error/boom T2"; strings.Join(got, " ") != want {
+		t.Fatalf("seed000 history %v, want %s", got, want)
 	}
 }

@@ -132,20 +132,22 @@ func TestDialectMappings(t *testing.T) {
 	got := frameTypes(t, s000, func(m map[string]any) string {
 		return m["streamId"].(string) + ":" + m["event"].(map[string]any)["type"].(string)
 	})
+	// streamId is the message id (the id the seed's client keys its
+	// messages by); a tool call's frames carry the message that asked.
 	want := []string{
-		"T1:message_start",
-		"T1:message_update", // first delta (27 ms): at once
-		"T1:message_update", // 87 ms (deltas at 47 and 67 ms withheld)
-		"T1:message_update", // 147 ms
-		"T1:message_update", // 207 ms; 227 and 247 end up in message_end
-		"T1:message_end",
-		"T1:tool_execution_start", "T1:tool_execution_end",
-		"T1:tool_execution_start", "T1:tool_execution_end",
+		"M1:message_start",
+		"M1:message_update", // first delta (27 ms): at once
+		"M1:message_update", // 87 ms (deltas at 47 and 67 ms withheld)
+		"M1:message_update", // 147 ms
+		"M1:message_update", // 207 ms; 227 and 247 end up in message_end
+		"M1:message_end",
+		"M1:tool_execution_start", "M1:tool_execution_end",
+		"M1:tool_execution_start", "M1:tool_execution_end",
 		"compaction:S1:compaction_start", "compaction:S1:compaction_end",
-		"T1:message_start",
-		"T1:message_update", // first delta
-		"T1:message_update", // flushed by the warning 60 ms later
-		"T1:message_end",
+		"M2:message_start",
+		"M2:message_update", // first delta
+		"M2:message_update", // flushed by the warning 60 ms later
+		"M2:message_end",
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("seed000 frames\n got %v\nwant %v", got, want)
@@ -378,7 +380,7 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	reads := map[string][]string{
 		DialectSeed000: {TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
-			TypeMessageComplete, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
+			TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
 		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted,
 			TypeMessageReset},
 		DialectSeed004: {TypeTextDelta, TypeThinkingDelta, TypeMessageReset, TypeMessageComplete, TypeToolUseStart, TypeToolUseEnd,

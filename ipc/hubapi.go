@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"agenthub/store"
 )
@@ -23,6 +24,8 @@ var (
 	ErrTooLarge = errors.New("too large")
 	// ErrAttachmentNotFound: no attachment has the id (HTTP 404).
 	ErrAttachmentNotFound = errors.New("attachment not found")
+	// ErrConflict: the request names an id that is already taken (HTTP 409).
+	ErrConflict = errors.New("conflict")
 )
 
 // CreateSessionRequest is the body of POST /sessions and the createSession RPC.
@@ -199,6 +202,38 @@ type Attacher interface {
 	PutAttachment(ctx context.Context, name, mediaType string, data []byte) (AttachmentInfo, error)
 	ReadAttachment(ctx context.Context, id string) (AttachmentInfo, []byte, error)
 	SubmitTurnWithAttachments(ctx context.Context, sessionID, content string, attachments []AttachmentRef) (SubmitResult, error)
+}
+
+// IDSubmitter is optionally implemented by a HubAPI: a submission whose
+// user message takes the id its client chose (POST /ag-ui keeps the AG-UI
+// client's message ids, so the thread's history and the client agree). The
+// id must pass ValidClientMessageID (else ErrInvalidInput); an id a message
+// or a queued submission of the session already has is ErrConflict — the
+// existing message is never overwritten.
+type IDSubmitter interface {
+	SubmitTurnWithID(ctx context.Context, sessionID, messageID, content string) (SubmitResult, error)
+}
+
+// MaxClientMessageID bounds a client-chosen message id (a UUID is 36).
+const MaxClientMessageID = 128
+
+// ValidClientMessageID checks a client-chosen message id: 1 to
+// MaxClientMessageID bytes of ASCII letters, digits, '-' and '_', starting
+// with a letter or digit. That admits UUIDs and ULIDs and keeps out what
+// the hub's own derived ids use (':' in "result:<call>", "<id>:reasoning",
+// "<turn>:error"; the branch root "-"), whitespace, control and markup.
+func ValidClientMessageID(id string) error {
+	if id == "" || len(id) > MaxClientMessageID {
+		return fmt.Errorf("message id must be 1 to %d characters: %w", MaxClientMessageID, ErrInvalidInput)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '-' && c != '_') {
+			return fmt.Errorf("message id %q: only letters, digits, '-' and '_' (starting with a letter or digit): %w", truncate(id), ErrInvalidInput)
+		}
+	}
+	return nil
 }
 
 // TurnChanges is the answer to RPC getTurnChanges: the workspace files a

@@ -337,10 +337,14 @@ type ToolUseEnd struct {
 
 // ToolOutputDelta is the payload of tool.output_delta: live output of a
 // running tool, or a worker's streamed text for a delegate call (seed 004).
+// Reset (additive, "worker" only) says the worker's model call is being
+// retried: the worker text streamed so far is void (its message was reset,
+// one message per model call); Text follows from empty.
 type ToolOutputDelta struct {
 	ToolUseID string `json:"tool_use_id"`
 	Stream    string `json:"stream"` // "stdout" | "stderr" | "worker"
 	Text      string `json:"text"`
+	Reset     bool   `json:"reset,omitempty"`
 }
 
 // MessageComplete is the payload of message.complete; FinalContent is authoritative.

@@ -64,6 +64,17 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 			delegated[toolUseID(r)] = true
 		case TypeToolOutputDelta:
 			streamed[r.Group] = true
+		case TypeLLMCallFailed:
+			if rp.FinalFailure == nil {
+				env, err := decodeEnvelope(r)
+				if err != nil {
+					return nil
+				}
+				if p, err := decodePayload[LLMCallFailed](r.Type, env.Payload); err == nil && !p.WillRetry &&
+					p.ErrorClass != ErrClassCancelled && p.Purpose == "" {
+					rp.FinalFailure = &p
+				}
+			}
 		case TypeToolCalled:
 			env, err := decodeEnvelope(r)
 			if err != nil {

@@ -236,7 +236,7 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 			}
 		}
 		s.initial = append(s.initial, OutFrame{Data: snap})
-		return 0, b.resumeDialect(tx, s, req, head)
+		return 0, b.resumeDialect(tx, s, req, head, false)
 	}
 	if req.Since == nil {
 		return 0, nil
@@ -244,7 +244,7 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 	if err := b.checkCursor(tx, cursor); err != nil {
 		return 0, err
 	}
-	if err := b.resumeDialect(tx, s, req, cursor); err != nil {
+	if err := b.resumeDialect(tx, s, req, cursor, true); err != nil {
 		return 0, err
 	}
 	return b.replay(tx, s, cursor)
@@ -252,15 +252,15 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 
 // resumeDialect appends the frames that reopen what was in flight just
 // after event at (zero: the newest) in s's dialect — an open message's
-// start and content so far, or the running turn — so a dialect client
-// resumes as a canonical one does (the canonical stream needs none: its
-// snapshot holds the partial message and a cursor client kept its own).
-// Nothing for canonical.
-func (b *Bus) resumeDialect(tx StoreView, s *Subscription, req SubscribeRequest, at ulid.ULID) error {
+// content so far, with its start for a snapshot subscription (fromCursor
+// false), or the running turn — so a dialect client resumes as a canonical
+// one does (the canonical stream needs none: its snapshot holds the partial
+// message and a cursor client kept its own). Nothing for canonical.
+func (b *Bus) resumeDialect(tx StoreView, s *Subscription, req SubscribeRequest, at ulid.ULID, fromCursor bool) error {
 	if s.enc == nil {
 		return nil
 	}
-	rp, err := dialectResumePoint(tx, s.sessionID, s.filter, at, req.Since != nil && !req.Snapshot, req.KnownMessageIDs)
+	rp, err := dialectResumePoint(tx, s.sessionID, s.filter, at, fromCursor, req.KnownMessageIDs)
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func fixturePayloads() map[string]struct {
 		TypeToolUseInputDelta: {ActorAgent, ToolUseInputDelta{MessageID: fxMessage, ContentBlockIndex: 2, ToolUseID: fxTool,
 			PartialJSON: `{"command": "go te`}},
 		TypeToolUseEnd:      {ActorAgent, ToolUseEnd{MessageID: fxMessage, ContentBlockIndex: 2, ToolUseID: fxTool, FinalInput: fxInput}},
-		TypeToolOutputDelta: {ActorTool, ToolOutputDelta{ToolUseID: fxTool, Stream: "stdout", Text: "ok  proj 0.41s\n"}},
+		TypeToolOutputDelta: {ActorTool, ToolOutputDelta{ToolUseID: fxTool, Stream: "worker", Text: "ok  proj 0.41s\n", Reset: true}},
 		TypeMessageComplete: {ActorAgent, MessageComplete{MessageID: fxMessage, StopReason: "tool_use", Usage: fxUsage, Retries: &fxRetries,
 			FinalContent: []store.ContentBlock{
 				{Type: store.BlockThinking, Thinking: "The user wants tests run.", Signature: sig},

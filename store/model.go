@@ -286,8 +286,9 @@ type Turn struct {
 	EndedAt       time.Time `json:"ended_at,omitzero"`
 	// Content is a queued submission's user message content. A queued turn's
 	// user message is stored when the turn starts (so its offset follows the
-	// previous turn's messages); until then UserMessageID is "" and Content
-	// holds it. Empty once the message is stored.
+	// previous turn's messages); until then Content holds it and
+	// UserMessageID is "" or the id its client chose for it (AG-UI). Empty
+	// once the message is stored.
 	Content []ContentBlock `json:"content,omitempty"`
 	// Error is why a failed turn failed.
 	Error *TurnError `json:"error,omitempty"`

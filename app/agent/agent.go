@@ -93,6 +93,10 @@ type Config struct {
 	// OnText, if set, receives every text delta of the turn's assistant
 	// messages (delegation streams a worker's text to its parent with it).
 	OnText func(text string)
+	// OnReset, if set, is called when a retried model call streams its
+	// message again (message.reset): the text given to OnText for that
+	// message is void.
+	OnReset func()
 	// BeforeTools, if set, is called after llm.call_completed and before the
 	// message's tool calls are dispatched (the §6.2.3 seam). Tests hold it.
 	BeforeTools func(ctx context.Context)

@@ -172,6 +172,9 @@ func (s *streamSink) MessageStart() {
 		r.ErrorClass, r.Error = s.retries.ErrorClass, s.retries.Error
 	}
 	s.l.emit(s.l.draft(ipc.TypeMessageReset, ipc.ActorAgent, r))
+	if s.l.OnReset != nil {
+		s.l.OnReset()
+	}
 }
 
 func (s *streamSink) TextDelta(index int, text string) {

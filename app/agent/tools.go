@@ -92,9 +92,11 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 		if abandoned.Load() {
 			return // the turn has moved on without this call
 		}
-		l.emit(l.draft(ipc.TypeToolOutputDelta, ipc.ActorTool, ipc.ToolOutputDelta{
-			ToolUseID: call.ID, Stream: stream, Text: text,
-		}))
+		d := ipc.ToolOutputDelta{ToolUseID: call.ID, Stream: stream, Text: text}
+		if stream == tool.StreamWorkerReset {
+			d.Stream, d.Reset = "worker", true
+		}
+		l.emit(l.draft(ipc.TypeToolOutputDelta, ipc.ActorTool, d))
 	}
 	start := time.Now()
 	res, err, ok := l.runBounded(ctx, t, env, input)

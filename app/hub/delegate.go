@@ -65,11 +65,7 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	if err != nil {
 		return fail(worker.ID, ipc.FailureError, err.Error(), errclass.ToolExec)
 	}
-	out := h.runTurn(r, ws, func(text string) {
-		if env.Output != nil {
-			env.Output("worker", text)
-		}
-	})
+	out := h.runTurn(r, ws, env.Output)
 	switch out.Status {
 	case agent.StatusCompleted:
 		pr.Emit(d.draft(ipc.TypeDelegateCompleted, ipc.DelegateCompleted{
@@ -106,7 +102,7 @@ func (h *Hub) startWorkerTurn(ctx context.Context, workerID, content string) (*r
 	if h.closed || ws == nil {
 		return nil, nil, errors.New("hub is closing")
 	}
-	t, _, err := h.enqueueLocked(ctx, ws, content)
+	t, _, err := h.enqueueLocked(ctx, ws, "", content)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,7 +163,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 		Type     string          `json:"type"`
 		Messages []store.Message `json:"messages"`
 	}
-	if err := json.Unmarshal((<-sub.Frames()).Data, &snap); err != nil || snap.Type != "snapshot" {
+	if err := json.Unmarshal(nextFrame(t, sub), &snap); err != nil || snap.Type != "snapshot" {
 		t.Fatalf("first frame: %v %+v", err, snap)
 	}
 	last := snap.Messages[len(snap.Messages)-1]
@@ -178,7 +179,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	<-d.Frames() // the snapshot
+	nextFrame(t, d) // the snapshot
 	for _, want := range []string{"message_start", "message_update"} {
 		var f struct {
 			Event struct {
@@ -188,7 +189,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 				} `json:"message"`
 			} `json:"event"`
 		}
-		if err := json.Unmarshal((<-d.Frames()).Data, &f); err != nil || f.Event.Type != want {
+		if err := json.Unmarshal(nextFrame(t, d), &f); err != nil || f.Event.Type != want {
 			t.Fatalf("seed000 resume frame: %v %+v, want %s", err, f, want)
 		}
 		if want == "message_update" && store.TextOf(f.Event.Message.Content) != "Second try" {
@@ -197,4 +198,53 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 	}
 	gate.Release()
 	w.turnEnd(s.ID)
+}
+
+// nextFrame is sub's next frame (the test fails after waitLimit).
+func nextFrame(t *testing.T, sub *ipc.Subscription) []byte {
+	t.Helper()
+	timer := time.NewTimer(waitLimit)
+	defer timer.Stop()
+	select {
+	case f, ok := <-sub.Frames():
+		if !ok {
+			t.Fatalf("subscription ended: %v", sub.Err())
+		}
+		return f.Data
+	case <-timer.C:
+		t.Fatalf("no frame within %v", waitLimit)
+	}
+	return nil
+}
+
+// TestRetriedWorkerStreamResetsTheDelegateOutput: a worker whose stream
+// breaks and is retried voids the text it streamed to its parent's
+// delegate call (tool.output_delta with reset), so the card shows the
+// partial once, then only the retry.
+func TestRetriedWorkerStreamResetsTheDelegateOutput(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	w := h.watch(s.ID, false)
+	h.srv.Enqueue(toolReply(delegateCall("tu_d", "answer it")))
+	h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 1, "Partial answer", "The retried answer.")...)
+	h.srv.Enqueue(textReply("The worker answered."))
+	h.submit(s.ID, "delegate")
+	w.turnEnd(s.ID)
+	var live strings.Builder
+	resets := 0
+	for _, e := range w.got {
+		if e.Type != ipc.TypeToolOutputDelta {
+			continue
+		}
+		var p ipc.ToolOutputDelta
+		e.decode(t, &p)
+		if p.Reset {
+			resets++
+			live.Reset()
+		}
+		live.WriteString(p.Text)
+	}
+	if resets != 1 || live.String() != "The retried answer." {
+		t.Fatalf("%d resets; the worker output reads %q after them, want the retry only", resets, live.String())
+	}
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,22 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 // uploaded attachments (images as image blocks, text files as file blocks;
 // attachments.go). With attachments the text may be empty.
 func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content string, refs []ipc.AttachmentRef) (ipc.SubmitResult, error) {
+	return h.submit(ctx, sessionID, "", content, refs)
+}
+
+// SubmitTurnWithID is SubmitTurn whose user message takes the id the client
+// chose (ipc.IDSubmitter): an id that is not ipc.ValidClientMessageID is
+// ErrInvalidInput, one the session's messages or queued submissions
+// already have is ErrConflict (nothing is stored or overwritten).
+func (h *Hub) SubmitTurnWithID(ctx context.Context, sessionID, messageID, content string) (ipc.SubmitResult, error) {
+	if err := ipc.ValidClientMessageID(messageID); err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	return h.submit(ctx, sessionID, messageID, content, nil)
+}
+
+// submit is the submissions' common path; messageID "" gets a fresh id.
+func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, refs []ipc.AttachmentRef) (ipc.SubmitResult, error) {
 	if strings.TrimSpace(content) == "" && len(refs) == 0 {
 		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
 	}
@@ -70,7 +87,7 @@ func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content 
 	if len(s.queue) >= h.cfg.QueueLimit {
 		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, queued, err := h.enqueueLocked(ctx, s, content, files...)
+	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, files...)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -78,17 +95,45 @@ func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content 
 	return ipc.SubmitResult{TurnID: t.ID, Queued: queued}, nil
 }
 
+// messageIDTakenLocked reports whether a message of s or a queued
+// submission already has id (s.mu held).
+func (h *Hub) messageIDTakenLocked(s *session, id string) (bool, error) {
+	for _, t := range s.queue {
+		if t.UserMessageID == id {
+			return true, nil
+		}
+	}
+	_, err := h.db.Message(s.rec.ID, id)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("looking up message %s: %w", id, err)
+}
+
 // enqueueLocked commits a submission (riding on a session.updated event) and
 // appends its turn to the session's queue. It reports whether the turn waits
-// behind another one: then only the Turn record (holding the content) is
-// stored and the session record lists it; otherwise the user message is
-// stored with it.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, files ...store.ContentBlock) (store.Turn, bool, error) {
+// behind another one: then only the Turn record (holding the content, and
+// the message id the client chose, if any) is stored and the session record
+// lists it; otherwise the user message is stored with it. A messageID the
+// session already has is ErrConflict.
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, files ...store.ContentBlock) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if messageID != "" {
+		taken, err := h.messageIDTakenLocked(s, messageID)
+		if err != nil {
+			return store.Turn{}, false, err
+		}
+		if taken {
+			return store.Turn{}, false, fmt.Errorf("session %s already has a message %q; send a new message with a new id: %w", s.rec.ID, messageID, ipc.ErrConflict)
+		}
+	}
 	queued := s.running != nil || len(s.queue) > 0
-	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now}
+	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now, UserMessageID: messageID}
 	var blocks []store.ContentBlock
 	if content != "" || len(files) == 0 {
 		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
@@ -118,10 +163,11 @@ func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, fil
 	return t, queued, nil
 }
 
-// userMessage is the user message of turn t with content blocks.
+// userMessage is the user message of turn t with content blocks; its id
+// is the one the client chose for it (t.UserMessageID), else a fresh one.
 func userMessage(t store.Turn, blocks []store.ContentBlock) store.Message {
 	return store.Message{
-		ID: agent.NewID(), SessionID: t.SessionID, TurnID: t.ID, Role: store.RoleUser,
+		ID: cmp.Or(t.UserMessageID, agent.NewID()), SessionID: t.SessionID, TurnID: t.ID, Role: store.RoleUser,
 		Content: blocks, Status: store.StatusComplete, CreatedAt: t.CreatedAt,
 	}
 }
@@ -257,8 +303,16 @@ func (h *Hub) redundantCancel(sessionID, turnID, why string) {
 }
 
 // runTurn runs r to its end and starts the session's next queued turn.
-// onText, when set, receives the turn's assistant text (delegation).
-func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
+// output, when set, is the delegate call's Output: it receives the turn's
+// assistant text as the "worker" stream, and tool.StreamWorkerReset when a
+// retried model call voids what was streamed (delegation).
+func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agent.Outcome {
+	var onText func(string)
+	var onReset func()
+	if output != nil {
+		onText = func(text string) { output("worker", text) }
+		onReset = func() { output(tool.StreamWorkerReset, "") }
+	}
 	defer close(r.done)
 	sess := s.record()
 	sessionID := sess.ID
@@ -330,6 +384,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 			Backoff:        h.cfg.Backoff,
 			StallNotice:    h.cfg.StallNotice,
 			OnText:         onText,
+			OnReset:        onReset,
 			BeforeTools:    beforeTools,
 			Approver:       approver{h: h, s: s, r: r},
 			CancelText:     cancelText,

@@ -39,8 +39,10 @@ type Env struct {
 	// Output, when non-nil, receives live output in order, throttled, never
 	// dropping bytes: the concatenation of all calls' text is the full
 	// output. stream is "stdout" (bash: stdout and stderr merged in the
-	// order written) or "worker" (delegate: the sub-agent's text). It is
-	// called from one goroutine at a time and never after Run returns.
+	// order written), "worker" (delegate: the sub-agent's text) or
+	// StreamWorkerReset (the sub-agent's text so far is void: its model
+	// call is being retried). It is called from one goroutine at a time and
+	// never after Run returns.
 	Output func(stream, text string)
 	// ReadWorkspaceOnly and NoNetwork tighten bash's sandbox (when
 	// Options.Sandbox is set): reads only inside the workspace, no TCP.
@@ -50,6 +52,10 @@ type Env struct {
 	// makes (app/checkpoint records them so a turn can be undone).
 	Files FileWatcher
 }
+
+// StreamWorkerReset is the Output stream that voids the worker text
+// streamed so far (its text is empty).
+const StreamWorkerReset = "worker:reset"
 
 // FileWatcher is told about the workspace changes of a turn's tool calls.
 // Its methods are called from several calls' goroutines at once and must

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"agenthub/ipc"
+	"agenthub/store"
 )
 
 // Encoder turns the canonical events of one turn (one AG-UI run) into
@@ -25,12 +26,26 @@ import (
 // tool.output_delta and tool.approval_requested/resolved → CUSTOM events
 // of those names carrying the canonical payload; turn.completed →
 // RUN_FINISHED (outcome success) or RUN_ERROR (status failed);
-// turn.cancelled → RUN_FINISHED (outcome cancelled).
+// turn.cancelled → RUN_FINISHED (outcome cancelled); message.reset (a
+// retried model call streams its message again) → the message's open
+// streams closed, a TOOL_CALL_RESULT for each of its void tool calls (so no
+// client counts them pending), then MESSAGES_SNAPSHOT of the thread with
+// the message (and its reasoning message) empty, so the stock client
+// replaces what it showed in place and the retry's deltas rebuild it.
 type Encoder struct {
 	threadID, runID string
 	open            []opened // open streams, oldest first
 	done            bool
+	// history, when set, reads the thread's stored messages (oldest first)
+	// for message.reset's snapshot.
+	history func() []store.Message
+	shown   map[string]bool     // message and reasoning ids this run's stream created on the client
+	calls   map[string][]string // tool calls started, by the message that asked (until it completes)
 }
+
+// VoidCallResult is the content of the TOOL_CALL_RESULT that closes a tool
+// call of a stream that broke and was retried.
+const VoidCallResult = "Not run: the model's stream broke and was retried."
 
 // opened is one open AG-UI stream.
 type opened struct {
@@ -39,9 +54,10 @@ type opened struct {
 }
 
 // NewEncoder returns the encoder of run runID (the turn id) of thread
-// threadID.
-func NewEncoder(threadID, runID string) *Encoder {
-	return &Encoder{threadID: threadID, runID: runID}
+// threadID; history (nil: none) reads the thread's stored messages for the
+// snapshot that follows a retried stream's reset.
+func NewEncoder(threadID, runID string, history func() []store.Message) *Encoder {
+	return &Encoder{threadID: threadID, runID: runID, history: history, shown: map[string]bool{}, calls: map[string][]string{}}
 }
 
 // Started is the RUN_STARTED event.
@@ -87,12 +103,38 @@ func (e *Encoder) closeAll(ts int64) []Event {
 // closeMessage closes what message id left open (its text, reasoning and
 // tool calls).
 func (e *Encoder) closeMessage(id string, calls []string, ts int64) []Event {
-	out := e.closeOne("reasoning", id+":reasoning", ts)
+	out := e.closeOne("reasoning", ReasoningMessageID(id), ts)
 	out = append(out, e.closeOne("text", id, ts)...)
 	for _, c := range calls {
 		out = append(out, e.closeOne("tool", c, ts)...)
 	}
 	return out
+}
+
+// reset drops what the client shows of message id (a retried call streams
+// it again): its streams closed, its void tool calls given a result, then
+// the thread's snapshot with id and its reasoning message empty in place.
+func (e *Encoder) reset(id string, ts int64) []Event {
+	void := e.calls[id]
+	delete(e.calls, id)
+	out := e.closeMessage(id, void, ts)
+	for _, c := range void {
+		text := VoidCallResult
+		out = append(out, Event{Type: ToolCallResult, MessageID: ResultMessageID(c), ToolCallID: c, Role: "tool", Content: &text, Timestamp: ts})
+	}
+	rid := ReasoningMessageID(id)
+	if e.history == nil || (!e.shown[id] && !e.shown[rid]) {
+		return out
+	}
+	msgs := Messages(e.history())
+	empty := ""
+	if e.shown[rid] {
+		msgs = append(msgs, Message{ID: rid, Role: "reasoning", Content: &empty})
+	}
+	if e.shown[id] {
+		msgs = append(msgs, Message{ID: id, Role: "assistant", Content: &empty})
+	}
+	return append(out, Event{Type: MessagesSnapshot, Messages: msgs, Timestamp: ts})
 }
 
 func decode[T any](ev ipc.Event) (T, error) {
@@ -115,11 +157,12 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 		if err != nil || p.Text == "" {
 			return nil, err
 		}
-		id := p.MessageID + ":reasoning"
+		id := ReasoningMessageID(p.MessageID)
 		var out []Event
 		if !e.isOpen("reasoning", id) {
 			out = append(out, e.closeOne("text", p.MessageID, ts)...)
 			e.open = append(e.open, opened{"reasoning", id})
+			e.shown[id] = true
 			out = append(out, Event{Type: ReasoningStart, MessageID: id, Timestamp: ts},
 				Event{Type: ReasoningMessageStart, MessageID: id, Role: "reasoning", Timestamp: ts})
 		}
@@ -131,8 +174,9 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 		}
 		var out []Event
 		if !e.isOpen("text", p.MessageID) {
-			out = append(out, e.closeOne("reasoning", p.MessageID+":reasoning", ts)...)
+			out = append(out, e.closeOne("reasoning", ReasoningMessageID(p.MessageID), ts)...)
 			e.open = append(e.open, opened{"text", p.MessageID})
+			e.shown[p.MessageID] = true
 			out = append(out, Event{Type: TextMessageStart, MessageID: p.MessageID, Role: "assistant", Timestamp: ts})
 		}
 		return append(out, Event{Type: TextMessageContent, MessageID: p.MessageID, Delta: p.Text, Timestamp: ts}), nil
@@ -143,6 +187,8 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 		}
 		out := e.closeMessage(p.MessageID, nil, ts)
 		e.open = append(e.open, opened{"tool", p.ToolUseID})
+		e.shown[p.MessageID] = true
+		e.calls[p.MessageID] = append(e.calls[p.MessageID], p.ToolUseID)
 		return append(out, Event{Type: ToolCallStart, ToolCallID: p.ToolUseID, ToolCallName: p.ToolName, ParentMessageID: p.MessageID, Timestamp: ts}), nil
 	case ipc.TypeToolUseInputDelta:
 		p, err := decode[ipc.ToolUseInputDelta](ev)
@@ -167,7 +213,14 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 				calls = append(calls, b.ID)
 			}
 		}
+		delete(e.calls, p.MessageID)
 		return e.closeMessage(p.MessageID, calls, ts), nil
+	case ipc.TypeMessageReset:
+		p, err := decode[ipc.MessageReset](ev)
+		if err != nil {
+			return nil, err
+		}
+		return e.reset(p.MessageID, ts), nil
 	case ipc.TypeToolCompleted:
 		p, err := decode[ipc.ToolCompleted](ev)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"agenthub/ipc"
+	"agenthub/store"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -123,7 +124,12 @@ func TestEncoderRecordedTraces(t *testing.T) {
 					break
 				}
 			}
-			enc := NewEncoder("thread-1", turn)
+			// The thread's history at a reset: its user message (the
+			// dashboard reads the store; here a fixed stand-in).
+			history := func() []store.Message {
+				return []store.Message{{ID: "user-1", Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: "hi"}}}}
+			}
+			enc := NewEncoder("thread-1", turn, history)
 			out := []Event{enc.Started()}
 			for _, ev := range evs {
 				if ev.TurnID == nil || *ev.TurnID != turn {
@@ -166,7 +172,7 @@ func TestEncoderEndings(t *testing.T) {
 		raw, _ := json.Marshal(p)
 		return ipc.Event{Type: typ, SessionID: "s", Payload: raw}
 	}
-	enc := NewEncoder("th", "T")
+	enc := NewEncoder("th", "T", nil)
 	out := []Event{enc.Started()}
 	for _, e := range []ipc.Event{
 		ev(ipc.TypeThinkingDelta, ipc.ThinkingDelta{MessageID: "M", Text: "hmm"}),
@@ -186,7 +192,7 @@ func TestEncoderEndings(t *testing.T) {
 	if last := out[len(out)-1]; last.Type != RunFinished || last.Outcome == nil || last.Outcome.Type != "cancelled" {
 		t.Fatalf("last %+v", last)
 	}
-	enc = NewEncoder("th", "T")
+	enc = NewEncoder("th", "T", nil)
 	got, _ := enc.Encode(ev(ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusFailed, Error: "invalid x-api-key", ErrorClass: "auth"}))
 	if len(got) != 1 || got[0].Type != RunError || got[0].Code != "auth" || got[0].Message != "invalid x-api-key" || !enc.Done() {
 		t.Fatalf("failed turn → %+v", got)
@@ -194,7 +200,7 @@ func TestEncoderEndings(t *testing.T) {
 	if _, err := enc.Encode(ipc.Event{Type: ipc.TypeTextDelta, Payload: json.RawMessage(`[1]`)}); err != nil {
 		t.Fatalf("after the end an event is ignored, got %v", err)
 	}
-	if _, err := NewEncoder("th", "T").Encode(ipc.Event{Type: ipc.TypeTextDelta, Payload: json.RawMessage(`[1]`)}); err == nil {
+	if _, err := NewEncoder("th", "T", nil).Encode(ipc.Event{Type: ipc.TypeTextDelta, Payload: json.RawMessage(`[1]`)}); err == nil {
 		t.Fatal("a malformed payload was not an error")
 	}
 }

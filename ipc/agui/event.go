@@ -65,7 +65,7 @@ type Outcome struct {
 // Message is an AG-UI message of a MESSAGES_SNAPSHOT.
 type Message struct {
 	ID         string     `json:"id"`
-	Role       string     `json:"role"` // "user" | "assistant" | "tool"
+	Role       string     `json:"role"` // "user" | "assistant" | "tool" | "reasoning"
 	Content    *string    `json:"content,omitempty"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
 	ToolCallID string     `json:"toolCallId,omitempty"`
@@ -89,16 +89,24 @@ type FunctionCall struct {
 // for a call (stable, so a snapshot and a live result agree).
 func ResultMessageID(toolCallID string) string { return "result:" + toolCallID }
 
+// ReasoningMessageID is the id of the reasoning message of assistant
+// message id, live (REASONING_MESSAGE_START) and in snapshots alike.
+func ReasoningMessageID(id string) string { return id + ":reasoning" }
+
 // Messages converts stored messages to AG-UI messages: text joins into
-// content; tool calls become toolCalls; a tool result is a tool message
-// (with error set when it failed). Thinking and images are left out.
+// content; tool calls become toolCalls; an assistant message's thinking
+// becomes a reasoning message (ReasoningMessageID, role "reasoning") just
+// before it, as the live stream placed it; a tool result is a tool message
+// (with error set when it failed). Images are left out.
 func Messages(ms []store.Message) []Message {
 	out := make([]Message, 0, len(ms))
 	for _, m := range ms {
-		var text strings.Builder
+		var text, thinking strings.Builder
 		var calls []ToolCall
 		for _, b := range m.Content {
 			switch b.Type {
+			case store.BlockThinking:
+				thinking.WriteString(b.Thinking)
 			case store.BlockText:
 				text.WriteString(b.Text)
 			case store.BlockToolCall:
@@ -114,6 +122,10 @@ func Messages(ms []store.Message) []Message {
 		case store.RoleUser:
 			out = append(out, Message{ID: m.ID, Role: "user", Content: &s})
 		case store.RoleAssistant:
+			if thinking.Len() > 0 {
+				r := thinking.String()
+				out = append(out, Message{ID: ReasoningMessageID(m.ID), Role: "reasoning", Content: &r})
+			}
 			am := Message{ID: m.ID, Role: "assistant", ToolCalls: calls}
 			if s != "" || len(calls) == 0 {
 				am.Content = &s

@@ -40,47 +40,57 @@ type aguiInputMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// lastUserText returns the text of the last user message: its content
-// string, or its text parts joined.
-func lastUserText(msgs []json.RawMessage) (string, error) {
-	for i := len(msgs) - 1; i >= 0; i-- {
+// lastUserMessage returns the last user message's id and text (its content
+// string, or its text parts joined), and every message id of the input
+// (what the client already holds).
+func lastUserMessage(msgs []json.RawMessage) (id, text string, ids map[string]bool, err error) {
+	ids = map[string]bool{}
+	last := -1
+	var lm aguiInputMessage
+	for i, raw := range msgs {
 		var m aguiInputMessage
-		if err := json.Unmarshal(msgs[i], &m); err != nil {
-			return "", fmt.Errorf("messages[%d] is not a message object: %v", i, err)
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return "", "", nil, fmt.Errorf("messages[%d] is not a message object: %v", i, err)
 		}
-		if m.Role != "user" {
-			continue
+		ids[m.ID] = true
+		if m.Role == "user" {
+			last, lm = i, m
 		}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			return s, nil
-		}
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(m.Content, &parts); err != nil {
-			return "", fmt.Errorf("messages[%d].content must be a string or an array of parts", i)
-		}
-		var sb strings.Builder
-		for _, p := range parts {
-			if p.Type == "text" {
-				sb.WriteString(p.Text)
-			}
-		}
-		return sb.String(), nil
 	}
-	return "", errors.New("messages has no user message to start the run")
+	if last < 0 {
+		return "", "", nil, errors.New("messages has no user message to start the run")
+	}
+	var s string
+	if json.Unmarshal(lm.Content, &s) == nil {
+		return lm.ID, s, ids, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(lm.Content, &parts); err != nil {
+		return "", "", nil, fmt.Errorf("messages[%d].content must be a string or an array of parts", last)
+	}
+	var sb strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			sb.WriteString(p.Text)
+		}
+	}
+	return lm.ID, sb.String(), ids, nil
 }
 
 // agui serves POST /ag-ui (docs/protocol.md "AG-UI"): the body is AG-UI's
 // RunAgentInput; its last user message starts a turn in the thread's
-// session (earlier messages are the hub's own history, not the client's
-// copy); the response streams the turn as AG-UI events over SSE,
-// RUN_STARTED first (runId = the turn id), MESSAGES_SNAPSHOT next when the
-// thread already had history, RUN_FINISHED or RUN_ERROR last. A threadId
-// that is a session id uses that session; any other creates a session
-// remembered under it. The client closing the request cancels the turn.
+// session, stored under the client's message id (earlier messages are the
+// hub's own history, not the client's copy); the response streams the turn
+// as AG-UI events over SSE, RUN_STARTED first (runId = the turn id),
+// MESSAGES_SNAPSHOT next when the thread already had history (preceded by
+// one without this run's message when the client lacks some of the
+// history, so the stock client keeps the thread's order), RUN_FINISHED or
+// RUN_ERROR last. A threadId that is a session id uses that session; any
+// other creates a session remembered under it. The client closing the
+// request cancels the turn.
 func (a *API) agui(w http.ResponseWriter, r *http.Request) {
 	if !acceptsEventStream(r.Header.Get("Accept")) {
 		writeError(w, http.StatusNotAcceptable, "not_acceptable", "POST /ag-ui answers text/event-stream; send Accept: text/event-stream")
@@ -100,11 +110,14 @@ func (a *API) agui(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_input", "threadId is required (at most 200 bytes)")
 		return
 	}
-	text, err := lastUserText(in.Messages)
-	if err != nil || strings.TrimSpace(text) == "" {
-		if err == nil {
-			err = errors.New("the last user message has no text")
-		}
+	msgID, text, held, err := lastUserMessage(in.Messages)
+	if err == nil && strings.TrimSpace(text) == "" {
+		err = errors.New("the last user message has no text")
+	}
+	if err == nil && msgID != "" {
+		err = ipc.ValidClientMessageID(msgID)
+	}
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_input", err.Error())
 		return
 	}
@@ -122,7 +135,12 @@ func (a *API) agui(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sub.Close()
-	res, err := a.hub.SubmitTurn(ctx, sid, text)
+	var res ipc.SubmitResult
+	if ids, ok := a.hub.(ipc.IDSubmitter); ok && msgID != "" {
+		res, err = ids.SubmitTurnWithID(ctx, sid, msgID, text)
+	} else {
+		res, err = a.hub.SubmitTurn(ctx, sid, text)
+	}
 	if err != nil {
 		a.writeHubError(w, err)
 		return
@@ -132,26 +150,59 @@ func (a *API) agui(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	enc := agui.NewEncoder(in.ThreadID, res.TurnID)
+	enc := agui.NewEncoder(in.ThreadID, res.TurnID, func() []store.Message { return a.aguiHistory(sid, "") })
 	if !s.send(enc.Started()) {
 		a.aguiAbort(sid, res.TurnID)
 		return
 	}
-	if a.aguiStream(ctx, s, sub, enc, sid, res.TurnID, history) {
+	run := aguiRun{sid: sid, turnID: res.TurnID, history: history, held: held}
+	if a.aguiStream(ctx, s, sub, enc, run) {
 		return
 	}
 	a.aguiAbort(sid, res.TurnID)
 }
 
+// aguiRun is what the stream of one run needs to know: its session and
+// turn, whether the thread had history before it, and the message ids the
+// client sent (those it holds).
+type aguiRun struct {
+	sid, turnID string
+	history     bool
+	held        map[string]bool
+}
+
+// snapshot is the run's MESSAGES_SNAPSHOT (the thread up to and including
+// the run's user message), preceded by one without that message when the
+// client lacks some of the history: the stock client keeps the messages it
+// holds in place and appends the others, so a client holding only its new
+// message (a fresh client) would otherwise get the history after it.
+func (a *API) snapshot(r aguiRun, userMessageID string) []agui.Event {
+	msgs := agui.Messages(a.aguiHistory(r.sid, userMessageID))
+	out := []agui.Event{}
+	for i, m := range msgs {
+		if !r.held[m.ID] && i < len(msgs)-1 {
+			out = append(out, agui.Event{Type: agui.MessagesSnapshot, Messages: msgs[:len(msgs)-1]})
+			break
+		}
+	}
+	return append(out, agui.Event{Type: agui.MessagesSnapshot, Messages: msgs})
+}
+
 // aguiStream relays the turn's events until the run ends (true) or the
 // client or the server goes away (false: the caller cancels the turn).
-func (a *API) aguiStream(ctx context.Context, s *sseWriter, sub *ipc.Subscription, enc *agui.Encoder, sid, turnID string, history bool) bool {
+func (a *API) aguiStream(ctx context.Context, s *sseWriter, sub *ipc.Subscription, enc *agui.Encoder, r aguiRun) bool {
 	keepAlive := time.NewTicker(aguiKeepAlive)
 	defer keepAlive.Stop()
 	frames := sub.Frames()
 	for {
 		select {
 		case f, ok := <-frames:
+			if !ok && ctx.Err() != nil {
+				// The subscription lives on the request's context: a client
+				// that aborts ends both, and select picks either. The abort
+				// must win, or the run is never cancelled.
+				return false
+			}
 			if !ok {
 				reason := "the event stream ended"
 				if err := sub.Err(); err != nil {
@@ -163,13 +214,13 @@ func (a *API) aguiStream(ctx context.Context, s *sseWriter, sub *ipc.Subscriptio
 			var fr struct {
 				Event ipc.Event `json:"event"`
 			}
-			if f.EventID == "" || json.Unmarshal(f.Data, &fr) != nil || fr.Event.TurnID == nil || *fr.Event.TurnID != turnID {
+			if f.EventID == "" || json.Unmarshal(f.Data, &fr) != nil || fr.Event.TurnID == nil || *fr.Event.TurnID != r.turnID {
 				continue
 			}
 			var out []agui.Event
-			if fr.Event.Type == ipc.TypeTurnStarted && history {
+			if fr.Event.Type == ipc.TypeTurnStarted && r.history {
 				if p, err := decodeTurnStarted(fr.Event); err == nil {
-					out = append(out, agui.Event{Type: agui.MessagesSnapshot, Messages: agui.Messages(a.aguiHistory(sid, p.UserMessageID))})
+					out = a.snapshot(r, p.UserMessageID)
 				}
 			}
 			evs, err := enc.Encode(fr.Event)
@@ -215,7 +266,7 @@ func (a *API) aguiAbort(sid, turnID string) {
 
 // aguiHistory returns the thread's messages for MESSAGES_SNAPSHOT: the
 // newest aguiSnapshotLimit of the current path, up to and including
-// userMessageID (this turn's answers stream live instead).
+// userMessageID (this turn's answers stream live instead; "": all).
 func (a *API) aguiHistory(sid, userMessageID string) []store.Message {
 	ms, _, err := a.bus.Reader().MessagesBefore(sid, "", aguiSnapshotLimit)
 	if err != nil {

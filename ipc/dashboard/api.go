@@ -202,6 +202,8 @@ func (a *API) writeHubError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusBadRequest, "invalid_input", pe.Message)
 	case errors.Is(err, ipc.ErrQueueFull):
 		writeError(w, http.StatusTooManyRequests, "queue_full", err.Error())
+	case errors.Is(err, ipc.ErrConflict):
+		writeError(w, http.StatusConflict, "conflict", err.Error())
 	case errors.Is(err, context.Canceled):
 		writeError(w, http.StatusServiceUnavailable, "cancelled", "request cancelled")
 	default:

@@ -382,11 +382,12 @@ export interface ToolUseEnd {
   final_input: unknown;
 }
 
-/** Payload of tool.output_delta: live tool output, or a worker's text (stream "worker"). */
+/** Payload of tool.output_delta: live tool output, or a worker's text (stream "worker"); reset: the worker text so far is void (a retried model call). */
 export interface ToolOutputDelta {
   tool_use_id: string;
   stream: "stdout" | "stderr" | "worker" | string;
   text: string;
+  reset?: boolean;
 }
 
 /**

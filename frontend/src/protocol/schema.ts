@@ -325,7 +325,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     tool_use_id: "string",
     final_input: "json",
   },
-  "tool.output_delta": { tool_use_id: "string", stream: "string", text: "string" },
+  "tool.output_delta": { tool_use_id: "string", stream: "string", text: "string", reset: "boolean?" },
   "message.reset": { message_id: "string", attempt: "number", error_class: "string", error: "string" },
   "message.complete": { message_id: "string", stop_reason: "string", final_content: "blocks", usage: "usage", retries: "retries?" },
 };

@@ -200,6 +200,12 @@ describe("stalls and title calls", () => {
     expect(resumed.stall).toBeNull();
   });
 
+  it("a worker's retried stream replaces its partial in the delegation card (tool.output_delta reset)", () => {
+    const out = (text: string, reset?: boolean) => ev("tool.output_delta", { tool_use_id: "tu_d", stream: "worker", text, ...(reset ? { reset } : {}) });
+    const s = apply([ev("delegate.started", { tool_use_id: "tu_d", worker_session_id: "W", task: "t", depth: 1, status_text: "", summary: "" }), out("Partial "), out("answer"), out("", true), out("The retried answer.")]);
+    expect(s.delegations["tu_d"]?.workerOutput).toBe("The retried answer.");
+  });
+
   it("a title call neither raises an error nor touches the context size", () => {
     const failed = ev("llm.call_failed", { call_id: "c9", model: "m", error_class: "invalid_request", message: "no", attempt: 1, will_retry: false, purpose: "title" }, null);
     const done = ev("llm.call_completed", { call_id: "c8", model: "m", message_id: "", stop_reason: "end_turn", usage: { input_tokens: 30, output_tokens: 5, cost_usd: 0.01 }, duration_ms: 3, purpose: "title" }, null);

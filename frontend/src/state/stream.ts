@@ -267,7 +267,8 @@ export function onToolOutputDelta(s: SessionState, e: Ev<"tool.output_delta">): 
   const p = e.payload;
   if (p.stream === "worker" || s.delegations[p.tool_use_id]) {
     const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
-    const [workerOutput, workerOutputDropped] = appendCapped(d.workerOutput, d.workerOutputDropped, p.text);
+    // reset: the worker's model call is retried; what it streamed so far is void.
+    const [workerOutput, workerOutputDropped] = p.reset ? [p.text, 0] : appendCapped(d.workerOutput, d.workerOutputDropped, p.text);
     return putDelegation(s, { ...d, workerOutput, workerOutputDropped });
   }
   const card = toolCard(s, p.tool_use_id, "", e.turn_id);

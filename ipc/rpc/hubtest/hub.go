@@ -118,6 +118,23 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) error {
 // turn.started, then a scripted assistant streams each word of content back
 // as a text.delta, completes the message and the turn.
 func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.SubmitResult, error) {
+	return h.submit(ctx, sessionID, newID(), content)
+}
+
+// SubmitTurnWithID implements ipc.IDSubmitter: SubmitTurn whose user
+// message has the client's id (validated; one the session has is
+// ErrConflict).
+func (h *Hub) SubmitTurnWithID(ctx context.Context, sessionID, messageID, content string) (ipc.SubmitResult, error) {
+	if err := ipc.ValidClientMessageID(messageID); err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	if _, err := h.db().Message(sessionID, messageID); err == nil {
+		return ipc.SubmitResult{}, fmt.Errorf("message %q exists: %w", messageID, ipc.ErrConflict)
+	}
+	return h.submit(ctx, sessionID, messageID, content)
+}
+
+func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string) (ipc.SubmitResult, error) {
 	s, err := h.GetSession(ctx, sessionID)
 	if err != nil {
 		return ipc.SubmitResult{}, err
@@ -126,7 +143,7 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 		return ipc.SubmitResult{}, fmt.Errorf("empty content: %w", ipc.ErrInvalidInput)
 	}
 	now := time.Now().UTC()
-	turn := store.Turn{ID: newID(), SessionID: sessionID, UserMessageID: newID(), Status: store.TurnRunning, CreatedAt: now, StartedAt: now}
+	turn := store.Turn{ID: newID(), SessionID: sessionID, UserMessageID: messageID, Status: store.TurnRunning, CreatedAt: now, StartedAt: now}
 	user := store.Message{ID: turn.UserMessageID, SessionID: sessionID, TurnID: turn.ID, Role: store.RoleUser,
 		Content: []store.ContentBlock{{Type: store.BlockText, Text: content}}, Status: store.StatusComplete, CreatedAt: now}
 	s.CurrentTurnID = turn.ID
