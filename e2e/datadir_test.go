@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,11 +46,7 @@ func TestDataDirInHomeWorkspace(t *testing.T) {
 	t.Cleanup(stop)
 	before := snapshot(t, data)
 
-	u, err := url.Parse(info.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &seed002Client{t: t, base: u.Scheme + "://" + u.Host, token: info.Token}
+	c := newDashClient(t, info)
 	var sess struct {
 		SessionID string `json:"session_id"`
 	}
