@@ -163,6 +163,8 @@ type session struct {
 	compacting bool
 	// titling is set (under Hub.mu) while the title call runs.
 	titling bool
+	// callIDs names the session's tool calls (Hub.callIDs); nil until needed.
+	callIDs *agent.CallIDs
 }
 
 // run is a turn in flight.

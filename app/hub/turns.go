@@ -332,6 +332,7 @@ func (h *Hub) runTurn(r *run, s *session, onText func(string)) agent.Outcome {
 			OnText:         onText,
 			BeforeTools:    beforeTools,
 			Approver:       approver{h: h, s: s, r: r},
+			CallIDs:        h.callIDs(s),
 			CancelText:     cancelText,
 			Logger:         h.log,
 		})

@@ -144,7 +144,7 @@ export const BLOCK_SPECS: {
 } = {
   text: { type: "string", text: "string" },
   thinking: { type: "string", thinking: "string", signature: "string?" },
-  toolCall: { type: "string", id: "string", name: "string", arguments: "json" },
+  toolCall: { type: "string", id: "string", name: "string", arguments: "json", provider_id: "string?" },
   image: { type: "string", source: "image-source" },
 };
 
