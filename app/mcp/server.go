@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -100,7 +101,7 @@ func (s *server) serve() (err error) {
 	var proc *process
 	var transport sdk.Transport
 	if s.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: headerClient(s.cfg.Headers), MaxRetries: 2}
+		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: headerClient(s.cfg.URL, s.cfg.Headers), MaxRetries: 2}
 	} else {
 		p, err := startProcess(s.name, s.cfg, s.m.pids)
 		if err != nil {
@@ -185,11 +186,10 @@ func (s *server) listTools(cs *sdk.ClientSession) ([]tool.Tool, error) {
 		}
 		for _, t := range res.Tools {
 			rt := newRemoteTool(s, t)
-			if seen[rt.name] {
-				s.m.log.Warn("mcp: duplicate tool name after namespacing; skipped", "server", s.name, "tool", t.Name)
-				continue
+			if name := uniqueName(rt.name, seen); name != rt.name {
+				s.m.log.Warn("mcp: tool name taken after sanitising; renamed", "server", s.name, "tool", t.Name, "as", name)
+				rt.name = name
 			}
-			seen[rt.name] = true
 			out = append(out, rt)
 		}
 		if res.NextCursor == "" {
@@ -371,20 +371,52 @@ func names(tools []tool.Tool) []string {
 	return out
 }
 
-// headerClient is an HTTP client that adds headers to every request.
-func headerClient(h map[string]string) *http.Client {
-	if len(h) == 0 {
-		return http.DefaultClient
+// headerClient is the HTTP client of the streamable-HTTP server at
+// endpoint. The configured headers (credentials, typically) go only to
+// endpoint's origin, and a redirect to another origin is refused: the
+// redirected request would carry the call's arguments there, and Go's
+// redirect handling cannot strip headers that a transport adds below it.
+func headerClient(endpoint string, h map[string]string) *http.Client {
+	home := origin(endpoint)
+	return &http.Client{
+		Transport: headerTransport{origin: home, h: h, next: http.DefaultTransport},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if o := origin(req.URL.String()); o != home {
+				return fmt.Errorf("refusing a redirect from %s to %s: MCP requests go to the configured origin only", home, o)
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		},
 	}
-	return &http.Client{Transport: headerTransport{h: h, next: http.DefaultTransport}}
 }
 
+// origin is scheme://host:port of a URL, the port made explicit ("" when
+// the URL does not parse).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// headerTransport adds the configured headers to requests to origin.
 type headerTransport struct {
-	h    map[string]string
-	next http.RoundTripper
+	origin string
+	h      map[string]string
+	next   http.RoundTripper
 }
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.h) == 0 || origin(r.URL.String()) != t.origin {
+		return t.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range t.h {
 		r.Header.Set(k, v)
