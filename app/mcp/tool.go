@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -148,7 +149,7 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessag
 		token = "agenthub-" + newMarker()
 	}
 	stop := t.srv.watch(token, env.Output)
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: sdk.Meta{"progressToken": token}, Name: t.remote, Arguments: args})
+	res, err := cs.CallTool(reasonCtx{ctx}, &sdk.CallToolParams{Meta: sdk.Meta{"progressToken": token}, Name: t.remote, Arguments: args})
 	stop()
 	if ctx.Err() != nil {
 		t.srv.afterCancel(cs, token)
@@ -173,6 +174,52 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessag
 		Output: out, IsError: res.IsError, OutputBytes: int64(len(out)),
 		StatusText: status, Summary: tool.CodeBlock("text", lastLines(out, 40)),
 	}, nil
+}
+
+// reasonCtx is a call's context as the SDK sees it: once it ends, Err says
+// why in words. The SDK sends ctx.Err()'s text as the reason of
+// notifications/cancelled, which the server may log or show; "context
+// canceled" tells its user nothing. The error still matches
+// context.Canceled (or DeadlineExceeded) with errors.Is.
+type reasonCtx struct{ context.Context }
+
+// Err implements context.Context.
+func (c reasonCtx) Err() error {
+	err := c.Context.Err()
+	if err == nil {
+		return nil
+	}
+	return &cancelReason{text: cancelText(context.Cause(c.Context)), err: err}
+}
+
+// cancelReason is a cancelled call's reason; it unwraps to the context's error.
+type cancelReason struct {
+	text string
+	err  error
+}
+
+func (r *cancelReason) Error() string { return r.text }
+func (r *cancelReason) Unwrap() error { return r.err }
+
+// cancelText words a turn's cancel cause (app/hub's: user_cancel, timeout,
+// shutdown; or the reason a client gave) for an MCP server.
+func cancelText(cause error) string {
+	switch {
+	case cause == nil, errors.Is(cause, context.Canceled):
+		return "cancelled by the user"
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "cancelled: timed out"
+	}
+	switch c := cause.Error(); c {
+	case "user_cancel":
+		return "cancelled by the user"
+	case "timeout":
+		return "cancelled: the turn timed out"
+	case "shutdown":
+		return "cancelled: Agent Hub is shutting down"
+	default:
+		return "cancelled: " + c
+	}
 }
 
 // notRunning is the error a call to a server that is not ready gets.

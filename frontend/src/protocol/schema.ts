@@ -283,6 +283,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     workspace: "string?",
     status: "string",
     tools: "string[]",
+    unsupported_tools: "string[]?",
     error: "string?",
     stderr_tail: "string?",
     restarts: "number",
