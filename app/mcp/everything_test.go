@@ -119,18 +119,7 @@ func TestServerEverything(t *testing.T) {
 
 	// Cancelled mid-way: the call ends at once; the server keeps sending
 	// progress for it, so it is restarted — at once, not as a crash.
-	ctx, cancel := context.WithCancel(context.Background())
-	out = newOutput()
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(t, long, ctx, out, `{"duration":60,"steps":600}`)
-		done <- err
-	}()
-	<-out.first
-	cancel()
-	if err := <-done; !isClass(err, "cancelled") {
-		t.Fatalf("cancelled call: %v", err)
-	}
+	cancelToolMidCall(t, long, `{"duration":60,"steps":600}`)
 	st, idx = sts.wait(t, idx, func(st ipc.MCPServerStatus) bool { return st.Status == ipc.MCPFailed })
 	if !strings.Contains(st.Error, "kept working on a cancelled call") {
 		t.Fatalf("after the cancel: %+v", st)

@@ -245,12 +245,19 @@ func TestCancelIgnoredRestartsServer(t *testing.T) {
 // first progress arrived; the call must end cancelled.
 func cancelMidCall(t *testing.T, m *mcp.Manager, input string) {
 	t.Helper()
+	cancelToolMidCall(t, find(t, m.Tools("/"), "t__slow"), input)
+}
+
+// cancelToolMidCall calls tl with input and cancels the call once its first
+// progress arrived; the call must end cancelled.
+func cancelToolMidCall(t *testing.T, tl tool.Tool, input string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := newOutput()
 	done := make(chan error, 1)
 	go func() {
-		_, err := run(t, find(t, m.Tools("/"), "t__slow"), ctx, out, input)
+		_, err := run(t, tl, ctx, out, input)
 		done <- err
 	}()
 	<-out.first
