@@ -32,7 +32,11 @@ const maxIgnoreFile = 1 << 20
 func List(ctx context.Context, root string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
+	// A workspace reached through a symbolic link is walked where it is.
 	root, err := filepath.Abs(root)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", root, err)
 	}

@@ -82,8 +82,13 @@ func TestListMatchesGitLsFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "docs", ".gitignore"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The workspace may be reached through a symbolic link.
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
 	for sub, want := range wants {
-		got, err := mention.List(context.Background(), filepath.Join(root, sub))
+		got, err := mention.List(context.Background(), filepath.Join(link, sub))
 		if err != nil {
 			t.Fatal(err)
 		}
