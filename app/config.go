@@ -43,6 +43,10 @@ type Config struct {
 	DataDir string
 	// Workspace is the default working directory for new sessions' tools.
 	Workspace string
+	// WorkspaceSet reports that --workspace was given. Without it a desktop
+	// launch assumes no folder (a launcher starts the app in $HOME): the
+	// first session asks for one, and the last one chosen is remembered.
+	WorkspaceSet bool
 	// Model is the default model as "provider:model"; empty means from settings.
 	Model string
 	// EventRetention is how long bus events stay replayable.
@@ -118,7 +122,7 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.BoolVar(&cfg.Headless, "headless", false, "no window: run the hub and the dashboard port only (default: desktop when a display exists)")
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "dashboard `ADDR` (loopback only; port 0 picks a free one; desktop: off unless enabled in settings or given)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "`DIR` for the bbolt file, settings.json and dashboard.json (default: "+describeDefaultDataDir()+")")
-	fs.StringVar(&cfg.Workspace, "workspace", cfg.Workspace, "default working `DIR` for new sessions' tools")
+	fs.StringVar(&cfg.Workspace, "workspace", cfg.Workspace, "default working `DIR` for new sessions' tools (headless: the current directory; desktop: none — the first session asks for a folder, later ones start in the last one chosen)")
 	fs.StringVar(&cfg.Model, "model", "", "default model as `PROVIDER:MODEL`, e.g. anthropic:claude-sonnet-4-6, openai:gpt-4.1, openai:llama3.1 (default: from settings)")
 	fs.DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long bus events stay replayable")
 	fs.DurationVar(&cfg.DeltaRetention, "delta-retention", cfg.DeltaRetention, "how long streaming events stay replayable after their message completes")
@@ -166,8 +170,11 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 		return cfg, err
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "listen" {
+		switch f.Name {
+		case "listen":
 			cfg.ListenSet = true
+		case "workspace":
+			cfg.WorkspaceSet = true
 		}
 	})
 	cfg.Harness.fromEnv(getenv)

@@ -44,7 +44,7 @@ func TestParseFlagsEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Version: "dev", Headless: true, Listen: "127.0.0.1:0", ListenSet: true, DataDir: "/d", Workspace: "/w",
+		Version: "dev", Headless: true, Listen: "127.0.0.1:0", ListenSet: true, DataDir: "/d", Workspace: "/w", WorkspaceSet: true,
 		Model: "openai:llama3.1", EventRetention: 2 * time.Hour, DeltaRetention: 5 * time.Minute,
 		Heartbeat: 10 * time.Second, ClientQueue: 7, ReplayLimit: 9, TurnTimeout: time.Minute,
 		ClientStall: 2 * time.Second, MaxConnections: 3, ToolOutputLog: 64 << 10, ToolOutputMax: 1 << 20,

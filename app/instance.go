@@ -196,18 +196,21 @@ func (in *Instance) startServices() error {
 			}
 		},
 	})
+	ws, ask := defaultWorkspace(cfg, in.Headless, in.log)
 	h, err := hub.New(hub.Config{
-		DataDir:          cfg.DataDir,
-		DefaultWorkspace: cfg.Workspace,
-		DefaultModel:     cfg.Model,
-		TurnTimeout:      cfg.TurnTimeout,
-		ApprovalMode:     permission.Mode(cfg.ApprovalMode),
-		ToolOptions:      tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
-		OutputRetention:  cfg.EventRetention,
-		MCP:              in.MCP,
-		Search:           index,
-		AutoTitle:        true,
-		Logger:           in.log,
+		DataDir:           cfg.DataDir,
+		DefaultWorkspace:  ws,
+		AskWorkspace:      ask,
+		OnWorkspaceChosen: func(dir string) { rememberWorkspace(cfg.DataDir, dir, in.log) },
+		DefaultModel:      cfg.Model,
+		TurnTimeout:       cfg.TurnTimeout,
+		ApprovalMode:      permission.Mode(cfg.ApprovalMode),
+		ToolOptions:       tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
+		OutputRetention:   cfg.EventRetention,
+		MCP:               in.MCP,
+		Search:            index,
+		AutoTitle:         true,
+		Logger:            in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
 	if err != nil {
 		return fmt.Errorf("start hub: %w", err)
@@ -307,7 +310,10 @@ type Info struct {
 	Model string `json:"model"`
 	// DashboardURL is the first-load URL with token, "" when the dashboard is off.
 	DashboardURL string `json:"dashboard_url"`
-	// Workspace is --workspace: the folder new sessions use unless one is chosen.
+	// Workspace is the folder new sessions use unless one is chosen:
+	// --workspace, or headless the directory it started in; a desktop launch
+	// without --workspace has the folder chosen last, "" before any (the
+	// window then asks for one).
 	Workspace string `json:"workspace"`
 	// Commit is the VCS revision of the build ("" when unknown).
 	Commit string `json:"commit,omitempty"`
@@ -317,6 +323,15 @@ type Info struct {
 	// then shows it and StartupHint, what to do, instead of the chat).
 	StartupError string `json:"startup_error,omitempty"`
 	StartupHint  string `json:"startup_hint,omitempty"`
+}
+
+// defaultWorkspace is the hub's current default folder (the configured one
+// before the hub runs).
+func (in *Instance) defaultWorkspace() string {
+	if in.Hub != nil {
+		return in.Hub.DefaultWorkspace()
+	}
+	return in.Config.Workspace
 }
 
 // Info returns the instance's current Info.
@@ -336,7 +351,7 @@ func (in *Instance) Info() Info {
 		DataDir:   in.Config.DataDir,
 		Provider:  DetectProvider(in.settings.Current(), in.getenv),
 		Model:     model,
-		Workspace: in.Config.Workspace,
+		Workspace: in.defaultWorkspace(),
 		Commit:    BuildCommit(),
 	}
 	if in.Config.Logs != nil {

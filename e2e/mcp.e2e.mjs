@@ -26,8 +26,9 @@ await runScenario('mcp', async ({ page, step, shot }) => {
   await block.locator('button', { hasText: 'Add server' }).click();
   const server = block.locator('.mcp-server[data-server="t"][data-status="ready"]');
   await server.waitFor({ timeout: T });
-  await server.locator('.mcp-state', { hasText: 'ready · 6 tools' }).waitFor({ timeout: T });
+  await server.locator('.mcp-state', { hasText: 'ready · 7 tools' }).waitFor({ timeout: T });
   await server.locator('.mcp-tools', { hasText: 't__fast' }).waitFor({ timeout: T });
+  await server.locator('.mcp-unsupported', { hasText: 'task_only' }).waitFor({ timeout: T });
   await shot('mcp-settings');
   await page.keyboard.press('Escape');
   await page.locator('[role="dialog"]').waitFor({ state: 'detached', timeout: T });

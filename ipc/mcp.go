@@ -19,8 +19,14 @@ type MCPServerStatus struct {
 	Workspace string `json:"workspace,omitempty"`
 	// Status is one of MCPStarting, MCPReady, MCPFailed, MCPStopped.
 	Status string `json:"status"`
-	// Tools names the tools offered to the model (namespaced), when ready.
+	// Tools names the tools offered to the model (namespaced): while the
+	// server is ready, and the last list while it restarts (a call then
+	// answers that it is not running).
 	Tools []string `json:"tools"`
+	// UnsupportedTools names (as the server does) the tools not offered
+	// because they must be called as MCP tasks (execution.taskSupport
+	// "required"), which Agent Hub does not support.
+	UnsupportedTools []string `json:"unsupported_tools,omitempty"`
 	// Error says why the server failed or was restarted.
 	Error string `json:"error,omitempty"`
 	// StderrTail is the end of a stdio server's stderr (at most 4 KiB).

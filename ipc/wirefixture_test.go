@@ -122,7 +122,7 @@ func fixturePayloads() map[string]struct {
 		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionAlways, By: "dashboard",
 			Message: "fine", Rule: fxRule, WorkerSessionID: fxWorker}},
 		TypeMCPServerStatus: {ActorSystem, MCPServerStatus{Server: "files", Transport: "stdio", Workspace: "/home/u/proj", Status: MCPFailed,
-			Tools: []string{}, Error: "exited: exit status 1", StderrTail: "panic: boom\n", Restarts: 2, RetryInMS: 4000}},
+			Tools: []string{"files__read"}, UnsupportedTools: []string{"long-research"}, Error: "exited: exit status 1", StderrTail: "panic: boom\n", Restarts: 2, RetryInMS: 4000}},
 		TypeCompactionStarted: {ActorSystem, CompactionStarted{Trigger: "threshold", EstimatedTokens: 182000, ContextWindow: 200000}},
 		TypeCompactionComplete: {ActorSystem, CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000,
 			Reason: "tokens", ContextStartOffset: 24, Error: "summary call failed: 529 overloaded"}},
@@ -143,7 +143,7 @@ func fixturePayloads() map[string]struct {
 			FinalContent: []store.ContentBlock{
 				{Type: store.BlockThinking, Thinking: "The user wants tests run.", Signature: sig},
 				{Type: store.BlockText, Text: "Let me run the tests."},
-				{Type: store.BlockToolCall, ID: fxTool, Name: "bash", Arguments: fxInput},
+				{Type: store.BlockToolCall, ID: fxTool, Name: "bash", Arguments: fxInput, ProviderID: "call_0"},
 				{Type: store.BlockImage, Source: &store.ImageSource{Type: "base64", MediaType: "image/png", Data: "iVBORw0KGgo="}},
 				{Type: store.BlockImage, Source: &store.ImageSource{Type: store.ImageAttachment, MediaType: "image/png", Attachment: fxAttachment,
 					Name: "screen.png", Width: 1280, Height: 800, Bytes: 48213}},

@@ -36,7 +36,7 @@ const (
 // into one struct. Type selects which fields are meaningful:
 //   - "text": Text
 //   - "thinking": Thinking, Signature (the provider's opaque signature, may be empty)
-//   - "toolCall": ID, Name, Arguments (a JSON object)
+//   - "toolCall": ID, Name, Arguments (a JSON object), ProviderID
 //   - "image": Source
 type ContentBlock struct {
 	Type      string          `json:"type"`
@@ -47,6 +47,10 @@ type ContentBlock struct {
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Source    *ImageSource    `json:"source,omitempty"`
+	// ProviderID is the provider's own id of a tool call when the app gave
+	// the call another ID (the provider's was missing, malformed or already
+	// used in the session); the adapters send it back to the provider.
+	ProviderID string `json:"provider_id,omitempty"`
 }
 
 // Image source types.

@@ -106,7 +106,10 @@ type Config struct {
 	// Approver, if set, is asked before each tool call runs (after
 	// tool.called); nil runs every call.
 	Approver Approver
-	Logger   *slog.Logger
+	// CallIDs names the tool calls (their tool_use_ids); nil means a namer
+	// that knows only this loop's calls.
+	CallIDs *CallIDs
+	Logger  *slog.Logger
 }
 
 // Outcome statuses.
@@ -179,6 +182,9 @@ func Run(ctx context.Context, c Config) Outcome {
 	}
 	if c.CancelText == nil {
 		c.CancelText = func(context.Context) string { return "cancelled by user" }
+	}
+	if c.CallIDs == nil {
+		c.CallIDs = NewCallIDs(nil, false)
 	}
 	l := &loop{Config: c, ctx: ctx}
 	l.run(ctx)

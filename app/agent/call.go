@@ -139,9 +139,14 @@ type streamSink struct {
 	shownUsage store.Usage
 	retries    *store.Retries
 	stall      *stallWatch // nil outside the provider's Stream
-	// open tool uses (started, not ended) by content block index.
+	// open tool uses (started, not ended) by content block index: the app's id.
 	open map[int]string
+	// calls are the named tool uses by content block index.
+	calls map[int]namedCall
 }
+
+// namedCall is a tool use's id in the app and the provider's id for it.
+type namedCall struct{ id, provider string }
 
 // alive tells the stall watch the stream delivered something.
 func (s *streamSink) alive() {
@@ -166,7 +171,7 @@ func (s *streamSink) MessageStart() {
 		}), func(sess *store.Session) { sess.StreamingMessageID = s.msgID })
 		return
 	}
-	s.open, s.shown, s.shownUsage = nil, nil, store.Usage{}
+	s.open, s.calls, s.shown, s.shownUsage = nil, nil, nil, store.Usage{}
 	r := ipc.MessageReset{MessageID: s.msgID, Attempt: s.attempt}
 	if s.retries != nil {
 		r.ErrorClass, r.Error = s.retries.ErrorClass, s.retries.Error
@@ -194,33 +199,66 @@ func (s *streamSink) ThinkingDelta(index int, text string, signature *string) {
 	}))
 }
 
-func (s *streamSink) ToolUseStart(index int, id, name string) {
+// ToolUseStart names the call (CallIDs) before anything about it is
+// emitted: from here on the app's id replaces the provider's.
+func (s *streamSink) ToolUseStart(index int, providerID, name string) {
 	s.MessageStart()
 	if s.open == nil {
-		s.open = map[int]string{}
+		s.open, s.calls = map[int]string{}, map[int]namedCall{}
 	}
+	id := s.l.CallIDs.Assign(providerID)
+	s.calls[index] = namedCall{id: id, provider: providerID}
 	s.open[index] = id
 	s.l.emit(s.l.draft(ipc.TypeToolUseStart, ipc.ActorAgent, ipc.ToolUseStart{
 		MessageID: s.msgID, ContentBlockIndex: index, ToolUseID: id, ToolName: name,
 	}))
 }
 
-func (s *streamSink) ToolUseInputDelta(index int, id, fragment string) {
+// callID is the app's id of the call at index (the provider's id when the
+// adapter never opened it, which no adapter does).
+func (s *streamSink) callID(index int, providerID string) string {
+	if c, ok := s.calls[index]; ok {
+		return c.id
+	}
+	return providerID
+}
+
+func (s *streamSink) ToolUseInputDelta(index int, providerID, fragment string) {
 	s.alive()
 	s.l.emit(s.l.draft(ipc.TypeToolUseInputDelta, ipc.ActorAgent, ipc.ToolUseInputDelta{
-		MessageID: s.msgID, ContentBlockIndex: index, ToolUseID: id, PartialJSON: fragment,
+		MessageID: s.msgID, ContentBlockIndex: index, ToolUseID: s.callID(index, providerID), PartialJSON: fragment,
 	}))
 }
 
-func (s *streamSink) ToolUseEnd(index int, id string, finalInput json.RawMessage) {
+func (s *streamSink) ToolUseEnd(index int, providerID string, finalInput json.RawMessage) {
 	s.alive()
 	delete(s.open, index)
 	if len(finalInput) == 0 {
 		finalInput = json.RawMessage(`{}`)
 	}
 	s.l.emit(s.l.draft(ipc.TypeToolUseEnd, ipc.ActorAgent, ipc.ToolUseEnd{
-		MessageID: s.msgID, ContentBlockIndex: index, ToolUseID: id, FinalInput: finalInput,
+		MessageID: s.msgID, ContentBlockIndex: index, ToolUseID: s.callID(index, providerID), FinalInput: finalInput,
 	}))
+}
+
+// rename gives the tool calls of content the ids their streams were named
+// with (keeping the provider's id in ProviderID when it differs); a call
+// that never streamed is named here.
+func (s *streamSink) rename(content []store.ContentBlock) {
+	for i := range content {
+		b := &content[i]
+		if b.Type != store.BlockToolCall {
+			continue
+		}
+		c, ok := s.calls[i]
+		if !ok || c.provider != b.ID {
+			c = namedCall{id: s.l.CallIDs.Assign(b.ID), provider: b.ID}
+		}
+		if c.id != c.provider {
+			b.ProviderID = c.provider
+		}
+		b.ID = c.id
+	}
 }
 
 // complete closes any tool use left open (with the input content holds,
@@ -229,7 +267,7 @@ func (s *streamSink) ToolUseEnd(index int, id string, finalInput json.RawMessage
 func (s *streamSink) complete(content []store.ContentBlock, usage store.Usage, status, stopReason string) store.Message {
 	for idx, id := range s.open {
 		input := json.RawMessage(`{}`)
-		if idx < len(content) && content[idx].ID == id && json.Valid(content[idx].Arguments) {
+		if idx < len(content) && content[idx].ID == s.calls[idx].provider && json.Valid(content[idx].Arguments) {
 			input = content[idx].Arguments
 		}
 		s.ToolUseEnd(idx, id, input)
@@ -237,6 +275,7 @@ func (s *streamSink) complete(content []store.ContentBlock, usage store.Usage, s
 	if content == nil {
 		content = []store.ContentBlock{}
 	}
+	s.rename(content)
 	for i := range content {
 		if content[i].Type == store.BlockToolCall && !json.Valid(content[i].Arguments) {
 			content[i].Arguments = json.RawMessage(`{}`)

@@ -16,7 +16,10 @@ import (
 )
 
 // dispatch runs the tool calls of one assistant message in parallel and
-// stores a toolResult message for each. It reports false when the turn was
+// stores a toolResult message for each. Every call is announced first, in
+// the model's order (tool.called, or tool.failed for a call that cannot
+// start), so the log's order never depends on goroutine scheduling; then
+// the announced calls run in parallel. It reports false when the turn was
 // cancelled (at the seam or mid-tool): every call that did not finish then
 // has a tool.failed (error_class cancelled) and a synthetic result.
 func (l *loop) dispatch(ctx context.Context, msgID string, calls []store.ContentBlock) bool {
@@ -26,15 +29,25 @@ func (l *loop) dispatch(ctx context.Context, msgID string, calls []store.Content
 	var (
 		wg        sync.WaitGroup
 		mu        sync.Mutex
-		cancelled []string
+		cancelled = map[string]bool{}
+		started   []*startedCall
 	)
 	for _, c := range calls {
+		sc, wasCancelled := l.announce(ctx, msgID, c)
+		if wasCancelled {
+			cancelled[c.ID] = true
+		}
+		if sc != nil {
+			started = append(started, sc)
+		}
+	}
+	for _, sc := range started {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if l.runTool(ctx, msgID, c) {
+			if l.runTool(ctx, sc) {
 				mu.Lock()
-				cancelled = append(cancelled, c.ID)
+				cancelled[sc.call.ID] = true
 				mu.Unlock()
 			}
 		}()
@@ -44,12 +57,8 @@ func (l *loop) dispatch(ctx context.Context, msgID string, calls []store.Content
 		return true
 	}
 	// Keep the cancelled ids in call order for a stable turn.cancelled payload.
-	set := map[string]bool{}
-	for _, id := range cancelled {
-		set[id] = true
-	}
 	for _, c := range calls {
-		if set[c.ID] {
+		if cancelled[c.ID] {
 			l.out.CancelledTools = append(l.out.CancelledTools, c.ID)
 		}
 	}
@@ -57,9 +66,19 @@ func (l *loop) dispatch(ctx context.Context, msgID string, calls []store.Content
 	return false
 }
 
-// runTool runs one call; it reports true when the call was cancelled
-// (pending at the seam or cut short while running).
-func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBlock) (cancelled bool) {
+// startedCall is an announced call (tool.called emitted) about to run.
+type startedCall struct {
+	call            store.ContentBlock
+	tool            tool.Tool
+	input           json.RawMessage
+	status, summary string
+}
+
+// announce emits tool.called for call and returns it ready to run; a call
+// that cannot start (the turn was cancelled at the seam, an unknown tool)
+// ends here with tool.failed, and nil is returned (cancelled reports the
+// former).
+func (l *loop) announce(ctx context.Context, msgID string, call store.ContentBlock) (sc *startedCall, cancelled bool) {
 	input := call.Arguments
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
@@ -72,16 +91,23 @@ func (l *loop) runTool(ctx context.Context, msgID string, call store.ContentBloc
 	if ctx.Err() != nil {
 		// §6.2.3: scheduled, never executed.
 		l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
-		return true
+		return nil, true
 	}
 	if !found {
 		l.failTool(call, ipc.ToolErrUnknownTool, fmt.Sprintf("unknown tool %q", call.Name), status, summary)
-		return false
+		return nil, false
 	}
 	l.emit(l.draft(ipc.TypeToolCalled, ipc.ActorTool, ipc.ToolCalled{
 		ToolUseID: call.ID, ToolName: call.Name, Input: input, MessageID: msgID,
 		StatusText: status, Summary: summary,
 	}))
+	return &startedCall{call: call, tool: t, input: input, status: status, summary: summary}, false
+}
+
+// runTool runs one announced call; it reports true when the call was
+// cancelled (while it waited for approval or cut short while running).
+func (l *loop) runTool(ctx context.Context, sc *startedCall) (cancelled bool) {
+	call, t, input, status, summary := sc.call, sc.tool, sc.input, sc.status, sc.summary
 	if run, cancelled := l.approve(ctx, call, input, status, summary); !run {
 		return cancelled
 	}

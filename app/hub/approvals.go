@@ -22,8 +22,11 @@ type ApprovalSettings interface {
 	ApprovalMode() permission.Mode
 }
 
-// approvals holds the tool calls waiting for the user's answer, by
-// tool_use_id.
+// approvals holds the tool calls waiting for the user's answer, keyed by a
+// key the hub mints per request (never the provider's id: two sessions may
+// hold the same tool_use_id). approveTool finds a request by its session
+// (or an ancestor's, for a worker's copy) and tool_use_id, which the
+// session's CallIDs keep unique within a session tree.
 type approvals struct {
 	mu      sync.Mutex
 	pending map[string]*pendingApproval
@@ -135,7 +138,8 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 	}
 	h.approvals.seq++
 	p.seq = h.approvals.seq
-	h.approvals.pending[c.ToolUseID] = p
+	key := agent.NewID()
+	h.approvals.pending[key] = p
 	h.approvals.mu.Unlock()
 	h.announce(ctx, a.r.turn.ID, p, ipc.TypeToolApprovalRequested, func(worker string) any {
 		r := req
@@ -150,7 +154,7 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 	case ans = <-p.answer:
 	case <-ctx.Done():
 		h.approvals.mu.Lock()
-		delete(h.approvals.pending, c.ToolUseID)
+		delete(h.approvals.pending, key)
 		h.approvals.mu.Unlock()
 		ans = ipc.ApproveToolRequest{Decision: ipc.DecisionCancelled, By: ipc.ResolvedByCancel}
 		if errors.Is(context.Cause(ctx), errShutdown) {
@@ -271,11 +275,10 @@ func (h *Hub) ApproveTool(ctx context.Context, req ipc.ApproveToolRequest) error
 		return fmt.Errorf("decision %q: want once, always or deny: %w", req.Decision, ipc.ErrInvalidInput)
 	}
 	h.approvals.mu.Lock()
-	p := h.approvals.pending[req.ToolUseID]
-	if p == nil || (p.sessionID != req.SessionID && !contains(p.copies, req.SessionID)) {
+	key, p, err := h.approvals.find(req.SessionID, req.ToolUseID)
+	if err != nil {
 		h.approvals.mu.Unlock()
-		return fmt.Errorf("no tool call %q of session %q is waiting for approval (unknown, already answered, or another session's): %w",
-			req.ToolUseID, req.SessionID, ipc.ErrInvalidInput)
+		return err
 	}
 	if req.Decision == ipc.DecisionAlways {
 		r, err := alwaysRule(p, req.Rule)
@@ -285,7 +288,7 @@ func (h *Hub) ApproveTool(ctx context.Context, req ipc.ApproveToolRequest) error
 		}
 		req.Rule = r
 	}
-	delete(h.approvals.pending, req.ToolUseID)
+	delete(h.approvals.pending, key)
 	h.approvals.mu.Unlock()
 	p.answer <- req
 	return nil
@@ -308,6 +311,38 @@ func alwaysRule(p *pendingApproval, edited *ipc.PermissionRule) (*ipc.Permission
 		return nil, fmt.Errorf("rule %s does not allow this call on its own (it must be an allow rule for %s that covers the call): %w", r, p.call.Tool, ipc.ErrInvalidInput)
 	}
 	return wireRule(r), nil
+}
+
+// find returns the request for tool call toolUseID that sessionID may
+// answer: the call's own session's first, then a copy in an ancestor.
+// Called with a.mu held.
+func (a *approvals) find(sessionID, toolUseID string) (string, *pendingApproval, error) {
+	var own, copied []string
+	for key, p := range a.pending {
+		if p.request.ToolUseID != toolUseID {
+			continue
+		}
+		switch {
+		case p.sessionID == sessionID:
+			own = append(own, key)
+		case contains(p.copies, sessionID):
+			copied = append(copied, key)
+		}
+	}
+	keys := own
+	if len(keys) == 0 {
+		keys = copied
+	}
+	switch len(keys) {
+	case 0:
+		return "", nil, fmt.Errorf("no tool call %q of session %q is waiting for approval (unknown, already answered, or another session's): %w",
+			toolUseID, sessionID, ipc.ErrInvalidInput)
+	case 1:
+		return keys[0], a.pending[keys[0]], nil
+	}
+	// CallIDs make this unreachable; refuse rather than guess.
+	return "", nil, fmt.Errorf("tool call %q is waiting in %d sessions under session %q; answer it in its own session: %w",
+		toolUseID, len(keys), sessionID, ipc.ErrInvalidInput)
 }
 
 func contains(ss []string, s string) bool {

@@ -333,13 +333,14 @@ func TestApprovalOfAWorkerSurfacesInTheParent(t *testing.T) {
 	}
 	h.approve(s.ID, "tu_d", ipc.DecisionOnce, "")
 	req := w.approvalRequest()
-	if req.ToolUseID != "tu_w" || req.WorkerSessionID == "" || req.WorkerSessionID == s.ID {
+	// A worker's calls get minted ids: unique beside the parent's own calls.
+	if !strings.HasPrefix(req.ToolUseID, agent.MintedCallPrefix) || req.WorkerSessionID == "" || req.WorkerSessionID == s.ID {
 		t.Fatalf("the worker's request as the parent sees it: %+v", req)
 	}
 	if ps, _ := h.hub.PendingApprovals(context.Background(), s.ID); len(ps) != 1 || ps[0].WorkerSessionID != req.WorkerSessionID {
 		t.Fatalf("the parent's listing: %+v", ps)
 	}
-	h.approve(s.ID, "tu_w", ipc.DecisionOnce, "") // answered from the parent's view
+	h.approve(s.ID, req.ToolUseID, ipc.DecisionOnce, "") // answered from the parent's view
 	if end := w.turnEnd(s.ID); end.Type != ipc.TypeTurnCompleted || !fileExists(h.ws, "from-worker.txt") {
 		t.Fatalf("turn %s; worker's file written %v", end.Type, fileExists(h.ws, "from-worker.txt"))
 	}
@@ -351,7 +352,7 @@ func TestApprovalOfAWorkerSurfacesInTheParent(t *testing.T) {
 			got = append(got, r.ToolUseID+"/"+r.Decision+"/"+r.WorkerSessionID)
 		}
 	}
-	if want := []string{"tu_d/once/", "tu_w/once/" + req.WorkerSessionID}; strings.Join(got, " ") != strings.Join(want, " ") {
+	if want := []string{"tu_d/once/", req.ToolUseID + "/once/" + req.WorkerSessionID}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("resolutions in the parent %v, want %v", got, want)
 	}
 }

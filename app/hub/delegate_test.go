@@ -2,8 +2,10 @@ package hub_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"agenthub/app/agent"
 	"agenthub/app/hub"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
@@ -110,7 +112,8 @@ func TestDelegationDepthLimit(t *testing.T) {
 			e.decode(t, &failed)
 		}
 	}
-	if failed.FailureMode != ipc.FailureDepthExceeded || failed.ToolUseID != "tu_2" {
+	// The worker's call (tu_2 to its provider) has a minted id.
+	if failed.FailureMode != ipc.FailureDepthExceeded || !strings.HasPrefix(failed.ToolUseID, agent.MintedCallPrefix) {
 		t.Fatalf("delegate.failed %+v", failed)
 	}
 	if n := countType(w.got, ipc.TypeDelegateStarted); n != 1 {

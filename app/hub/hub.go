@@ -53,8 +53,17 @@ type Config struct {
 	// DataDir holds tool outputs (DATA_DIR/tool-output/<session>/). Required.
 	DataDir string
 	// DefaultWorkspace is --workspace: new sessions' directory when the
-	// request names none. Default: the current directory.
+	// request names none. Default: the current directory, unless
+	// AskWorkspace.
 	DefaultWorkspace string
+	// AskWorkspace assumes no folder (a desktop launch without --workspace,
+	// which starts in $HOME): DefaultWorkspace may be "", and then a new
+	// session must name its folder; each top-level session created becomes
+	// the default and is handed to OnWorkspaceChosen (to remember it).
+	AskWorkspace bool
+	// OnWorkspaceChosen, with AskWorkspace, receives the folder of each
+	// top-level session created (called outside the hub's locks).
+	OnWorkspaceChosen func(dir string)
 	// DefaultModel is --model, the routing policy's last resort.
 	DefaultModel string
 	// TurnTimeout is --turn-timeout: a turn running longer is cancelled with
@@ -140,6 +149,7 @@ type Hub struct {
 	mu        sync.Mutex
 	providers *llm.Registry
 	sessions  map[string]*session
+	defaultWS string // new sessions' folder when they name none ("": they must)
 
 	perms       *permission.Store // workspace rules (DATA_DIR/permissions.json)
 	approvals   approvals         // tool calls waiting for the user
@@ -163,6 +173,8 @@ type session struct {
 	compacting bool
 	// titling is set (under Hub.mu) while the title call runs.
 	titling bool
+	// callIDs names the session's tool calls (Hub.callIDs); nil until needed.
+	callIDs *agent.CallIDs
 }
 
 // run is a turn in flight.
@@ -204,7 +216,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 	if cfg.DataDir == "" {
 		return nil, errors.New("hub: Config.DataDir is required")
 	}
-	if cfg.DefaultWorkspace == "" {
+	if cfg.DefaultWorkspace == "" && !cfg.AskWorkspace {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("hub: default workspace: %w", err)
@@ -237,7 +249,7 @@ func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (
 	}
 	h := &Hub{
 		cfg: cfg, bus: bus, db: bus.Reader(), settings: settings, log: cfg.Logger,
-		providers: providers, sessions: map[string]*session{},
+		providers: providers, sessions: map[string]*session{}, defaultWS: cfg.DefaultWorkspace,
 		attachments: attachment.New(filepath.Join(cfg.DataDir, "attachments")),
 		checkpoints: checkpoint.New(filepath.Join(cfg.DataDir, "checkpoints"), cfg.DataDir),
 	}
@@ -353,7 +365,10 @@ func (h *Hub) SetProviders(r *llm.Registry) {
 func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (store.Session, error) {
 	ws := strings.TrimSpace(req.WorkspacePath)
 	if ws == "" {
-		ws = h.cfg.DefaultWorkspace
+		ws = h.DefaultWorkspace()
+	}
+	if ws == "" {
+		return store.Session{}, fmt.Errorf("choose the session's folder: Agent Hub was started without --workspace and no folder was chosen yet: %w", ipc.ErrInvalidInput)
 	}
 	abs, err := existingDir(ws)
 	if err != nil {
@@ -377,7 +392,24 @@ func (h *Hub) CreateSession(ctx context.Context, req ipc.CreateSessionRequest) (
 		ID: agent.NewID(), Title: title, TitleSource: source, WorkspacePath: abs, ActiveModel: model,
 		CreatedAt: time.Now().UTC(), ApprovalMode: string(h.defaultApprovalMode()), AGUIThreadID: req.AGUIThreadID,
 	}
-	return h.createSession(ctx, rec)
+	created, err := h.createSession(ctx, rec)
+	if err == nil && h.cfg.AskWorkspace {
+		h.mu.Lock()
+		h.defaultWS = abs
+		h.mu.Unlock()
+		if h.cfg.OnWorkspaceChosen != nil {
+			h.cfg.OnWorkspaceChosen(abs)
+		}
+	}
+	return created, err
+}
+
+// DefaultWorkspace is the folder of a new session that names none: the
+// configured one, or with AskWorkspace the last one chosen ("" before any).
+func (h *Hub) DefaultWorkspace() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.defaultWS
 }
 
 // createSession registers rec and commits session.created (with ops:

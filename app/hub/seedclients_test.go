@@ -310,7 +310,8 @@ func TestSeedClientsAnswerThinkingAndTools(t *testing.T) {
 
 // A delegation whose worker runs a tool: the worker's call is a card of its
 // own after the delegation's, the delegation's stream holds the worker's
-// two messages as two paragraphs, the tool name is delegate_to_… (P7).
+// two messages as two paragraphs, the tool name is delegate_to_… (P7). A
+// worker's call ids are minted by the app (ahcall_…).
 func TestSeedClientsDelegationWithWorkerTool(t *testing.T) {
 	r := newSeedRun(t)
 	usage := llmtest.AnthropicUsage{Input: 100}
@@ -327,7 +328,7 @@ func TestSeedClientsDelegationWithWorkerTool(t *testing.T) {
 	a := r.answer(0)
 	deleg, worker := card(a, 0), card(a, 1)
 	if len(a.Cards) != 2 || deleg.Name != "delegate_to_subagent" || deleg.EventType != "delegation_result" ||
-		worker.ID != "tu_w" || worker.Name != "bash" || worker.Running || worker.Output != "w1\n" {
+		!strings.HasPrefix(worker.ID, "ahcall_") || worker.Name != "bash" || worker.Running || worker.Output != "w1\n" {
 		t.Errorf("P7: the cards %s", dump(a.Cards))
 	}
 	if got := deleg.Output; got != "Calling bash.\n\ndone:w1" {

@@ -387,6 +387,7 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 			OnReset:        onReset,
 			BeforeTools:    beforeTools,
 			Approver:       approver{h: h, s: s, r: r},
+			CallIDs:        h.callIDs(s),
 			CancelText:     cancelText,
 			Logger:         h.log,
 		})

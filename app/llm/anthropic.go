@@ -360,7 +360,7 @@ func anthropicMessages(msgs []store.Message) []anthropic.MessageParam {
 		}
 		out = append(out, anthropic.MessageParam{Role: role, Content: blocks})
 	}
-	for _, m := range RepairToolPairs(msgs) {
+	for _, m := range providerIDs(RepairToolPairs(msgs)) {
 		var blocks []anthropic.ContentBlockParamUnion
 		switch m.Role {
 		case store.RoleUser:

@@ -416,7 +416,7 @@ func openaiMessages(system string, msgs []store.Message) []openai.ChatCompletion
 	if system != "" {
 		out = append(out, openai.SystemMessage(system))
 	}
-	for _, m := range RepairToolPairs(msgs) {
+	for _, m := range providerIDs(RepairToolPairs(msgs)) {
 		switch m.Role {
 		case store.RoleUser:
 			var parts []openai.ChatCompletionContentPartUnionParam

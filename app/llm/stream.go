@@ -294,6 +294,61 @@ func RepairToolPairs(msgs []store.Message) []store.Message {
 	return out
 }
 
+// providerIDs returns msgs with every tool call and its result under the
+// id the provider gets back: the provider's own (ContentBlock.ProviderID)
+// for a call the app renamed, unless another call of the same message goes
+// back under it (a provider that gave two calls one id), else the app's id
+// (agent.CallIDs). So a strict server (Mistral accepts only its own 9-char
+// ids) sees its ids again, and no message holds one id twice. Run it after
+// RepairToolPairs, which pairs by the app's ids. msgs is not modified.
+func providerIDs(msgs []store.Message) []store.Message {
+	wire := map[string]string{}
+	for _, m := range msgs {
+		if m.Role != store.RoleAssistant {
+			continue
+		}
+		taken := map[string]bool{}
+		for _, b := range m.Content {
+			if b.Type == store.BlockToolCall && b.ProviderID == "" {
+				taken[b.ID] = true
+			}
+		}
+		for _, b := range m.Content {
+			if b.Type != store.BlockToolCall || b.ProviderID == "" {
+				continue
+			}
+			w := b.ID
+			if !taken[b.ProviderID] {
+				w = b.ProviderID
+			}
+			taken[w] = true
+			wire[b.ID] = w
+		}
+	}
+	if len(wire) == 0 {
+		return msgs
+	}
+	out := make([]store.Message, len(msgs))
+	copy(out, msgs)
+	for i := range out {
+		m := &out[i]
+		switch m.Role {
+		case store.RoleAssistant:
+			m.Content = append([]store.ContentBlock(nil), m.Content...)
+			for j := range m.Content {
+				if w, ok := wire[m.Content[j].ID]; ok && m.Content[j].Type == store.BlockToolCall {
+					m.Content[j].ID = w
+				}
+			}
+		case store.RoleToolResult:
+			if w, ok := wire[m.ToolCallID]; ok {
+				m.ToolCallID = w
+			}
+		}
+	}
+	return out
+}
+
 // toolArgs returns a tool call's arguments as a JSON object ({} when empty
 // or invalid, which stored history should never hold).
 func toolArgs(b store.ContentBlock) json.RawMessage {

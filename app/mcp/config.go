@@ -135,11 +135,24 @@ func (c ServerConfig) equal(o ServerConfig) bool {
 var badToolChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // toolName is the model-facing name of a server's tool: server__tool with
-// characters the providers refuse replaced by '_', cut to 64 bytes.
+// every character outside [A-Za-z0-9_-] replaced by '_', cut to 64 bytes —
+// what both providers accept, and safe anywhere it is shown.
 func toolName(server, remote string) string {
 	n := server + NameSeparator + badToolChars.ReplaceAllString(remote, "_")
 	if len(n) > maxToolName {
 		n = n[:maxToolName]
 	}
 	return n
+}
+
+// uniqueName returns name, or when taken holds it, name cut to make room
+// for a suffix _2, _3, … that taken does not hold; it records the result.
+func uniqueName(name string, taken map[string]bool) string {
+	out := name
+	for i := 2; taken[out]; i++ {
+		suffix := fmt.Sprintf("_%d", i)
+		out = name[:min(len(name), maxToolName-len(suffix))] + suffix
+	}
+	taken[out] = true
+	return out
 }

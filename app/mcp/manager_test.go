@@ -54,6 +54,13 @@ func (s *statuses) on(st ipc.MCPServerStatus) {
 	}
 }
 
+// snapshot returns every status reported so far.
+func (s *statuses) snapshot() []ipc.MCPServerStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ipc.MCPServerStatus(nil), s.all...)
+}
+
 // wait returns the first status after index from that matches, and its index.
 func (s *statuses) wait(t *testing.T, from int, match func(ipc.MCPServerStatus) bool) (ipc.MCPServerStatus, int) {
 	t.Helper()
@@ -139,7 +146,7 @@ func TestStdioServerToolsProgressAndErrors(t *testing.T) {
 	m, sts := newManager(t, t.TempDir())
 	m.Configure(map[string]mcp.ServerConfig{"t": stdioConfig(t)})
 	st, _ := sts.wait(t, 0, ready("t"))
-	want := []string{"t__add_tool", "t__crash", "t__fail", "t__fast", "t__slow", "t__spawn"}
+	want := []string{"t__add_tool", "t__cancel_reason", "t__crash", "t__fail", "t__fast", "t__slow", "t__spawn"}
 	if strings.Join(st.Tools, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools %v, want %v", st.Tools, want)
 	}
@@ -206,18 +213,7 @@ func TestCancelHonouredKeepsServer(t *testing.T) {
 	m.SetCancelChecked(func(_ string, restarted bool) { checked <- restarted })
 	m.Configure(map[string]mcp.ServerConfig{"t": stdioConfig(t)})
 	sts.wait(t, 0, ready("t"))
-	ctx, cancel := context.WithCancel(context.Background())
-	out := newOutput()
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(t, find(t, m.Tools("/"), "t__slow"), ctx, out, `{"steps":1000}`)
-		done <- err
-	}()
-	<-out.first
-	cancel()
-	if err := <-done; !isClass(err, "cancelled") {
-		t.Fatalf("cancelled call: %v", err)
-	}
+	cancelMidCall(t, m, `{"steps":1000}`)
 	if <-checked {
 		t.Fatal("a server that honoured the cancellation was restarted")
 	}
@@ -231,18 +227,7 @@ func TestCancelIgnoredRestartsServer(t *testing.T) {
 	m.Configure(map[string]mcp.ServerConfig{"t": stdioConfig(t)})
 	_, idx := sts.wait(t, 0, ready("t"))
 	pid := serverPid(t, m)
-	ctx, cancel := context.WithCancel(context.Background())
-	out := newOutput()
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(t, find(t, m.Tools("/"), "t__slow"), ctx, out, `{"steps":1000,"ignore_cancel":true}`)
-		done <- err
-	}()
-	<-out.first
-	cancel()
-	if err := <-done; !isClass(err, "cancelled") {
-		t.Fatalf("cancelled call: %v", err)
-	}
+	cancelMidCall(t, m, `{"steps":1000,"ignore_cancel":true}`)
 	st, idx := sts.wait(t, idx, func(st ipc.MCPServerStatus) bool { return st.Status == ipc.MCPFailed })
 	if !strings.Contains(st.Error, "kept working on a cancelled call") {
 		t.Fatalf("restart reason %q", st.Error)
@@ -253,6 +238,32 @@ func TestCancelIgnoredRestartsServer(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Fatalf("the old server process %d is still there (%v)", pid, err)
+	}
+}
+
+// cancelMidCall calls t__slow with input and cancels the call once its
+// first progress arrived; the call must end cancelled.
+func cancelMidCall(t *testing.T, m *mcp.Manager, input string) {
+	t.Helper()
+	cancelToolMidCall(t, find(t, m.Tools("/"), "t__slow"), input)
+}
+
+// cancelToolMidCall calls tl with input and cancels the call once its first
+// progress arrived; the call must end cancelled.
+func cancelToolMidCall(t *testing.T, tl tool.Tool, input string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := newOutput()
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(t, tl, ctx, out, input)
+		done <- err
+	}()
+	<-out.first
+	cancel()
+	if err := <-done; !isClass(err, "cancelled") {
+		t.Fatalf("cancelled call: %v", err)
 	}
 }
 

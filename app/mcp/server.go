@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -39,6 +40,10 @@ type server struct {
 	watchers  map[string]*progressWatch // progress token → the call's output
 	cancelled map[string]bool           // tokens of cancelled calls → progress seen since
 	restart   chan string               // cap 1: end the session now, saying why
+	retryAt   time.Time                 // when a failed server starts again
+	tasks     taskTools                 // the tools its tools/list marks task-only
+	// unsupportedLogged names the tools already logged as not offered.
+	unsupportedLogged map[string]bool
 }
 
 // progressWatch forwards progress notifications to a running call's output;
@@ -56,41 +61,75 @@ func newServer(m *Manager, name string, cfg ServerConfig) *server {
 		watchers:  map[string]*progressWatch{},
 		cancelled: map[string]bool{},
 		restart:   make(chan string, 1),
+
+		unsupportedLogged: map[string]bool{},
 	}
 }
 
 // run is the supervisor loop; it owns the server's sessions and processes.
+// A server that fails is restarted with backoff; one the app restarted
+// because it ignored a cancellation (restartAsked) is restarted at once and
+// does not count toward the backoff. Each failure is one failed status.
+// Its tools stay offered while it restarts (a call gets notRunning).
 func (s *server) run() {
 	defer close(s.done)
 	attempt := 0
-	for {
-		s.update(func(st *ipc.MCPServerStatus) { st.Status, st.RetryInMS = ipc.MCPStarting, 0 })
+	for n := 0; ; n++ {
+		s.update(func(st *ipc.MCPServerStatus) {
+			st.Status, st.RetryInMS = ipc.MCPStarting, 0
+			if n > 0 {
+				st.Restarts++
+			}
+		})
 		started := time.Now()
 		err := s.serve()
 		if s.ctx.Err() != nil {
-			s.update(func(st *ipc.MCPServerStatus) { st.Status, st.Tools, st.RetryInMS = ipc.MCPStopped, []string{}, 0 })
+			s.stopped()
 			return
 		}
-		if time.Since(started) > s.m.opts.StableAfter {
-			attempt = 0
+		var wait time.Duration
+		var asked *restartAsked
+		if !errors.As(err, &asked) {
+			if time.Since(started) > s.m.opts.StableAfter {
+				attempt = 0
+			}
+			attempt++
+			wait = s.m.opts.Backoff(attempt)
 		}
-		attempt++
-		wait := s.m.opts.Backoff(attempt)
 		s.m.log.Warn("mcp: server failed", "server", s.name, "err", err, "retry_in", wait)
+		s.mu.Lock()
+		s.retryAt = time.Now().Add(wait)
+		s.mu.Unlock()
 		s.update(func(st *ipc.MCPServerStatus) {
-			st.Status, st.Tools, st.Error, st.RetryInMS = ipc.MCPFailed, []string{}, err.Error(), wait.Milliseconds()
+			st.Status, st.Error, st.RetryInMS = ipc.MCPFailed, err.Error(), wait.Milliseconds()
 			st.StderrTail = s.lastTail
 		})
+		if wait <= 0 {
+			continue
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-s.ctx.Done():
 			t.Stop()
-			s.update(func(st *ipc.MCPServerStatus) { st.Status, st.RetryInMS = ipc.MCPStopped, 0 })
+			s.stopped()
 			return
 		case <-t.C:
 		}
-		s.update(func(st *ipc.MCPServerStatus) { st.Restarts++ })
 	}
+}
+
+// restartAsked ends a session the app restarts on purpose (a server that
+// ignored a cancellation): not a crash.
+type restartAsked struct{ why string }
+
+func (r *restartAsked) Error() string { return r.why }
+
+// stopped drops the server's tools and reports it stopped.
+func (s *server) stopped() {
+	s.mu.Lock()
+	s.tools = nil
+	s.mu.Unlock()
+	s.update(func(st *ipc.MCPServerStatus) { st.Status, st.Tools, st.RetryInMS = ipc.MCPStopped, []string{}, 0 })
 }
 
 // serve runs one session: connect, list the tools, offer them until the
@@ -100,14 +139,14 @@ func (s *server) serve() (err error) {
 	var proc *process
 	var transport sdk.Transport
 	if s.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: headerClient(s.cfg.Headers), MaxRetries: 2}
+		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: headerClient(s.cfg.URL, s.cfg.Headers, s.tasks.observe), MaxRetries: 2}
 	} else {
 		p, err := startProcess(s.name, s.cfg, s.m.pids)
 		if err != nil {
 			return err
 		}
 		proc = p
-		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		transport = &sdk.IOTransport{Reader: gatedBody{newLineGate(p.stdout, s.tasks.observe), p.stdout}, Writer: p.stdin}
 		s.mu.Lock()
 		s.proc = p
 		s.mu.Unlock()
@@ -130,14 +169,16 @@ func (s *server) serve() (err error) {
 		return s.ended(proc, fmt.Errorf("connect: %w", err))
 	}
 	defer cs.Close()
-	tools, err := s.listTools(cs)
+	tools, unsupported, err := s.listTools(cs)
 	if err != nil {
 		return s.ended(proc, fmt.Errorf("tools/list: %w", err))
 	}
 	s.mu.Lock()
 	s.sess, s.tools, s.sessEnded = cs, tools, make(chan struct{})
 	s.mu.Unlock()
-	s.update(func(st *ipc.MCPServerStatus) { st.Status, st.Tools, st.Error = ipc.MCPReady, names(tools), "" })
+	s.update(func(st *ipc.MCPServerStatus) {
+		st.Status, st.Tools, st.UnsupportedTools, st.Error = ipc.MCPReady, names(tools), unsupported, ""
+	})
 	defer func() {
 		s.mu.Lock()
 		s.endErr = err
@@ -145,7 +186,7 @@ func (s *server) serve() (err error) {
 			s.lastTail = proc.stderr.String()
 		}
 		close(s.sessEnded)
-		s.sess, s.tools, s.sessEnded = nil, nil, nil
+		s.sess, s.sessEnded = nil, nil // the tools stay offered while it restarts
 		s.mu.Unlock()
 	}()
 	waited := make(chan struct{})
@@ -156,7 +197,7 @@ func (s *server) serve() (err error) {
 	case <-waited:
 		return s.ended(proc, errors.New("the connection closed"))
 	case why := <-s.restart:
-		return errors.New(why)
+		return &restartAsked{why: why}
 	}
 }
 
@@ -171,25 +212,30 @@ func (s *server) ended(p *process, err error) error {
 	return err
 }
 
-// listTools reads every page of tools/list.
-func (s *server) listTools(cs *sdk.ClientSession) ([]tool.Tool, error) {
+// listTools reads every page of tools/list. Tools that must be called as
+// MCP tasks (execution.taskSupport "required") are left out and returned by
+// their server names in unsupported (logged once per server and name).
+func (s *server) listTools(cs *sdk.ClientSession) (out []tool.Tool, unsupported []string, err error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.m.opts.StartTimeout)
 	defer cancel()
-	var out []tool.Tool
 	seen := map[string]bool{}
 	cursor := ""
 	for {
 		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, t := range res.Tools {
-			rt := newRemoteTool(s, t)
-			if seen[rt.name] {
-				s.m.log.Warn("mcp: duplicate tool name after namespacing; skipped", "server", s.name, "tool", t.Name)
+			if s.tasks.requires(t.Name) {
+				unsupported = append(unsupported, t.Name)
+				s.logUnsupported(t.Name)
 				continue
 			}
-			seen[rt.name] = true
+			rt := newRemoteTool(s, t)
+			if name := uniqueName(rt.name, seen); name != rt.name {
+				s.m.log.Warn("mcp: tool name taken after sanitising; renamed", "server", s.name, "tool", t.Name, "as", name)
+				rt.name = name
+			}
 			out = append(out, rt)
 		}
 		if res.NextCursor == "" {
@@ -198,7 +244,20 @@ func (s *server) listTools(cs *sdk.ClientSession) ([]tool.Tool, error) {
 		cursor = res.NextCursor
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out, nil
+	sort.Strings(unsupported)
+	return out, unsupported, nil
+}
+
+// logUnsupported logs, once per server and tool, that a tool is not offered.
+func (s *server) logUnsupported(name string) {
+	s.mu.Lock()
+	first := !s.unsupportedLogged[name]
+	s.unsupportedLogged[name] = true
+	s.mu.Unlock()
+	if first {
+		s.m.log.Warn("mcp: tool not offered: it must be called as an MCP task (execution.taskSupport required), which Agent Hub does not support",
+			"server", s.name, "tool", name)
+	}
 }
 
 // relistSoon re-reads the tool list after notifications/tools/list_changed
@@ -211,7 +270,7 @@ func (s *server) relistSoon() {
 		return
 	}
 	s.m.background(func() {
-		tools, err := s.listTools(cs)
+		tools, unsupported, err := s.listTools(cs)
 		if err != nil {
 			s.m.log.Warn("mcp: re-listing tools", "server", s.name, "err", err)
 			return
@@ -223,7 +282,7 @@ func (s *server) relistSoon() {
 		}
 		s.tools = tools
 		s.mu.Unlock()
-		s.update(func(st *ipc.MCPServerStatus) { st.Tools = names(tools) })
+		s.update(func(st *ipc.MCPServerStatus) { st.Tools, st.UnsupportedTools = names(tools), unsupported })
 	})
 }
 
@@ -322,11 +381,16 @@ func (s *server) afterCancel(cs *sdk.ClientSession, token string) {
 	})
 }
 
-// session returns the live session and the server's status line.
+// session returns the live session and the server's status line (a failed
+// server's RetryInMS is the wait left until its next start).
 func (s *server) session() (*sdk.ClientSession, ipc.MCPServerStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sess, s.status
+	st := s.status
+	if st.Status == ipc.MCPFailed {
+		st.RetryInMS = max(0, time.Until(s.retryAt).Milliseconds())
+	}
+	return s.sess, st
 }
 
 // waitGone waits up to d for the session cs to end (a crash noticed by
@@ -359,6 +423,7 @@ func (s *server) update(change func(*ipc.MCPServerStatus)) {
 	change(&s.status)
 	st := s.status
 	st.Tools = append([]string{}, st.Tools...)
+	st.UnsupportedTools = append([]string(nil), st.UnsupportedTools...)
 	s.mu.Unlock()
 	s.m.report(st)
 }
@@ -371,23 +436,62 @@ func names(tools []tool.Tool) []string {
 	return out
 }
 
-// headerClient is an HTTP client that adds headers to every request.
-func headerClient(h map[string]string) *http.Client {
-	if len(h) == 0 {
-		return http.DefaultClient
+// headerClient is the HTTP client of the streamable-HTTP server at
+// endpoint. The configured headers (credentials, typically) go only to
+// endpoint's origin, and a redirect to another origin is refused: the
+// redirected request would carry the call's arguments there, and Go's
+// redirect handling cannot strip headers that a transport adds below it.
+// Every response body is read through a lineGate that hands its lines to
+// observe.
+func headerClient(endpoint string, h map[string]string, observe func([]byte)) *http.Client {
+	home := origin(endpoint)
+	return &http.Client{
+		Transport: headerTransport{origin: home, h: h, observe: observe, next: http.DefaultTransport},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if o := origin(req.URL.String()); o != home {
+				return fmt.Errorf("refusing a redirect from %s to %s: MCP requests go to the configured origin only", home, o)
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		},
 	}
-	return &http.Client{Transport: headerTransport{h: h, next: http.DefaultTransport}}
 }
 
+// origin is scheme://host:port of a URL, the port made explicit ("" when
+// the URL does not parse).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// headerTransport adds the configured headers to requests to origin and
+// reads responses through a lineGate.
 type headerTransport struct {
-	h    map[string]string
-	next http.RoundTripper
+	origin  string
+	h       map[string]string
+	observe func([]byte)
+	next    http.RoundTripper
 }
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.h {
-		r.Header.Set(k, v)
+	if len(t.h) > 0 && origin(r.URL.String()) == t.origin {
+		r = r.Clone(r.Context())
+		for k, v := range t.h {
+			r.Header.Set(k, v)
+		}
 	}
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	if err == nil && t.observe != nil && resp.Body != nil {
+		resp.Body = gatedBody{newLineGate(resp.Body, t.observe), resp.Body}
+	}
+	return resp, err
 }

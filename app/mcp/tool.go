@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -68,16 +71,61 @@ func (t *remoteTool) Description() string { return t.desc }
 // Schema implements tool.Tool.
 func (t *remoteTool) Schema() json.RawMessage { return t.schema }
 
-// Describe implements tool.Tool: "MCP server: tool" and the arguments as
-// a JSON block.
+// Describe implements tool.Tool. Names and arguments come from the app's
+// own records, never from Markdown the server wrote: the status line is
+// plain text with the server's tool name made inert (inertName); the
+// summary states the server (a validated name) and the model-facing name
+// in code spans, the server's own name for the tool verbatim in a fenced
+// block no backtick run in it can close, and the whole structured input as
+// JSON. The UI renders the summary as Markdown.
 func (t *remoteTool) Describe(input json.RawMessage) (string, string) {
-	status := fmt.Sprintf("MCP %s: %s", t.srv.name, t.remote)
+	status := fmt.Sprintf("MCP %s: %s", t.srv.name, oneLine(inertName(t.remote)))
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, input, "", "  ") != nil || pretty.Len() == 0 {
 		pretty.Reset()
 		pretty.WriteString("{}")
 	}
-	return status, fmt.Sprintf("Calls **%s** on MCP server **%s** with:\n\n%s", t.remote, t.srv.name, tool.CodeBlock("json", pretty.String()))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Calls `%s` on MCP server `%s` with these arguments:\n\n", t.name, t.srv.name)
+	b.WriteString(tool.CodeBlock("json", pretty.String()))
+	if t.remote != strings.TrimPrefix(t.name, t.srv.name+NameSeparator) {
+		b.WriteString("\nThe server's own name for the tool:\n\n")
+		b.WriteString(tool.CodeBlock("text", inertName(t.remote)))
+	}
+	return status, b.String()
+}
+
+// maxShownName bounds how much of a server's tool name a card shows.
+const maxShownName = 512
+
+// inertName is a server's tool name as shown to the user: control and
+// format characters (newlines, bidi overrides, zero-width) as visible
+// ⟨U+XXXX⟩ escapes, cut to maxShownName runes with a note of the rest.
+func inertName(name string) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range name {
+		if n == maxShownName {
+			fmt.Fprintf(&b, "… (%d more bytes)", len(name)-i)
+			break
+		}
+		n++
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// oneLine cuts s to 80 runes for a status line.
+func oneLine(s string) string {
+	if utf8.RuneCountInString(s) <= 80 {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:79]) + "…"
 }
 
 // Run implements tool.Tool: tools/call with a progress token (progress
@@ -101,7 +149,7 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessag
 		token = "agenthub-" + newMarker()
 	}
 	stop := t.srv.watch(token, env.Output)
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: sdk.Meta{"progressToken": token}, Name: t.remote, Arguments: args})
+	res, err := cs.CallTool(reasonCtx{ctx}, &sdk.CallToolParams{Meta: sdk.Meta{"progressToken": token}, Name: t.remote, Arguments: args})
 	stop()
 	if ctx.Err() != nil {
 		t.srv.afterCancel(cs, token)
@@ -118,7 +166,7 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessag
 		return tool.Result{}, &tool.Error{Class: errclass.ToolExec, Message: msg}
 	}
 	out := resultText(res)
-	status := fmt.Sprintf("MCP %s: %s", t.srv.name, t.remote)
+	status := fmt.Sprintf("MCP %s: %s", t.srv.name, oneLine(inertName(t.remote)))
 	if res.IsError {
 		status = "Failed: " + status
 	}
@@ -126,6 +174,52 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessag
 		Output: out, IsError: res.IsError, OutputBytes: int64(len(out)),
 		StatusText: status, Summary: tool.CodeBlock("text", lastLines(out, 40)),
 	}, nil
+}
+
+// reasonCtx is a call's context as the SDK sees it: once it ends, Err says
+// why in words. The SDK sends ctx.Err()'s text as the reason of
+// notifications/cancelled, which the server may log or show; "context
+// canceled" tells its user nothing. The error still matches
+// context.Canceled (or DeadlineExceeded) with errors.Is.
+type reasonCtx struct{ context.Context }
+
+// Err implements context.Context.
+func (c reasonCtx) Err() error {
+	err := c.Context.Err()
+	if err == nil {
+		return nil
+	}
+	return &cancelReason{text: cancelText(context.Cause(c.Context)), err: err}
+}
+
+// cancelReason is a cancelled call's reason; it unwraps to the context's error.
+type cancelReason struct {
+	text string
+	err  error
+}
+
+func (r *cancelReason) Error() string { return r.text }
+func (r *cancelReason) Unwrap() error { return r.err }
+
+// cancelText words a turn's cancel cause (app/hub's: user_cancel, timeout,
+// shutdown; or the reason a client gave) for an MCP server.
+func cancelText(cause error) string {
+	switch {
+	case cause == nil, errors.Is(cause, context.Canceled):
+		return "cancelled by the user"
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "cancelled: timed out"
+	}
+	switch c := cause.Error(); c {
+	case "user_cancel":
+		return "cancelled by the user"
+	case "timeout":
+		return "cancelled: the turn timed out"
+	case "shutdown":
+		return "cancelled: Agent Hub is shutting down"
+	default:
+		return "cancelled: " + c
+	}
 }
 
 // notRunning is the error a call to a server that is not ready gets.

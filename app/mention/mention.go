@@ -5,11 +5,8 @@ package mention
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"io/fs"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -31,67 +28,12 @@ const (
 	MaxFileBytes = 64 << 10
 	// MaxMentions is the most files one message attaches.
 	MaxMentions = 10
-	// listTimeout bounds `git ls-files`.
+	// listTimeout bounds List's walk.
 	listTimeout = 5 * time.Second
 )
 
-// skipDirs are not walked when the workspace is not a git work tree.
+// skipDirs are not walked when the workspace is not in a git work tree.
 var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "target": true, "dist": true, "build": true, "__pycache__": true}
-
-// List returns the workspace's files as slash-separated paths relative to
-// root, at most MaxListed: in a git work tree what `git ls-files` lists
-// (tracked and untracked, .gitignore respected), else a walk that skips
-// hidden directories and dependency/build directories.
-func List(ctx context.Context, root string) ([]string, error) {
-	if paths, err := gitFiles(ctx, root); err == nil {
-		return paths, nil
-	}
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable: skipped
-		}
-		if len(out) >= MaxListed {
-			return fs.SkipAll
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || skipDirs[name]) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			rel, err := filepath.Rel(root, p)
-			if err == nil {
-				out = append(out, filepath.ToSlash(rel))
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", root, err)
-	}
-	return out, nil
-}
-
-func gitFiles(ctx context.Context, root string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, listTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Run(); err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, p := range strings.Split(stdout.String(), "\x00") {
-		if p != "" && len(out) < MaxListed {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
 
 // Match returns at most limit paths matching query, best first: the
 // query's characters in order (case-insensitive), scored higher when they

@@ -6,7 +6,7 @@ import { useAttention } from './app/attention';
 import { HelpDialog } from './app/HelpDialog';
 import { QuitDialog, type QuitChoice } from './app/QuitDialog';
 import { Icon } from './app/Icon';
-import { NewSession } from './app/NewSession';
+import { NewSession, lastFolder } from './app/NewSession';
 import { shortcutFor } from './app/shortcuts';
 import { COMPOSER_ID } from './chat';
 import { AppController } from './app/controller';
@@ -88,6 +88,8 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
   const draft = useStore(ctl.store, (st) => st.ui.draft);
   const notice = useStore(ctl.store, (st) => st.ui.notice);
   const [info, setInfo] = useState(firstInfo);
+  // No default folder (a desktop launch without --workspace): offer the one chosen last this launch.
+  const recentFolder = useStore(ctl.store, (st) => (info.workspace ? "" : lastFolder(st.sessions.records)));
   const [settings, setSettings] = useState(false);
   const [help, setHelp] = useState(false);
   const [theme, setTheme] = useState<Theme>(loadTheme);
@@ -246,7 +248,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
         {selected ? (
           <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} chooseFolder={chooseFolder} upload={upload} />
         ) : draft ? (
-          <NewSession ctl={ctl} defaultModel={info.model} defaultWorkspace={info.workspace} chooseFolder={chooseFolder} upload={upload} />
+          <NewSession ctl={ctl} defaultModel={info.model} defaultWorkspace={info.workspace || recentFolder} chooseFolder={chooseFolder} upload={upload} />
         ) : (
           <Welcome info={info} onNew={() => ctl.startDraft()} onSettings={() => setSettings(true)} />
         )}

@@ -13,16 +13,26 @@
 //   - add_tool {}: adds the tool "late" (notifications/tools/list_changed).
 //   - header {name} (HTTP only): answers the request header's value, so a
 //     test sees what headers the client sent.
+//   - cancel_reason {}: the reason of the last notifications/cancelled the
+//     server received ("" before any).
+//   - task_only {} (stdio only): listed with execution.taskSupport
+//     "required" — the go-sdk has no field for it, so the stdio server
+//     amends its tools/list answers on the wire; it answers "ran without a
+//     task" if called anyway.
 package mcptest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,7 +48,12 @@ func ServeIfAsked() {
 	if os.Getenv(EnvServe) != "stdio" {
 		return
 	}
-	err := New().Run(context.Background(), &sdk.StdioTransport{})
+	s := New()
+	sdk.AddTool(s, &sdk.Tool{Name: TaskOnly, Description: "Must be called as an MCP task."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			return text("ran without a task"), nil, nil
+		})
+	err := s.Run(context.Background(), &sdk.IOTransport{Reader: os.Stdin, Writer: &taskAmender{w: os.Stdout}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
@@ -82,6 +97,24 @@ func text(s string) *sdk.CallToolResult {
 // New returns the test server with its tools.
 func New() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
+	var mu sync.Mutex
+	lastCancel := ""
+	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if p, ok := req.GetParams().(*sdk.CancelledParams); ok && method == "notifications/cancelled" {
+				mu.Lock()
+				lastCancel = p.Reason
+				mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "cancel_reason", Description: "The reason of the last cancellation received."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return text(lastCancel), nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fast", Description: "Echoes its text."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
 			return text("echo: " + in.Text), nil, nil
@@ -139,4 +172,55 @@ func slow(ctx context.Context, req *sdk.CallToolRequest, in slowIn) (*sdk.CallTo
 		}
 	}
 	return text(fmt.Sprintf("done after %d steps", in.Steps)), nil, nil
+}
+
+// TaskOnly names the stdio server's tool listed as requiring MCP tasks.
+const TaskOnly = "task_only"
+
+// taskAmender writes the server's JSON-RPC lines to w, adding
+// execution.taskSupport "required" to TaskOnly in tools/list results.
+type taskAmender struct {
+	w   io.WriteCloser
+	buf []byte
+}
+
+func (a *taskAmender) Write(p []byte) (int, error) {
+	a.buf = append(a.buf, p...)
+	for {
+		i := bytes.IndexByte(a.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := amend(a.buf[:i])
+		a.buf = a.buf[i+1:]
+		if _, err := a.w.Write(append(line, '\n')); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (a *taskAmender) Close() error { return a.w.Close() }
+
+func amend(line []byte) []byte {
+	var msg map[string]any
+	if json.Unmarshal(line, &msg) != nil {
+		return line
+	}
+	res, _ := msg["result"].(map[string]any)
+	tools, _ := res["tools"].([]any)
+	changed := false
+	for _, t := range tools {
+		if tm, ok := t.(map[string]any); ok && tm["name"] == TaskOnly {
+			tm["execution"] = map[string]any{"taskSupport": "required"}
+			changed = true
+		}
+	}
+	if !changed {
+		return line
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return line
+	}
+	return out
 }

@@ -71,6 +71,17 @@ describe("McpServers", () => {
     expect(Object.keys(saved.mcp_servers ?? {})).toEqual(["t"]);
   });
 
+  it("names the tools a server has that need MCP tasks, as not offered", async () => {
+    const hub = new FakeHub();
+    hub.mcpServers = [{ server: "ev", transport: "stdio", status: "ready", tools: ["ev__echo"], unsupported_tools: ["simulate-research-query"], restarts: 0 }];
+    hub.settings = { mcp_servers: { ev: { command: "npx" } } };
+    await act(async () => dom.root.render(<McpServers hub={hub} saved={hub.settings.mcp_servers ?? {}} workspace="/w" onSaved={() => undefined} />));
+    const ev = dom.host.querySelector('[data-server="ev"]')!;
+    expect(ev.textContent).toContain("ready · 1 tool");
+    expect(ev.querySelector(".mcp-unsupported")!.textContent).toContain("simulate-research-query");
+    expect(ev.querySelector(".mcp-tools")!.textContent).not.toContain("simulate-research-query");
+  });
+
   it("shows the hub's refusal", async () => {
     const hub = new FakeHub();
     hub.updateSettings = () => Promise.reject(new Error("mcp_servers.x: set command or url"));

@@ -154,6 +154,9 @@ export function McpServers({ hub, saved, onSaved, workspace }: McpServersProps) 
               </div>
               {c.workspace && <p className="muted">Only in {c.workspace}</p>}
               {st?.status === "ready" && st.tools.length > 0 && <p className="mcp-tools">{st.tools.join(", ")}</p>}
+              {st?.unsupported_tools && st.unsupported_tools.length > 0 && (
+                <p className="muted mcp-unsupported">Not offered (unsupported: they must run as MCP tasks): {st.unsupported_tools.join(", ")}</p>
+              )}
               {st?.error && <p className="settings-warning">{st.error}</p>}
               {st?.stderr_tail && (
                 <details>

@@ -5,7 +5,7 @@
 import { useState } from "react";
 import { useStore } from "zustand";
 import { Composer } from "../chat";
-import type { AttachmentInfo } from "../protocol";
+import type { AttachmentInfo, Session } from "../protocol";
 import type { AppController } from "./controller";
 import { SessionOptionsFields, type SessionChoice } from "./SessionOptions";
 
@@ -13,7 +13,11 @@ import { SessionOptionsFields, type SessionChoice } from "./SessionOptions";
 export interface NewSessionProps {
   ctl: AppController;
   defaultModel: string;
-  /** The folder new sessions use by default (--workspace), shown in the field. */
+  /**
+   * The folder new sessions use by default, shown in the field: --workspace,
+   * the folder chosen last, or "" when there is none yet (a desktop launch
+   * without --workspace) — then the first message asks for one.
+   */
   defaultWorkspace: string;
   chooseFolder?: ((start: string) => Promise<string>) | undefined;
   /** Uploads a pasted or dropped file (Backend.uploadAttachment). */
@@ -22,10 +26,33 @@ export interface NewSessionProps {
 
 const NO_QUEUE: never[] = [];
 
+/** The folder of the newest top-level session ("" when there is none): the new-session default when the hub has none. */
+export function lastFolder(records: readonly Session[]): string {
+  let best: Session | undefined;
+  for (const r of records) if (!r.parent_session_id && (!best || r.created_at > best.created_at)) best = r;
+  return best?.workspace_path ?? "";
+}
+
 /** The new-session view. */
 export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, upload }: NewSessionProps) {
   const models = useStore(ctl.store, (st) => st.ui.models);
   const [choice, setChoice] = useState<SessionChoice>({ model: "", workspace: defaultWorkspace });
+  const noFolder = choice.workspace.trim() === "";
+  // Sends the first message in the chosen folder; with none chosen it asks
+  // for one first (the native dialog in the window), and sends nothing when
+  // none is given. The folder is always sent: never the launch directory.
+  const send = async (text: string, attachments: AttachmentInfo[]): Promise<boolean> => {
+    let workspace = choice.workspace.trim();
+    if (workspace === "" && chooseFolder) {
+      workspace = (await chooseFolder("").catch(() => "")).trim();
+      if (workspace !== "") setChoice({ ...choice, workspace });
+    }
+    if (workspace === "") {
+      ctl.notify("Choose the folder the agent works in first.");
+      return false;
+    }
+    return ctl.sendNew(text, { model: choice.model, workspace_path: workspace }, attachments);
+  };
   return (
     <section className="chat new-session" aria-label="New session">
       <header className="chat-head">
@@ -36,11 +63,16 @@ export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, 
       <div className="chat-body new-session-body">
         <p className="muted">The session starts with your first message. Choose where the agent works and which model answers:</p>
         <SessionOptionsFields models={models} value={choice} onChange={setChoice} defaultModel={defaultModel} chooseFolder={chooseFolder} />
+        {noFolder && (
+          <p className="notice notice-warn needs-folder" role="status">
+            No folder yet: choose the one the agent works in{chooseFolder ? " (Browse…, or it is asked for when you send)" : ""}.
+          </p>
+        )}
       </div>
       <Composer
         busy={false}
         queued={NO_QUEUE}
-        onSend={(text, attachments) => ctl.sendNew(text, { model: choice.model, workspace_path: choice.workspace === defaultWorkspace ? "" : choice.workspace }, attachments)}
+        onSend={send}
         onCancel={() => undefined}
         upload={upload}
       />

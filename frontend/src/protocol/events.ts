@@ -330,6 +330,8 @@ export interface MCPServerStatus {
   workspace?: string;
   status: MCPState;
   tools: string[];
+  /** Tools not offered: they must be called as MCP tasks (execution.taskSupport "required"). */
+  unsupported_tools?: string[];
   error?: string;
   stderr_tail?: string;
   restarts: number;

@@ -58,6 +58,8 @@ export interface ToolCallBlock {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /** The provider's own id when the app gave the call another (missing, malformed or repeated). */
+  provider_id?: string;
 }
 
 /** An image content block of a user message. */

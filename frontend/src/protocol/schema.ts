@@ -150,7 +150,7 @@ export const BLOCK_SPECS: {
 } = {
   text: { type: "string", text: "string" },
   thinking: { type: "string", thinking: "string", signature: "string?" },
-  toolCall: { type: "string", id: "string", name: "string", arguments: "json" },
+  toolCall: { type: "string", id: "string", name: "string", arguments: "json", provider_id: "string?" },
   image: { type: "string", source: "image-source" },
 };
 
@@ -291,6 +291,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     workspace: "string?",
     status: "string",
     tools: "string[]",
+    unsupported_tools: "string[]?",
     error: "string?",
     stderr_tail: "string?",
     restarts: "number",
