@@ -32,8 +32,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -289,4 +291,41 @@ func RunHelper(args []string) int {
 func failf(format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "agenthub sandbox: "+format+"\n", a...)
 	return 126
+}
+
+// baseEnvNames are taken from the app's environment for every process a
+// tool or an MCP server runs; baseEnvPrefixes likewise by prefix. Go's own
+// configuration is passed so builds behave as the user set them up (no
+// credential lives there). Nothing else is: not the provider keys, not
+// AGENTHUB_*, not DBUS_SESSION_BUS_ADDRESS, SSH_AUTH_SOCK or
+// GPG_AGENT_INFO.
+var (
+	baseEnvNames = []string{"PATH", "HOME", "LANG", "LANGUAGE", "TERM", "USER", "LOGNAME", "SHELL",
+		"GOFLAGS", "GOTOOLCHAIN", "GONOSUMDB", "GONOPROXY", "GOPRIVATE", "GOSUMDB"}
+	baseEnvPrefixes = []string{"LC_"}
+)
+
+// BaseEnv is the explicit environment of a tool process or MCP server:
+// the names above from environ (the app's), then extra (what the user
+// configured), sorted by name; extra wins. The caller appends TMPDIR and
+// the variables it controls after it.
+func BaseEnv(environ []string, extra map[string]string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		keep := slices.Contains(baseEnvNames, name)
+		for _, p := range baseEnvPrefixes {
+			keep = keep || strings.HasPrefix(name, p)
+		}
+		if _, over := extra[name]; keep && !over {
+			out = append(out, kv)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		out = append(out, name+"="+extra[name])
+	}
+	return out
 }

@@ -2,11 +2,9 @@ package tool
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -31,7 +29,7 @@ func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.C
 	if t.opts.Env != nil {
 		extra = t.opts.Env()
 	}
-	env := toolEnv(os.Environ(), extra)
+	env := sbx.BaseEnv(os.Environ(), extra)
 	env = append(env, "TMPDIR="+tmp)
 	var attr *syscall.SysProcAttr // startGroup adds the new session
 	if sb := t.opts.Sandbox; sb != nil {
@@ -116,45 +114,6 @@ func (sb *Sandbox) caches() (dirs, env []string, err error) {
 		}
 	}
 	return []string{sb.CacheDir}, env, nil
-}
-
-// toolEnvNames are taken from the app's environment for every tool
-// process; toolEnvPrefixes likewise by prefix. Go's own configuration is
-// passed so builds behave as the user set them up (no credential lives
-// there). Nothing else is: not the provider keys, not AGENTHUB_*, not
-// DBUS_SESSION_BUS_ADDRESS, SSH_AUTH_SOCK or GPG_AGENT_INFO.
-var (
-	toolEnvNames = []string{"PATH", "HOME", "LANG", "LANGUAGE", "TERM", "USER", "LOGNAME", "SHELL",
-		"GOFLAGS", "GOTOOLCHAIN", "GONOSUMDB", "GONOPROXY", "GOPRIVATE", "GOSUMDB"}
-	toolEnvPrefixes = []string{"LC_"}
-)
-
-// toolEnv is the explicit environment of a bash call: the names above
-// from environ, then extra (the user's tool_env setting), sorted by name.
-// The caller appends TMPDIR and the variables it controls after it, so
-// they win.
-func toolEnv(environ []string, extra map[string]string) []string {
-	var out []string
-	for _, kv := range environ {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		keep := false
-		for _, n := range toolEnvNames {
-			keep = keep || name == n
-		}
-		for _, p := range toolEnvPrefixes {
-			keep = keep || strings.HasPrefix(name, p)
-		}
-		if _, over := extra[name]; keep && !over {
-			out = append(out, kv)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(extra)) {
-		out = append(out, name+"="+extra[name])
-	}
-	return out
 }
 
 // gitReadOnlyHint is appended to a failed call that ran into the
