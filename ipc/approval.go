@@ -39,6 +39,10 @@ type ToolApprovalRequested struct {
 	Summary         string          `json:"summary"`
 	Reason          string          `json:"reason"`
 	WorkerSessionID string          `json:"worker_session_id,omitempty"`
+	// GitWritesOffer: a sandboxed bash call in a git repository whose
+	// .git is read-only; the approval may grant this one call git writes
+	// (ApproveToolRequest.AllowGitWrites).
+	GitWritesOffer bool `json:"git_writes_offer,omitempty"`
 }
 
 // ToolApprovalResolved is the payload of tool.approval_resolved.
@@ -58,6 +62,19 @@ type ApproveToolRequest struct {
 	Decision  string // once | always | deny
 	Message   string
 	By        string
+	// AllowGitWrites runs this one (approved) call with .git writable.
+	AllowGitWrites bool
+}
+
+// GitWritesAPI is implemented by a HubAPI that keeps the per-workspace
+// "allow git writes" setting (docs/permissions.md): off by default,
+// sandboxed bash keeps the workspace's .git read-only.
+type GitWritesAPI interface {
+	// GitWrites reports the workspace's setting.
+	GitWrites(ctx context.Context, workspace string) (bool, error)
+	// SetGitWrites changes it and returns the new value; a relative
+	// workspace path is ErrInvalidInput.
+	SetGitWrites(ctx context.Context, workspace string, allow bool) (bool, error)
 }
 
 // PermissionRule is one workspace rule as clients see it
