@@ -494,11 +494,11 @@ export class AppController {
   }
 
   /** Answers a waiting call of the open session; resolves false (and shows a notice) when the hub refused. */
-  async approve(toolUseId: string, answer: ApprovalAnswer, text = ""): Promise<boolean> {
+  async approve(toolUseId: string, answer: ApprovalAnswer, text = "", allowGitWrites = false): Promise<boolean> {
     const id = this.state.ui.selectedId;
     if (!id) return false;
     try {
-      await this.hub.approveTool(id, toolUseId, answer, text || undefined);
+      await this.hub.approveTool(id, toolUseId, answer, text || undefined, allowGitWrites);
       return true;
     } catch (err) {
       this.notify(`Could not answer the approval: ${message(err)}`);

@@ -84,8 +84,8 @@ export function ApprovalDetail({ toolName, input, summary }: ApprovalDetailProps
   return <pre className="tool-json">{JSON.stringify(input, null, 2)}</pre>;
 }
 
-/** Answers a prompt; resolves true once the hub took the answer (false: it failed and the prompt stays). */
-export type AnswerApproval = (answer: ApprovalAnswer, message: string) => Promise<boolean>;
+/** Answers a prompt (allowGitWrites: this call may write .git); resolves true once the hub took the answer (false: it failed and the prompt stays). */
+export type AnswerApproval = (answer: ApprovalAnswer, message: string, allowGitWrites?: boolean) => Promise<boolean>;
 
 /** Props of ApprovalPrompt. */
 export interface ApprovalPromptProps {
@@ -107,11 +107,12 @@ const TITLES: Record<ApprovalAnswer, string> = {
 export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) {
   const request = card.approval?.request;
   const [message, setMessage] = useState("");
+  const [gitWrites, setGitWrites] = useState(false);
   const [sent, setSent] = useState(false);
   const answer = async (a: ApprovalAnswer) => {
     if (!onAnswer || sent) return;
     setSent(true);
-    if (!(await onAnswer(a, message.trim()))) setSent(false);
+    if (!(await onAnswer(a, message.trim(), a !== "deny" && gitWrites))) setSent(false);
   };
   const latest = useRef(answer);
   latest.current = answer;
@@ -135,6 +136,12 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
         <span className="approval-reason">{request.reason}</span>
       </p>
       <ApprovalDetail toolName={card.toolName} input={card.input} summary={request.summary} />
+      {request.git_writes_offer && (
+        <label className="check approval-git" title="Off: the sandbox keeps .git read-only, so git commit and the like fail">
+          <input type="checkbox" data-testid="approval-git-writes" checked={gitWrites} disabled={sent} onChange={(e) => setGitWrites(e.target.checked)} />
+          Allow this command to write .git
+        </label>
+      )}
       <div className="approval-actions">
         <input
           type="text"

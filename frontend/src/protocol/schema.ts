@@ -223,6 +223,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     summary: "string",
     reason: "string",
     worker_session_id: "string?",
+    git_writes_offer: "boolean?",
   },
   "tool.approval_resolved": {
     tool_use_id: "string",

@@ -74,6 +74,8 @@ export interface ApprovalRequest {
   reason: string;
   /** The request's Markdown detail (the full command, the edit). */
   summary: string;
+  /** The answer may allow this call to write .git (a sandboxed bash call in a repository). */
+  git_writes_offer?: boolean;
   /**
    * Orders the prompts oldest first: the request event's id, or for a request
    * known from a listing "!" and its place there (before every event id: it
