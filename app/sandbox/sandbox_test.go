@@ -481,3 +481,35 @@ func testTool(args []string) int {
 	}
 	return 2
 }
+
+// BenchmarkCommand measures the cost of one confined `true` (docs/permissions.md
+// gives the figures): go test -run '^$' -bench Command ./app/sandbox/
+func BenchmarkCommand(b *testing.B) {
+	self, _ := os.Executable()
+	ws := b.TempDir()
+	for _, m := range []struct {
+		name     string
+		fallback bool
+		plain    bool
+	}{{"plain bash", false, true}, {"namespaces", false, false}, {"landlock-only", true, false}} {
+		b.Run(m.name, func(b *testing.B) {
+			if !m.plain && !m.fallback && !sandbox.Probe().Namespaces {
+				b.Skip("no namespaces here")
+			}
+			for b.Loop() {
+				argv, attr := []string{"bash", "-c", "true"}, (*syscall.SysProcAttr)(nil)
+				if !m.plain {
+					var err error
+					if argv, attr, err = sandbox.Command(self, sandbox.Policy{WriteDirs: []string{ws}, Fallback: m.fallback}, argv); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.SysProcAttr = attr
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v %s", err, out)
+				}
+			}
+		})
+	}
+}
