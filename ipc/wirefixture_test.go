@@ -114,7 +114,7 @@ func fixturePayloads() map[string]struct {
 			Message: "cancelled", StatusText: "Worker cancelled", Summary: "Worker cancelled by user"}},
 		TypeToolApprovalRequested: {ActorTool, ToolApprovalRequested{ToolUseID: fxTool, ToolName: "bash", Input: fxInput,
 			StatusText: "Running: go test ./...", Risk: RiskHigh, Summary: "-> executing in the workspace:\n\n```bash\ngo test ./...\n```\n",
-			Reason: "bash asks by default", WorkerSessionID: fxWorker}},
+			Reason: "bash asks by default", WorkerSessionID: fxWorker, GitWritesOffer: true}},
 		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionDeny, By: "dashboard",
 			Message: "not now", WorkerSessionID: fxWorker}},
 		TypeMCPServerStatus: {ActorSystem, MCPServerStatus{Server: "files", Transport: "stdio", Workspace: "/home/u/proj", Status: MCPFailed,
