@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -40,5 +41,22 @@ func TestToolEnvSetting(t *testing.T) {
 	// A client may echo the read-only status back.
 	if _, err := ss.Update(json.RawMessage(`{"sandbox_protections": ["x"], "sandbox": "y"}`)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The sandbox hides the data dir, the runtime dir (session bus, keyring)
+// and the ssh agent's directory — but never the temp dir the calls' own
+// TMPDIRs live in, nor the home directory.
+func TestHiddenDirs(t *testing.T) {
+	data, run, agent := t.TempDir(), t.TempDir(), t.TempDir()
+	env := map[string]string{"XDG_RUNTIME_DIR": run, "SSH_AUTH_SOCK": agent + "/agent.1", "HOME": "/home/u"}
+	got := hiddenDirs(data, func(k string) string { return env[k] }, 1000)
+	if strings.Join(got, " ") != strings.Join([]string{data, run, agent}, " ") {
+		t.Fatalf("hidden %q", got)
+	}
+	env["SSH_AUTH_SOCK"] = os.TempDir() + "/agent.1" // directly in the temp dir: not hidden
+	env["XDG_RUNTIME_DIR"] = "/home/u"
+	if got := hiddenDirs(data, func(k string) string { return env[k] }, 1000); len(got) != 1 || got[0] != data {
+		t.Fatalf("hidden %q, want only the data dir", got)
 	}
 }

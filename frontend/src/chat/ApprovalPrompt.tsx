@@ -112,7 +112,8 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
   const answer = async (a: ApprovalAnswer) => {
     if (!onAnswer || sent) return;
     setSent(true);
-    if (!(await onAnswer(a, message.trim(), a !== "deny" && gitWrites))) setSent(false);
+    const ok = a !== "deny" && gitWrites ? await onAnswer(a, message.trim(), true) : await onAnswer(a, message.trim());
+    if (!ok) setSent(false);
   };
   const latest = useRef(answer);
   latest.current = answer;
