@@ -33,10 +33,8 @@ var version = "dev"
 var appIcon []byte
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		// The bash sandbox's helper: confine this process, exec the command.
-		os.Exit(sandbox.RunHelper(os.Args[2:]))
-	}
+	// The bash sandbox's helper (confine, then run the command) exits here.
+	sandbox.Dispatch()
 	tuneGC()
 	os.Exit(run())
 }

@@ -135,7 +135,7 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
 	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking) or auto-all (default: approval_mode in settings, else ask)")
-	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash so it writes only in the workspace, its temp dir and the build caches (Linux Landlock, where the kernel has it); off runs it unconfined. Here: "+sandbox.Probe().String())
+	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash (Linux: user namespaces where allowed, Landlock, seccomp; see \"Bash sandbox here\" below); off runs it unconfined")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
 	cfg.Harness.addFlags(fs)
 	fs.Usage = func() {
@@ -155,6 +155,10 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 		})
 		fmt.Fprintf(out, "\nEnvironment:\n  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic Messages API credentials / endpoint\n")
 		fmt.Fprintf(out, "  OPENAI_API_KEY, OPENAI_BASE_URL        any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, ...)\n")
+		fmt.Fprintf(out, "\nBash sandbox here (--sandbox auto): %s\n", sandbox.Probe().String())
+		for _, p := range sandbox.Probe().Protections() {
+			fmt.Fprintf(out, "  - %s\n", p)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"agenthub/app/llm"
 	"agenthub/app/mcp"
 	"agenthub/app/permission"
-	"agenthub/app/sandbox"
 	"agenthub/app/search"
 	"agenthub/app/secrets"
 	"agenthub/app/tool"
@@ -119,7 +117,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if vault == nil {
 		vault = secrets.Open(dir)
 	}
-	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg)}
+	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
 	moved, err := loadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())
@@ -205,12 +203,13 @@ func (in *Instance) startServices() error {
 		DefaultModel:      cfg.Model,
 		TurnTimeout:       cfg.TurnTimeout,
 		ApprovalMode:      permission.Mode(cfg.ApprovalMode),
-		ToolOptions:       tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
-		OutputRetention:   cfg.EventRetention,
-		MCP:               in.MCP,
-		Search:            index,
-		AutoTitle:         true,
-		Logger:            in.log,
+		ToolOptions: tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg),
+			Env: func() map[string]string { return in.settings.Current().ToolEnv }},
+		OutputRetention: cfg.EventRetention,
+		MCP:             in.MCP,
+		Search:          index,
+		AutoTitle:       true,
+		Logger:          in.log,
 	}, bus, llm.New(st.llmConfig()), in.settings)
 	if err != nil {
 		return fmt.Errorf("start hub: %w", err)
@@ -407,31 +406,4 @@ func (in *Instance) Close() error {
 		errs = append(errs, in.unlock())
 	}
 	return errors.Join(errs...)
-}
-
-// toolSandbox is the bash sandbox for cfg: nil with --sandbox off or where
-// the kernel has no Landlock (then approvals are the only guard; --help
-// and the log say so).
-func (in *Instance) toolSandbox(cfg Config) *tool.Sandbox {
-	support := sandbox.Probe()
-	if cfg.Sandbox == "off" || !support.Files() {
-		in.log.Info("bash runs unconfined", "sandbox", cfg.Sandbox, "kernel", support.String())
-		return nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		in.log.Warn("bash runs unconfined: cannot find this binary for the sandbox helper", "err", err)
-		return nil
-	}
-	home, _ := os.UserHomeDir()
-	in.log.Debug("bash sandbox", "kernel", support.String())
-	return &tool.Sandbox{Helper: self, CacheDirs: sandbox.DefaultCacheDirs(os.Getenv, home)}
-}
-
-// sandboxLine says in one line what confines bash (getSettings' sandbox).
-func sandboxLine(cfg Config) string {
-	if cfg.Sandbox == "off" {
-		return "bash sandbox: off (--sandbox off) — tool approvals are the only guard"
-	}
-	return sandbox.Probe().String()
 }

@@ -50,6 +50,32 @@ type Settings struct {
 	// AutoTitle names sessions after their first completed turn with one
 	// LLM call; nil means on.
 	AutoTitle *bool `json:"auto_title,omitempty"`
+	// ToolEnv adds variables to the environment of bash commands, which
+	// otherwise get only PATH, HOME, LANG, LC_*, TERM, USER, LOGNAME,
+	// SHELL, Go's settings and their own TMPDIR and caches — never the
+	// app's (docs/permissions.md).
+	ToolEnv map[string]string `json:"tool_env,omitempty"`
+}
+
+// checkToolEnv validates tool_env: names as a shell writes them, values
+// without NUL; TMPDIR and the names the sandbox sets are its own.
+func checkToolEnv(env map[string]string) error {
+	for name, v := range env {
+		ok := name != ""
+		for i, r := range name {
+			ok = ok && (r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9')
+		}
+		if !ok {
+			return fmt.Errorf("tool_env: %q is not a variable name", name)
+		}
+		if strings.ContainsRune(v, 0) {
+			return fmt.Errorf("tool_env[%q]: the value holds a NUL byte", name)
+		}
+		if name == "TMPDIR" || strings.HasPrefix(name, "AGENTHUB_") {
+			return fmt.Errorf("tool_env: %s is set by Agent Hub", name)
+		}
+	}
+	return nil
 }
 
 // LoadSettings reads DIR/settings.json. A missing file yields zero Settings

@@ -42,9 +42,10 @@ type settingsService struct {
 
 // settingsStatus is the read-only part of the getSettings answer.
 type settingsStatus struct {
-	KeysStoredIn string `json:"keys_stored_in"`
-	Sandbox      string `json:"sandbox"`
-	KeysError    string `json:"keys_error,omitempty"`
+	KeysStoredIn       string   `json:"keys_stored_in"`
+	Sandbox            string   `json:"sandbox"`
+	SandboxProtections []string `json:"sandbox_protections"`
+	KeysError          string   `json:"keys_error,omitempty"`
 }
 
 // newSettingsService serves s, loaded from dir, with its keys already
@@ -147,14 +148,17 @@ type settingsPatch struct {
 	ThinkingBudget   *int                 `json:"thinking_budget"`
 	ApprovalMode     *string              `json:"approval_mode"`
 	AutoTitle        *bool                `json:"auto_title"`
+	// ToolEnv replaces the whole tool environment setting when present.
+	ToolEnv map[string]string `json:"tool_env"`
 	// MCPServers replaces the whole set of MCP servers when present.
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers"`
 	// The read-only status fields getSettings adds are accepted and ignored,
 	// so a client may send back what it got.
-	KeysStoredIn *string `json:"keys_stored_in"`
-	Sandbox      *string `json:"sandbox"`
-	KeysError    *string `json:"keys_error"`
-	Sources      any     `json:"sources"`
+	KeysStoredIn       *string `json:"keys_stored_in"`
+	Sandbox            *string `json:"sandbox"`
+	SandboxProtections any     `json:"sandbox_protections"`
+	KeysError          *string `json:"keys_error"`
+	Sources            any     `json:"sources"`
 }
 
 // Update implements hub.Settings: it validates and merges a partial settings
@@ -269,6 +273,15 @@ func (p settingsPatch) applyTo(s *Settings) error {
 			s.MCPServers = nil
 		}
 	}
+	if p.ToolEnv != nil {
+		if err := checkToolEnv(p.ToolEnv); err != nil {
+			return err
+		}
+		s.ToolEnv = p.ToolEnv
+		if len(s.ToolEnv) == 0 {
+			s.ToolEnv = nil
+		}
+	}
 	if p.Prices != nil {
 		for model, pr := range p.Prices {
 			if model == "" || pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0 {
@@ -356,6 +369,7 @@ func (s Settings) clone() Settings {
 			c.Prices[k] = v
 		}
 	}
+	c.ToolEnv = maps.Clone(s.ToolEnv)
 	if s.MCPServers != nil {
 		c.MCPServers = make(map[string]mcp.ServerConfig, len(s.MCPServers))
 		for k, v := range s.MCPServers {

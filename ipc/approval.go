@@ -43,6 +43,10 @@ type ToolApprovalRequested struct {
 	Reason          string          `json:"reason"`
 	AlwaysRule      *PermissionRule `json:"always_rule,omitempty"`
 	WorkerSessionID string          `json:"worker_session_id,omitempty"`
+	// GitWritesOffer: a sandboxed bash call in a git repository whose
+	// .git is read-only; the approval may grant this one call git writes
+	// (ApproveToolRequest.AllowGitWrites).
+	GitWritesOffer bool `json:"git_writes_offer,omitempty"`
 }
 
 // ToolApprovalResolved is the payload of tool.approval_resolved; Rule is
@@ -66,6 +70,19 @@ type ApproveToolRequest struct {
 	Message   string
 	Rule      *PermissionRule
 	By        string
+	// AllowGitWrites runs this one (approved) call with .git writable.
+	AllowGitWrites bool
+}
+
+// GitWritesAPI is implemented by a HubAPI that keeps the per-workspace
+// "allow git writes" setting (docs/permissions.md): off by default,
+// sandboxed bash keeps the workspace's .git read-only.
+type GitWritesAPI interface {
+	// GitWrites reports the workspace's setting.
+	GitWrites(ctx context.Context, workspace string) (bool, error)
+	// SetGitWrites changes it and returns the new value; a relative
+	// workspace path is ErrInvalidInput.
+	SetGitWrites(ctx context.Context, workspace string, allow bool) (bool, error)
 }
 
 // PermissionRule is one workspace rule as clients see it

@@ -118,7 +118,7 @@ func fixturePayloads() map[string]struct {
 			Message: "cancelled", StatusText: "Worker cancelled", Summary: "Worker cancelled by user"}},
 		TypeToolApprovalRequested: {ActorTool, ToolApprovalRequested{ToolUseID: fxTool, ToolName: "bash", Input: fxInput,
 			StatusText: "Running: go test ./...", Risk: RiskHigh, Summary: "-> executing in the workspace:\n\n```bash\ngo test ./...\n```\n",
-			Reason: "bash asks by default", AlwaysRule: fxRule, WorkerSessionID: fxWorker}},
+			Reason: "bash asks by default", AlwaysRule: fxRule, WorkerSessionID: fxWorker, GitWritesOffer: true}},
 		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionAlways, By: "dashboard",
 			Message: "fine", Rule: fxRule, WorkerSessionID: fxWorker}},
 		TypeMCPServerStatus: {ActorSystem, MCPServerStatus{Server: "files", Transport: "stdio", Workspace: "/home/u/proj", Status: MCPFailed,

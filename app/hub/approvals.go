@@ -126,7 +126,8 @@ func risk(tool string) string {
 func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalCall, call permission.Call, reason string) error {
 	h := a.h
 	req := ipc.ToolApprovalRequested{ToolUseID: c.ToolUseID, ToolName: c.ToolName, Input: c.Input,
-		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason}
+		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason,
+		GitWritesOffer: h.gitWritesOffer(c.ToolName, rec.WorkspacePath)}
 	if r, ok := permission.AlwaysRule(call); ok {
 		req.AlwaysRule = wireRule(r)
 	}
@@ -168,6 +169,9 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 	h.announce(context.WithoutCancel(ctx), a.r.turn.ID, p, ipc.TypeToolApprovalResolved, func(worker string) any {
 		return ipc.ToolApprovalResolved{ToolUseID: c.ToolUseID, Decision: ans.Decision, By: ans.By, Message: ans.Message, Rule: stored, WorkerSessionID: worker}
 	}, -1)
+	if ans.AllowGitWrites && (ans.Decision == ipc.DecisionOnce || ans.Decision == ipc.DecisionAlways) {
+		h.gitGrants.grant(rec.ID, c.ToolUseID)
+	}
 	switch ans.Decision {
 	case ipc.DecisionCancelled:
 		return ctx.Err()

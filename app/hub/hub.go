@@ -153,6 +153,7 @@ type Hub struct {
 
 	perms       *permission.Store // workspace rules (DATA_DIR/permissions.json)
 	approvals   approvals         // tool calls waiting for the user
+	gitGrants   gitGrants         // bash calls approved with git writes
 	attachments *attachment.Store // uploads (DATA_DIR/attachments)
 	checkpoints *checkpoint.Store // turns' file changes (DATA_DIR/checkpoints)
 }

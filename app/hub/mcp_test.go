@@ -11,11 +11,13 @@ import (
 	"agenthub/app/hub"
 	"agenthub/app/mcp"
 	"agenthub/app/mcp/mcptest"
+	"agenthub/app/sandbox"
 	"agenthub/ipc"
 )
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // this test binary is also the MCP stdio server
+	sandbox.Dispatch()     // and the bash sandbox's helper
 	os.Exit(m.Run())
 }
 

@@ -2,6 +2,8 @@
 
 package tool
 
+import "time"
+
 // Without /proc there is no way to find processes that left the group:
 // only the process group is killed.
 
@@ -15,3 +17,5 @@ func startTicks(pid int) uint64 { return 0 }
 func escapeeState(pid int, start uint64) (alive, zombie, ours bool) { return false, false, false }
 
 func reapPid(pid int) {}
+
+func sweepOrphans(time.Duration) {}

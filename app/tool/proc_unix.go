@@ -58,14 +58,16 @@ func newMarker() string {
 	return hex.EncodeToString(b[:])
 }
 
-// startGroup starts cmd as the leader of a new process group. cmd.Env must
-// carry MarkerEnv=marker.
+// startGroup starts cmd as the leader of a new session (and so of a new
+// process group): it has no controlling terminal, so nothing it starts can
+// open /dev/tty or push input into the user's terminal. cmd.Env must carry
+// MarkerEnv=marker.
 func startGroup(cmd *exec.Cmd, marker string) (*procGroup, error) {
 	haveSubreaper := enableSubreaper()
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
@@ -254,6 +256,7 @@ func (pg *procGroup) shutdown(grace time.Duration) {
 		<-pg.groupDone
 	}
 	pg.endEscapees(grace)
+	sweepOrphans(grace)
 	// Members that were re-parented to someone else (no subreaper) are not
 	// our children; make sure they are dead, bounded by grace.
 	if syscall.Kill(-pg.pgid, 0) == nil {

@@ -31,6 +31,7 @@ const (
 	MethodGetPermissions   = "getPermissionRules"
 	MethodSetPermissions   = "setPermissionRules"
 	MethodSetSandbox       = "setSandboxOptions"
+	MethodSetGitWrites     = "setGitWrites"
 	MethodListApprovals    = "listPendingApprovals"
 	MethodListMCPServers   = "listMcpServers"
 )
@@ -120,7 +121,7 @@ type OK struct {
 // listSessions, getSession, createSession, renameSession, deleteSession,
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
-// getPermissionRules, setPermissionRules, setSandboxOptions,
+// getPermissionRules, setPermissionRules, setSandboxOptions, setGitWrites,
 // listPendingApprovals, listMcpServers, search. Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
@@ -144,6 +145,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetPermissions, h.getPermissionRules)
 	d.Register(MethodSetPermissions, h.setPermissionRules)
 	d.Register(MethodSetSandbox, h.setSandboxOptions)
+	d.Register(MethodSetGitWrites, h.setGitWrites)
 	d.Register(MethodListApprovals, h.listPendingApprovals)
 	d.Register(MethodListMCPServers, h.listMCPServers)
 	d.Register(MethodSearch, h.search)

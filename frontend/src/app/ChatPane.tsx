@@ -246,7 +246,7 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
       store: ctl.store,
       sessionId,
       onOpenSession: (id) => ctl.open(id),
-      onAnswer: (toolUseId, answer, text, rule) => ctl.approve(toolUseId, answer, text, rule),
+      onAnswer: (toolUseId, answer, text, rule, allowGitWrites) => ctl.approve(toolUseId, answer, text, rule, allowGitWrites),
       onRetry: (text) => void ctl.send(text),
       readToolOutput: (toolUseId, offset, length) => ctl.readToolOutput(toolUseId, offset, length),
       turnChanges: (turnId) => ctl.turnChanges(turnId),

@@ -271,6 +271,13 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 <span>Bash sandbox</span>
                 <span>{before.sandbox || "not reported by this hub"}</span>
               </p>
+              {before.sandbox_protections && before.sandbox_protections.length > 0 && (
+                <ul className="sandbox-protections" data-testid="sandbox-protections" aria-label="Protections active on this machine">
+                  {before.sandbox_protections.map((p) => (
+                    <li key={p}>{p}</li>
+                  ))}
+                </ul>
+              )}
               {session && <SessionSandbox hub={hub} session={session} line={before.sandbox} />}
               <p className="settings-line" data-testid="keys-line">
                 <span>API keys stored in</span>

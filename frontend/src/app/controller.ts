@@ -493,12 +493,12 @@ export class AppController {
     }
   }
 
-  /** Answers a waiting call of the open session (rule: for "always", the rule to store); resolves false (and shows a notice) when the hub refused. */
-  async approve(toolUseId: string, answer: ApprovalAnswer, text = "", rule?: PermissionRule): Promise<boolean> {
+  /** Answers a waiting call of the open session (rule: for "always", the rule to store; allowGitWrites: this call may write .git); resolves false (and shows a notice) when the hub refused. */
+  async approve(toolUseId: string, answer: ApprovalAnswer, text = "", rule?: PermissionRule, allowGitWrites = false): Promise<boolean> {
     const id = this.state.ui.selectedId;
     if (!id) return false;
     try {
-      await this.hub.approveTool(id, toolUseId, answer, text || undefined, rule);
+      await this.hub.approveTool(id, toolUseId, answer, text || undefined, rule, allowGitWrites);
       return true;
     } catch (err) {
       this.notify(`Could not answer the approval: ${message(err)}`);

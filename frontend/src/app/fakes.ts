@@ -38,6 +38,8 @@ export class FakeHub implements HubClient {
   pending: Record<string, ToolApprovalRequested[]> | null = {};
   /** Permission rules by workspace. */
   rules: Record<string, PermissionRule[]> = {};
+  /** Workspaces whose .git sandboxed bash may write. */
+  gitWrites = new Set<string>();
   models: ModelInfo[] = [{ id: "anthropic:claude-sonnet-4-6", provider: "anthropic", context_window: 200_000, configured: true }];
   private next = 0;
 
@@ -111,8 +113,8 @@ export class FakeHub implements HubClient {
   listModels(): Promise<ModelInfo[]> {
     return Promise.resolve(this.models);
   }
-  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string, rule?: PermissionRule): Promise<void> {
-    this.calls.push(["approveTool", id, toolUseId, answer, message ?? null, ...(rule ? [rule] : [])]);
+  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string, rule?: PermissionRule, allowGitWrites?: boolean): Promise<void> {
+    this.calls.push(["approveTool", id, toolUseId, answer, message ?? null, ...(rule ? [rule] : []), ...(allowGitWrites ? [true] : [])]);
     return Promise.resolve();
   }
   setApprovalMode(id: string, mode: ApprovalMode): Promise<Session> {
@@ -210,6 +212,16 @@ export class FakeHub implements HubClient {
     this.calls.push(["setPermissionRules", workspace, rules]);
     this.rules[workspace] = [...rules];
     return Promise.resolve([...rules]);
+  }
+  getGitWrites(workspace: string): Promise<boolean> {
+    this.calls.push(["getGitWrites", workspace]);
+    return Promise.resolve(this.gitWrites.has(workspace));
+  }
+  setGitWrites(workspace: string, allow: boolean): Promise<boolean> {
+    this.calls.push(["setGitWrites", workspace, allow]);
+    if (allow) this.gitWrites.add(workspace);
+    else this.gitWrites.delete(workspace);
+    return Promise.resolve(allow);
   }
 }
 

@@ -4,6 +4,7 @@ import {
   decodeHistoryMessage,
   decodeMCPServers,
   decodePendingApprovals,
+  decodeGitWrites,
   decodePermissionRules,
   type ApprovalAnswer,
   type ApprovalMode,
@@ -64,6 +65,10 @@ export interface SettingsView {
   mcp_servers?: Record<string, MCPServerConfig>;
   /** Read-only: one line on what the bash sandbox enforces on this kernel. */
   sandbox?: string;
+  /** Read-only: the sandbox's protections active on this machine, one line each. */
+  sandbox_protections?: string[];
+  /** Variables added to bash's environment (which otherwise has none of the app's). */
+  tool_env?: Record<string, string>;
   /** Read-only: where API keys are stored (the system keyring or a file). */
   keys_stored_in?: string;
   /** Read-only: a stored key that could not be read (it has to be entered again). */
@@ -145,7 +150,7 @@ export interface HubClient {
   updateSettings(patch: SettingsView): Promise<SettingsView>;
   listModels(): Promise<ModelInfo[]>;
   /** Answers a waiting tool call (the session is the call's or an ancestor's). */
-  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string, rule?: PermissionRule): Promise<void>;
+  approveTool(id: string, toolUseId: string, answer: ApprovalAnswer, message?: string, rule?: PermissionRule, allowGitWrites?: boolean): Promise<void>;
   /** Sets a session's approval mode; resolves with the record. */
   setApprovalMode(id: string, mode: ApprovalMode): Promise<Session>;
   /** Sets a session's bash sandbox options; resolves with the record. */
@@ -161,6 +166,10 @@ export interface HubClient {
   getPermissionRules(workspace: string): Promise<PermissionRule[]>;
   /** Replaces a workspace's permission rules; resolves with them as stored. */
   setPermissionRules(workspace: string, rules: PermissionRule[]): Promise<PermissionRule[]>;
+  /** Whether sandboxed bash may write the workspace's .git (off by default). */
+  getGitWrites(workspace: string): Promise<boolean>;
+  /** Turns git writes for the workspace on or off; resolves with the stored value. */
+  setGitWrites(workspace: string, allow: boolean): Promise<boolean>;
   /** The state of every configured MCP server. */
   listMcpServers(): Promise<MCPServerStatus[]>;
   /** Full-text search over every message of every session, newest first. */
@@ -241,8 +250,15 @@ export function createHubClient(rpc: RpcClient): HubClient {
     async listModels() {
       return list<ModelInfo>(await rpc.call("listModels"), "models");
     },
-    async approveTool(id, toolUseId, answer, message, rule) {
-      await rpc.call("approveTool", { session_id: id, tool_use_id: toolUseId, decision: answer, ...(message ? { message } : {}), ...(rule ? { rule } : {}) });
+    async approveTool(id, toolUseId, answer, message, rule, allowGitWrites) {
+      await rpc.call("approveTool", {
+        session_id: id,
+        tool_use_id: toolUseId,
+        decision: answer,
+        ...(message ? { message } : {}),
+        ...(rule ? { rule } : {}),
+        ...(allowGitWrites ? { allow_git_writes: true } : {}),
+      });
     },
     setApprovalMode(id, mode) {
       return rpc.call<Session>("setApprovalMode", { session_id: id, mode });
@@ -258,6 +274,12 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     async setPermissionRules(workspace, rules) {
       return decodePermissionRules(await rpc.call("setPermissionRules", { workspace, rules }));
+    },
+    async getGitWrites(workspace) {
+      return decodeGitWrites(await rpc.call("getPermissionRules", { workspace }));
+    },
+    async setGitWrites(workspace, allow) {
+      return decodeGitWrites(await rpc.call("setGitWrites", { workspace, allow }));
     },
     async listMcpServers() {
       return decodeMCPServers(await rpc.call("listMcpServers"));

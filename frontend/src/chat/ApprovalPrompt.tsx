@@ -100,8 +100,8 @@ export function ApprovalDetail({ toolName, input, summary }: ApprovalDetailProps
   );
 }
 
-/** Answers a prompt (rule: for "always", the rule to store); resolves true once the hub took the answer (false: it failed and the prompt stays). */
-export type AnswerApproval = (answer: ApprovalAnswer, message: string, rule?: PermissionRule) => Promise<boolean>;
+/** Answers a prompt (rule: for "always", the rule to store; allowGitWrites: this call may write .git); resolves true once the hub took the answer (false: it failed and the prompt stays). */
+export type AnswerApproval = (answer: ApprovalAnswer, message: string, rule?: PermissionRule, allowGitWrites?: boolean) => Promise<boolean>;
 
 /** Props of AlwaysRule. */
 export interface AlwaysRuleProps {
@@ -166,12 +166,16 @@ const TITLES: Record<ApprovalAnswer, string> = {
 export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) {
   const request = card.approval?.request;
   const [message, setMessage] = useState("");
+  const [gitWrites, setGitWrites] = useState(false);
   const [sent, setSent] = useState(false);
   const [rule, setRule] = useState<PermissionRule | undefined>(request?.alwaysRule);
   const answer = async (a: ApprovalAnswer) => {
     if (!onAnswer || sent || (a === "always" && !rule)) return;
     setSent(true);
-    if (!(await (a === "always" && rule ? onAnswer(a, message.trim(), rule) : onAnswer(a, message.trim())))) setSent(false);
+    const git = a !== "deny" && gitWrites;
+    const r = a === "always" ? rule : undefined;
+    const ok = git ? await onAnswer(a, message.trim(), r, true) : r ? await onAnswer(a, message.trim(), r) : await onAnswer(a, message.trim());
+    if (!ok) setSent(false);
   };
   const latest = useRef(answer);
   latest.current = answer;
@@ -196,6 +200,12 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
       </p>
       <ApprovalDetail toolName={card.toolName} input={card.input} summary={request.summary} />
       <AlwaysRule rule={rule} disabled={sent} onChange={setRule} />
+      {request.git_writes_offer && (
+        <label className="check approval-git" title="Off: the sandbox keeps .git read-only, so git commit and the like fail">
+          <input type="checkbox" data-testid="approval-git-writes" checked={gitWrites} disabled={sent} onChange={(e) => setGitWrites(e.target.checked)} />
+          Allow this command to write .git
+        </label>
+      )}
       <div className="approval-actions">
         <input
           type="text"

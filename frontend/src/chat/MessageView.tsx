@@ -167,7 +167,7 @@ export function ToolCallView({ toolUseId }: { toolUseId: string }) {
   const active = useSessionSelector((s) => isPending(s?.tools[toolUseId]) && firstPendingId(s) === toolUseId);
   if (delegation && !isPending(tool)) return <DelegationCard card={delegation} approval={tool?.approval?.resolution ?? null} {...(onOpenSession ? { onOpenSession } : {})} />;
   if (!tool) return null;
-  return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m, r) => onAnswer(toolUseId, a, m, r) } : {})} />;
+  return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m, r, git) => onAnswer(toolUseId, a, m, r, git) } : {})} />;
 }
 
 /** Props of MessageView. */

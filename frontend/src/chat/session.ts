@@ -15,7 +15,7 @@ export interface ChatSession {
   /** Opens a session by id (a worker's, from its delegation card). */
   onOpenSession?: (sessionId: string) => void;
   /** Answers a call's approval prompt; resolves true once the hub took the answer. */
-  onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string, rule?: PermissionRule) => Promise<boolean>;
+  onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string, rule?: PermissionRule, allowGitWrites?: boolean) => Promise<boolean>;
   /** Sends text again as a new turn (Retry of a failed turn). */
   onRetry?: (text: string) => void;
   /** Reads a slice of a tool call's stored output (the full-output panel). */

@@ -302,6 +302,11 @@ export function decodePermissionRules(raw: unknown): PermissionRule[] {
   return conforming<PermissionRule>(PERMISSION_RULE_SPEC, isObject(raw) ? raw.rules : undefined);
 }
 
+/** Decodes allow_git_writes of getPermissionRules, setPermissionRules and setGitWrites (false when absent). */
+export function decodeGitWrites(raw: unknown): boolean {
+  return isObject(raw) && raw.allow_git_writes === true;
+}
+
 /** Decodes the answer of listMcpServers ({servers: [...]}, each an mcp.server_status payload). */
 export function decodeMCPServers(raw: unknown): MCPServerStatus[] {
   return conforming<MCPServerStatus>(PAYLOAD_SPECS["mcp.server_status"], isObject(raw) ? raw.servers : undefined);

@@ -184,6 +184,8 @@ export interface ToolApprovalRequested {
   always_rule?: PermissionRule;
   /** Set on the copy in an ancestor session of the worker that asked. */
   worker_session_id?: string;
+  /** A sandboxed bash call in a git repository whose .git is read-only: the answer may allow git writes for this one call. */
+  git_writes_offer?: boolean;
 }
 
 /** How an approval ended. */

@@ -230,6 +230,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     reason: "string",
     always_rule: "permission-rule?",
     worker_session_id: "string?",
+    git_writes_offer: "boolean?",
   },
   "tool.approval_resolved": {
     tool_use_id: "string",

@@ -78,6 +78,8 @@ export interface ApprovalRequest {
   summary: string;
   /** The rule "Always" stores (editable in the prompt); absent when "Always" is not available. */
   alwaysRule?: PermissionRule;
+  /** The answer may allow this call to write .git (a sandboxed bash call in a repository). */
+  git_writes_offer?: boolean;
   /**
    * Orders the prompts oldest first: the request event's id, or for a request
    * known from a listing "!" and its place there (before every event id: it
