@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { useStore } from 'zustand';
 import type { Backend } from './app/backend';
 import { ChatPane } from './app/ChatPane';
@@ -143,13 +144,17 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
       e.preventDefault();
       switch (action) {
         case "new-session":
-          ctl.startDraft();
-          if (narrow) setSidebarOpen(false);
-          requestAnimationFrame(() => document.getElementById(COMPOSER_ID)?.focus());
+          flushSync(() => {
+            ctl.startDraft();
+            if (narrow) setSidebarOpen(false);
+          });
+          document.getElementById(COMPOSER_ID)?.focus();
           break;
         case "search":
-          setSidebarOpen(true);
-          requestAnimationFrame(() => searchRef.current?.focus());
+          // Focus at once (the next keys are the query), the old query selected (typing replaces it).
+          flushSync(() => setSidebarOpen(true));
+          searchRef.current?.focus();
+          searchRef.current?.select();
           break;
         case "focus-composer":
           document.getElementById(COMPOSER_ID)?.focus();

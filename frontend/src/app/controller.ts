@@ -6,7 +6,7 @@
 
 import type { StoreApi } from "zustand/vanilla";
 import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type ServerFrame, type Session, type TurnChanges, type TurnUndone } from "../protocol";
-import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
+import { createAppStore, newestTopLevel, sessionRecord, toolCallOf, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
 import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "./hub";
@@ -27,6 +27,12 @@ export interface ControllerOptions {
   onSelect?: (id: string | null) => void;
   /** History page size when scrolling up (default 100). */
   pageSize?: number;
+}
+
+/** What the output panel searches for a hit of query: its longest word (the hub matched words, the panel matches text). */
+export function outputQuery(query: string): string {
+  const words = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return words.reduce((a, b) => (b.length > a.length ? b : a), "");
 }
 
 function message(err: unknown): string {
@@ -287,7 +293,7 @@ export class AppController {
    * history in until the message is loaded (at most maxPages pages), then
    * asks the list to scroll to it and highlight it.
    */
-  async jumpTo(sessionId: string, messageId: string, maxPages = 50): Promise<void> {
+  async jumpTo(sessionId: string, messageId: string, query = "", maxPages = 50): Promise<void> {
     this.open(sessionId);
     await this.until((st) => st.chat[sessionId]?.connection === "connected" && (st.chat[sessionId]?.order.length ?? 0) > 0, 20_000);
     for (let i = 0; i < maxPages; i++) {
@@ -295,7 +301,12 @@ export class AppController {
       if (!s || this.state.ui.selectedId !== sessionId || s.messages[messageId] || !s.hasMoreHistory) break;
       await this.loadOlder();
     }
-    if (this.state.ui.selectedId === sessionId) this.dispatch({ type: "focusMessage", focus: { sessionId, messageId } });
+    if (this.state.ui.selectedId !== sessionId) return;
+    // A hit in a tool's output: the message that made the call, its card's output panel open at the match.
+    const s = this.state.chat[sessionId];
+    const call = s ? toolCallOf(s, messageId) : null;
+    const focus = call ? { sessionId, messageId: call.messageId, toolUseId: call.toolUseId, query: outputQuery(query) } : { sessionId, messageId };
+    this.dispatch({ type: "focusMessage", focus });
   }
 
   /** Clears the message highlight of a search hit. */

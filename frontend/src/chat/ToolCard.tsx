@@ -4,7 +4,7 @@
 // coloured numbered diff, error and cancelled states, and its approval: the
 // prompt while it waits, who answered after.
 
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { isPending, type ToolCardState } from "../state";
 import { ApprovalPrompt, approvalOutcome, type AnswerApproval } from "./ApprovalPrompt";
 import { DiffView } from "./DiffView";
@@ -105,9 +105,23 @@ export interface ToolCardProps {
 
 /** A tool call card. */
 export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
-  const readToolOutput = useOptionalChatSession()?.readToolOutput;
+  const session = useOptionalChatSession();
+  const readToolOutput = session?.readToolOutput;
   const [expanded, setExpanded] = useState(false);
-  const [panel, setPanel] = useState(false);
+  const [panel, setPanel] = useState<{ query: string } | null>(null);
+  // A search hit in this call's output opens the panel at the match (once: the focus then keeps only the message).
+  useEffect(() => {
+    if (!session || !readToolOutput) return undefined;
+    const { store, sessionId } = session;
+    const check = () => {
+      const f = store.getState().ui.focus;
+      if (f?.sessionId !== sessionId || f.toolUseId !== card.toolUseId) return;
+      setPanel({ query: f.query ?? "" });
+      store.getState().dispatch({ type: "focusMessage", focus: { sessionId, messageId: f.messageId } });
+    };
+    check();
+    return store.subscribe(check);
+  }, [session, readToolOutput, card.toolUseId]);
   const output = card.output ?? card.liveOutput;
   const limit = expanded ? MAX_RENDERED_LINES : COLLAPSED_TAIL_LINES;
   const view = useMemo(() => tailLines(output, limit), [output, limit]);
@@ -164,14 +178,14 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
               </button>
             )}
             {finished && readToolOutput && (more || long) && (
-              <button type="button" className="btn btn-xs" data-testid="full-output" onClick={() => setPanel(true)}>
+              <button type="button" className="btn btn-xs" data-testid="full-output" onClick={() => setPanel({ query: "" })}>
                 Full output…
               </button>
             )}
           </div>
         </div>
       )}
-      {panel && <OutputPanel title={`${card.toolName}: ${statusText}`} read={read} onClose={() => setPanel(false)} />}
+      {panel && <OutputPanel title={`${card.toolName}: ${statusText}`} read={read} initialQuery={panel.query} onClose={() => setPanel(null)} />}
     </section>
   );
 }

@@ -211,6 +211,8 @@ export interface ErrorInfo {
   retryInMs: number | null;
   /** How many attempts the call gets in all, when known. */
   maxAttempts?: number | null;
+  /** The next attempt (attempt + 1) has started: no wait is left. */
+  inFlight?: boolean;
 }
 
 /** An LLM call whose stream has delivered nothing for a while (llm.call_stalled). */
@@ -278,6 +280,17 @@ export interface SessionList {
   placeholders: Record<string, Session>;
 }
 
+/**
+ * A search hit to show: the message to scroll to and highlight; for a hit in
+ * a tool's output, the call whose output panel opens searching query.
+ */
+export interface Focus {
+  sessionId: string;
+  messageId: string;
+  toolUseId?: string;
+  query?: string;
+}
+
 /** What the window shows besides sessions: the open session, models, a notice. */
 export interface UiState {
   selectedId: string | null;
@@ -288,7 +301,7 @@ export interface UiState {
   /** The new-session view is open: the session is created by its first message. */
   draft: boolean;
   /** A message to scroll to and highlight (a search hit), until the list shows it. */
-  focus: { sessionId: string; messageId: string } | null;
+  focus: Focus | null;
 }
 
 /** The client's whole state: one store, three slices. */
@@ -324,7 +337,7 @@ export type AppAction =
   | { type: "loadingOlder"; loading: boolean }
   /** Opens the new-session view (nothing selected). */
   | { type: "draft" }
-  | { type: "focusMessage"; focus: { sessionId: string; messageId: string } | null };
+  | { type: "focusMessage"; focus: Focus | null };
 
 /** Reducer inputs. */
 export type Action = ChatAction | AppAction;
