@@ -187,6 +187,8 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   await failed.locator('button', { hasText: 'Retry' }).click();
   await page.locator('.msg-assistant', { hasText: 'Retried after the failure.' }).waitFor({ timeout: T });
   await idle();
+  await page.locator('.msg-user', { hasText: 'Now fail.' }).locator('[data-testid="branch-nav"]', { hasText: '2/2' }).waitFor({ timeout: T });
+  expect((await page.locator('.msg-user', { hasText: 'Now fail.' }).count()) === 1, 'Retry added a second copy of the question');
 
   step('#12 the composer grows with its content, up to half the window');
   const h0 = await composer.evaluate((e) => e.getBoundingClientRect().height);
@@ -346,9 +348,10 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
     await page.locator('.tool-card[aria-label="Tool edit_file"] .diff-add').waitFor({ timeout: T });
     await page.locator('[data-testid="thinking"]').first().waitFor({ timeout: T });
     await shotAt(`daily-${width}-top`);
-    const retry = page.locator('[data-testid="turn-outcome"][data-status="failed"] button', { hasText: 'Retry' });
-    await scrollUntil(retry);
-    await retry.scrollIntoViewIfNeeded();
+    // The retried turn (issue 34): one question, its versions ‹ 2/2 ›.
+    const versions = page.locator('.msg-user', { hasText: 'Now fail.' }).locator('[data-testid="branch-nav"]');
+    await scrollUntil(versions);
+    await versions.scrollIntoViewIfNeeded();
     await shotAt(`daily-${width}-failed`);
     await page.locator('.msg-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.locator('.deleg-card[data-status="cancelled"]').waitFor({ timeout: T });

@@ -245,6 +245,10 @@ type Brancher interface {
 	// EditAndResend sends content as a changed copy of the user message
 	// messageID, a sibling of it, starting a new turn.
 	EditAndResend(ctx context.Context, sessionID, messageID, content string) (SubmitResult, error)
+	// RetryTurn runs the turn the user message messageID started again, as
+	// a new version of it: an exact copy of the message (attachments
+	// included) becomes its sibling and starts a new turn.
+	RetryTurn(ctx context.Context, sessionID, messageID string) (SubmitResult, error)
 	// SwitchBranch moves the current path to the newest leaf under messageID.
 	SwitchBranch(ctx context.Context, sessionID, messageID string) (store.Session, error)
 	// ForkSession makes a new session whose history is a copy of the

@@ -58,19 +58,34 @@ func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content 
 		}
 	}
 	files = append(files, uploads...)
+	var blocks []store.ContentBlock
+	if content != "" || len(files) == 0 {
+		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
+	}
+	blocks = append(blocks, files...)
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	return h.submitBlocks(ctx, s, content, blocks)
+}
+
+// submitBlocks stores a submission whose user message is blocks (content
+// is its typed text, what a queued turn lists) and starts it when nothing
+// runs or waits.
+func (h *Hub) submitBlocks(ctx context.Context, s *session, content string, blocks []store.ContentBlock) (ipc.SubmitResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return ipc.SubmitResult{}, errors.New("hub is closed")
 	}
-	s, err := h.lookupLocked(sessionID)
-	if err != nil {
+	if _, err := h.lookupLocked(s.record().ID); err != nil {
 		return ipc.SubmitResult{}, err
 	}
 	if len(s.queue) >= h.cfg.QueueLimit {
-		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
+		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", s.record().ID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, queued, err := h.enqueueLocked(ctx, s, content, files...)
+	t, queued, err := h.enqueueLocked(ctx, s, content, blocks)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -83,17 +98,12 @@ func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content 
 // behind another one: then only the Turn record (holding the content) is
 // stored and the session record lists it; otherwise the user message is
 // stored with it.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, files ...store.ContentBlock) (store.Turn, bool, error) {
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, content string, blocks []store.ContentBlock) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	queued := s.running != nil || len(s.queue) > 0
 	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now}
-	var blocks []store.ContentBlock
-	if content != "" || len(files) == 0 {
-		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
-	}
-	blocks = append(blocks, files...)
 	var ops []store.Op
 	prevQueued := s.rec.QueuedTurns
 	if queued {

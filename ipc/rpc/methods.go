@@ -154,6 +154,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetTurnChanges, h.getTurnChanges)
 	d.Register(MethodUndoTurn, h.undoTurn)
 	d.Register(MethodRegenerate, h.regenerate)
+	d.Register(MethodRetryTurn, h.retryTurn)
 	d.Register(MethodEditMessage, h.editMessage)
 	d.Register(MethodSwitchBranch, h.switchBranch)
 	d.Register(MethodForkSession, h.forkSession)

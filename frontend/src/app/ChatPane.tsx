@@ -251,7 +251,7 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
       sessionId,
       onOpenSession: (id) => ctl.open(id),
       onAnswer: (toolUseId, answer, text) => ctl.approve(toolUseId, answer, text),
-      onRetry: (text) => void ctl.send(text),
+      onRetry: (messageId) => void ctl.retryTurn(messageId),
       readToolOutput: (toolUseId, offset, length) => ctl.readToolOutput(toolUseId, offset, length),
       turnChanges: (turnId) => ctl.turnChanges(turnId),
       onRegenerate: (messageId) => ctl.regenerate(messageId),

@@ -194,6 +194,19 @@ export class AppController {
     }
   }
 
+  /** Runs a failed or interrupted turn again in place: a new version of its user message (‹ n/m ›); false and a notice when refused. */
+  async retryTurn(messageId: string): Promise<boolean> {
+    const id = this.state.ui.selectedId;
+    if (!id) return false;
+    try {
+      await this.hub.retryTurn(id, messageId);
+      return true;
+    } catch (err) {
+      this.notify(`Could not retry: ${message(err)}`);
+      return false;
+    }
+  }
+
   /** Sends a changed copy of a user message (a sibling branch); false and a notice when refused. */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
     const id = this.state.ui.selectedId;

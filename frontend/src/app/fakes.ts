@@ -163,6 +163,10 @@ export class FakeHub implements HubClient {
     this.calls.push(["regenerate", id, messageId]);
     return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
   }
+  retryTurn(id: string, messageId: string): Promise<SubmitResult> {
+    this.calls.push(["retryTurn", id, messageId]);
+    return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
+  }
   editMessage(id: string, messageId: string, content: string): Promise<SubmitResult> {
     this.calls.push(["editMessage", id, messageId, content]);
     return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });

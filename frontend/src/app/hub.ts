@@ -177,6 +177,8 @@ export interface HubClient {
   undoTurn(id: string, turnId: string): Promise<TurnUndone>;
   /** Answers a user message (or the one whose turn produced messageId) again, as a sibling branch. */
   regenerate(id: string, messageId: string): Promise<SubmitResult>;
+  /** Runs a user message's turn again as a new version of it (an exact copy, a sibling branch). */
+  retryTurn(id: string, messageId: string): Promise<SubmitResult>;
   /** Sends a changed copy of a user message as a sibling branch. */
   editMessage(id: string, messageId: string, content: string): Promise<SubmitResult>;
   /** Moves the current path to the newest branch through messageId. */
@@ -276,6 +278,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     regenerate(id, messageId) {
       return rpc.call<SubmitResult>("regenerate", { session_id: id, message_id: messageId });
+    },
+    retryTurn(id, messageId) {
+      return rpc.call<SubmitResult>("retryTurn", { session_id: id, message_id: messageId });
     },
     editMessage(id, messageId, content) {
       return rpc.call<SubmitResult>("editMessage", { session_id: id, message_id: messageId, content });

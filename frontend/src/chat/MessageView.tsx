@@ -212,7 +212,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
         }
       })}
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
-      {m.role === "user" && m.turnOutcome && <TurnOutcomeView outcome={m.turnOutcome} text={userText} />}
+      {m.role === "user" && m.turnOutcome && <TurnOutcomeView outcome={m.turnOutcome} text={userText} messageId={m.id} />}
       {m.role === "user" && m.turnOutcome && <TurnFiles outcome={m.turnOutcome} />}
       {(m.annotation || m.usage || copyable || branchable) && !editing && (
         <footer className="msg-meta">
