@@ -123,6 +123,9 @@ type Message struct {
 	StatusText string    `json:"status_text,omitempty"`
 	Summary    string    `json:"summary,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Approval is, on a toolResult message whose call asked first, how it
+	// was answered and by whom (kept so a reloaded card says so too).
+	Approval *ToolApproval `json:"approval,omitempty"`
 	// Turn is, on a user message that started a turn, that turn's outcome.
 	// It is never stored with the message: every read joins it from the
 	// turn record, so it is always the turn's current state.
@@ -137,6 +140,16 @@ type Message struct {
 	// first) when there is more than one: the branch point's ‹ n/m ›.
 	// Computed on read, never stored.
 	Siblings []string `json:"siblings,omitempty"`
+}
+
+// ToolApproval is the answer to a tool call's approval prompt: Decision is
+// once, always, deny or cancelled; By is who answered (window, dashboard,
+// rpc, …; cancel or restart for a cancelled prompt); Message is the user's
+// message with a denial.
+type ToolApproval struct {
+	Decision string `json:"decision"`
+	By       string `json:"by"`
+	Message  string `json:"message,omitempty"`
 }
 
 // RootParent is the ParentID of a message that starts a conversation (an

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { isPending, type ToolCardState } from "../state";
 import { ApprovalPrompt, approvalOutcome, type AnswerApproval } from "./ApprovalPrompt";
-import { DiffView } from "./DiffView";
+import { DiffView, FileSpotContext } from "./DiffView";
 import { MarkdownView } from "./Markdown";
 import { OutputPanel, type ReadOutput } from "./OutputPanel";
 import { useOptionalChatSession } from "./session";
@@ -147,7 +147,11 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
         </span>
         <span className="tool-badge">{pending ? "waiting for approval" : STATUS_LABEL[card.status]}</span>
       </header>
-      {pending && <ApprovalPrompt card={card} active={active} {...(onAnswer ? { onAnswer } : {})} />}
+      {pending && (
+        <FileSpotContext.Provider value={card.approval?.request?.editContext ?? null}>
+          <ApprovalPrompt card={card} active={active} {...(onAnswer ? { onAnswer } : {})} />
+        </FileSpotContext.Provider>
+      )}
       {resolution && <p className={`approval-outcome outcome-${resolution.decision}`}>{approvalOutcome(resolution)}</p>}
       <details className="tool-input">
         <summary>Input</summary>

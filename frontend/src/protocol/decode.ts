@@ -17,6 +17,8 @@ import {
   SKIPPED_FILE_SPEC,
   ABANDONED_TURN_SPEC,
   TURN_ERROR_SPEC,
+  TOOL_APPROVAL_SPEC,
+  EDIT_CONTEXT_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   parseFieldSpec,
@@ -83,6 +85,10 @@ function checkKind(kind: Kind, v: unknown): string | null {
       return checkObject(TURN_OUTCOME_SPEC, v);
     case "turn-error":
       return checkObject(TURN_ERROR_SPEC, v);
+    case "tool-approval":
+      return checkObject(TOOL_APPROVAL_SPEC, v);
+    case "edit-context":
+      return checkObject(EDIT_CONTEXT_SPEC, v);
     case "blocks":
       return Array.isArray(v) && v.every((b) => isObject(b) && typeof b.type === "string")
         ? null

@@ -87,6 +87,8 @@ export interface Message {
   /** Seed 004's result layer of a toolResult message (status text, Markdown summary). */
   status_text?: string;
   summary?: string;
+  /** On a toolResult message whose call asked first: how its prompt was answered, and by whom. */
+  approval?: ToolApproval;
   created_at: string;
   /** On a user message that started a turn: that turn's current outcome. */
   turn?: TurnOutcome;
@@ -94,6 +96,13 @@ export interface Message {
   parent_id?: string;
   /** On a branch point of the current path: the ids of the alternatives, oldest first (‹ n/m ›). */
   siblings?: string[];
+}
+
+/** The answer to a call's approval prompt (store.ToolApproval): once | always | deny | cancelled, by window | dashboard | … */
+export interface ToolApproval {
+  decision: string;
+  by: string;
+  message?: string;
 }
 
 /** Why a turn failed (store.TurnError); attempts is 0 when no LLM call was made. */

@@ -26,7 +26,10 @@ function withRequest(card: ToolCardState, p: ToolApprovalRequested, order: strin
     statusText: card.statusText || p.status_text,
     status: card.status === "streaming-input" ? "running" : card.status,
     workerSessionId: p.worker_session_id ?? card.workerSessionId,
-    approval: { request: { risk: p.risk, reason: p.reason, summary: p.summary, order }, resolution: card.approval?.resolution ?? null },
+    approval: {
+      request: { risk: p.risk, reason: p.reason, summary: p.summary, order, ...(p.edit_context ? { editContext: p.edit_context } : {}) },
+      resolution: card.approval?.resolution ?? null,
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { AbandonedTurn, ContentBlock, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
+import type { AbandonedTurn, ContentBlock, EditContext, HistoryMessage, MessageStatus, MCPServerStatus, ModelInfo, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -55,6 +55,8 @@ export interface ChatMessage {
   toolArgs?: Record<string, unknown>;
   toolStatus?: ToolResultStatus;
   isError?: boolean;
+  /** How a toolResult's call was approved, when it asked (stored). */
+  approval?: ApprovalResolution;
   /** Stored seed 004 result layer of a toolResult message. */
   statusText?: string;
   summary?: string;
@@ -74,6 +76,8 @@ export interface ApprovalRequest {
   reason: string;
   /** The request's Markdown detail (the full command, the edit). */
   summary: string;
+  /** An edit_file call placed in its file (real line numbers and the lines around it), when the hub could. */
+  editContext?: EditContext;
   /**
    * Orders the prompts oldest first: the request event's id, or for a request
    * known from a listing "!" and its place there (before every event id: it
