@@ -44,7 +44,7 @@ const (
 )
 
 var (
-	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137}
+	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137, OutputEstimated: true}
 	fxInput = json.RawMessage(`{"command":"go test ./...","timeout_ms":60000}`)
 	fxSess  = store.Session{
 		ID: fxSession, Title: "Fix the flaky test", TitleSource: "auto", WorkspacePath: "/home/me/code/proj", ActiveModel: fxModel,

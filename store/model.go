@@ -86,6 +86,10 @@ type Usage struct {
 	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
 	CostUSD          float64 `json:"cost_usd"`
+	// OutputEstimated says OutputTokens is (or, in a sum, includes) an
+	// estimate from the streamed text: the provider sent no usage for a
+	// reply cut short (cancelled, or failed mid-stream).
+	OutputEstimated bool `json:"output_estimated,omitempty"`
 }
 
 // Add returns the element-wise sum of u and o.
@@ -97,6 +101,7 @@ func (u Usage) Add(o Usage) Usage {
 		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
 		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
 		CostUSD:          u.CostUSD + o.CostUSD,
+		OutputEstimated:  u.OutputEstimated || o.OutputEstimated,
 	}
 }
 

@@ -47,8 +47,12 @@ func (h *Hub) ExportSession(ctx context.Context, sessionID, format string) ([]by
 
 func exportMarkdown(s store.Session, msgs []store.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n- Session: `%s`\n- Workspace: `%s`\n- Model: `%s`\n- Turns: %d\n- Cost: $%.4f\n\n",
-		s.Title, s.ID, s.WorkspacePath, s.ActiveModel, s.TurnCount, s.CostSoFarUSD)
+	turns := "—"
+	if s.TurnCount > 0 {
+		turns = fmt.Sprint(s.TurnCount)
+	}
+	fmt.Fprintf(&b, "# %s\n\n- Session: `%s`\n- Workspace: `%s`\n- Model: `%s`\n- Turns: %s\n- Cost: %s\n\n",
+		s.Title, s.ID, s.WorkspacePath, s.ActiveModel, turns, exportCost(s.CostSoFarUSD))
 	for _, m := range msgs {
 		switch m.Role {
 		case store.RoleUser:
@@ -89,6 +93,19 @@ func exportMarkdown(s store.Session, msgs []store.Message) string {
 		}
 	}
 	return b.String()
+}
+
+// exportCost is a cost as the window shows it: "—" when none is known
+// (nothing priced ran in this session: a fork, an unpriced model), four
+// decimals under a dollar, two from one.
+func exportCost(usd float64) string {
+	switch {
+	case usd <= 0:
+		return "—"
+	case usd < 1:
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
 }
 
 // fence wraps text in a code fence longer than any backtick run inside it.

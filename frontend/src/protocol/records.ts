@@ -19,6 +19,8 @@ export interface Usage {
   cache_write_tokens?: number;
   reasoning_tokens?: number;
   cost_usd: number;
+  /** output_tokens is (or includes) an estimate from the streamed text: the provider sent no usage for a reply cut short. */
+  output_estimated?: boolean;
 }
 
 /**
@@ -276,5 +278,6 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cache_write_tokens: (a.cache_write_tokens ?? 0) + (b.cache_write_tokens ?? 0),
     reasoning_tokens: (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0),
     cost_usd: a.cost_usd + b.cost_usd,
+    ...(a.output_estimated || b.output_estimated ? { output_estimated: true } : {}),
   };
 }

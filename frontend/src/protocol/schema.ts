@@ -43,6 +43,7 @@ export const USAGE_SPEC: Spec<Usage> = {
   cache_write_tokens: "number?",
   reasoning_tokens: "number?",
   cost_usd: "number",
+  output_estimated: "boolean?",
 };
 
 /** Spec of store.Session. */
