@@ -7,7 +7,7 @@ import { useStore } from "zustand";
 import { Composer } from "../chat";
 import type { AttachmentInfo } from "../protocol";
 import type { AppController } from "./controller";
-import { SessionOptionsFields, type SessionChoice } from "./SessionOptions";
+import { modelProblem, SessionOptionsFields, type SessionChoice } from "./SessionOptions";
 
 /** Props of NewSession. */
 export interface NewSessionProps {
@@ -40,7 +40,10 @@ export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, 
       <Composer
         busy={false}
         queued={NO_QUEUE}
-        onSend={(text, attachments) => ctl.sendNew(text, { model: choice.model, workspace_path: choice.workspace === defaultWorkspace ? "" : choice.workspace }, attachments)}
+        onSend={(text, attachments) =>
+          // A model the field marks as wrong sends nothing (the message stays in the box).
+          modelProblem(choice.model) !== null ? Promise.resolve(false) : ctl.sendNew(text, { model: choice.model, workspace_path: choice.workspace === defaultWorkspace ? "" : choice.workspace }, attachments)
+        }
         onCancel={() => undefined}
         upload={upload}
       />

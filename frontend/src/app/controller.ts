@@ -282,6 +282,7 @@ export class AppController {
       this.notify(`Could not create a session: ${message(err)}`);
       return false;
     }
+    if (this.state.ui.notice?.startsWith("Could not create a session")) this.notify(null); // fixed: the old refusal goes
     await this.refreshSessions();
     this.open(s.session_id);
     // Submit once the stream is attached, so the whole first turn arrives live
@@ -333,6 +334,7 @@ export class AppController {
     if (!id) return false;
     try {
       await this.hub.updateSession(id, update);
+      if (this.state.ui.notice?.startsWith("Could not change the session")) this.notify(null); // fixed: the old refusal goes
       await this.refreshSessions();
       return true;
     } catch (err) {
