@@ -329,6 +329,12 @@ func (in *Instance) Info() Info {
 	if model == "" {
 		model = in.settings.Current().Model
 	}
+	if in.Hub != nil {
+		// What a new session uses, as the hub routes it (a saved key's
+		// provider default included): the window never says "not set"
+		// while a turn would run.
+		model = in.Hub.DefaultModel()
+	}
 	info := Info{
 		Name:      Name,
 		Version:   in.Config.Version,

@@ -157,6 +157,23 @@ type InstructionsReader interface {
 	Instructions(ctx context.Context, sessionID string) ([]InstructionFile, error)
 }
 
+// ConnectionTester is optionally implemented by a HubAPI: Settings' "Test
+// connection". TestConnection makes one tiny call to provider (anthropic
+// or openai) with the credentials configured now; a failed call is an
+// answer (OK false, Error in plain words), not an error.
+type ConnectionTester interface {
+	TestConnection(ctx context.Context, provider string) (ConnectionTest, error)
+}
+
+// ConnectionTest is the answer of testConnection.
+type ConnectionTest struct {
+	Provider   string `json:"provider"`
+	OK         bool   `json:"ok"`
+	Model      string `json:"model,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+}
+
 // FileLister is optionally implemented by a HubAPI: the session's
 // workspace files matching query (fuzzy; .gitignore respected), best first
 // — the composer's @-completion.

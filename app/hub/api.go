@@ -142,8 +142,10 @@ func (h *Hub) UpdateSettings(ctx context.Context, patch json.RawMessage) (json.R
 	return h.settings.Update(patch)
 }
 
-// ListModels lists the models with a known price or context window, plus
-// the configured defaults, with whether their provider is configured.
+// ListModels lists the configured defaults, an OpenAI-compatible server's
+// models (its GET /models), and the models with a known price or context
+// window, each with whether its provider is configured (the picker offers
+// only those).
 func (h *Hub) ListModels(ctx context.Context) ([]ipc.ModelInfo, error) {
 	h.mu.Lock()
 	providers := h.providers
@@ -163,6 +165,15 @@ func (h *Hub) ListModels(ctx context.Context) ([]ipc.ModelInfo, error) {
 		add(h.settings.DefaultModel())
 	}
 	add(h.cfg.DefaultModel)
+	add(h.DefaultModel())
+	// An OpenAI-compatible server's own models, from its list API.
+	if cfg := providers.Config(); cfg.OpenAIBaseURL != "" && !isOfficialOpenAI(cfg.OpenAIBaseURL) {
+		if ids, err := llm.ListModels(ctx, cfg); err == nil {
+			for _, id := range ids {
+				add(llm.ProviderOpenAI + ":" + id)
+			}
+		}
+	}
 	names := make([]string, 0)
 	for name := range llm.Prices() {
 		names = append(names, name)
