@@ -120,6 +120,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		vault = secrets.Open(dir)
 	}
 	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg)}
+	if r, ok := vault.(interface{ Reason() string }); ok {
+		log.Info("API keys are kept in a 0600 file, not the system keyring", "reason", r.Reason())
+	}
 	moved, err := loadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())

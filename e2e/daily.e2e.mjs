@@ -90,7 +90,7 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   const key = page.locator('.settings fieldset', { hasText: 'Anthropic' }).locator('input[type="password"]');
   expect((await key.getAttribute('placeholder')) === 'not set', 'the key field does not say "not set"');
   await key.fill('test-key');
-  await page.locator('.settings button[type="submit"]').click();
+  await page.locator('.settings-footer button[type="submit"]').click();
   await page.locator('.settings-actions', { hasText: 'Saved' }).waitFor({ timeout: T });
   await page.locator('[data-testid="source-anthropic_api_key"]', { hasText: 'from settings' }).waitFor({ timeout: T });
   await shot('daily-settings-sources');

@@ -45,9 +45,9 @@ export function modelProblem(model: string): string | null {
   return null;
 }
 
-/** The models to offer: configured providers' first, the current value kept even when unlisted. */
+/** The models to offer: only configured providers' (a server's own list included), the current value kept even when unlisted. */
 export function modelOptions(models: ModelInfo[], current: string): ModelInfo[] {
-  const sorted = [...models].sort((a, b) => Number(b.configured) - Number(a.configured) || a.id.localeCompare(b.id));
+  const sorted = models.filter((m) => m.configured).sort((a, b) => a.id.localeCompare(b.id));
   if (current && !sorted.some((m) => m.id === current)) sorted.unshift({ id: current, provider: current.split(":")[0] ?? "", context_window: 0, configured: true });
   return sorted;
 }

@@ -76,6 +76,15 @@ export interface SettingsView {
   prices?: Record<string, ModelPrice>;
 }
 
+/** The answer of testConnection (ipc.ConnectionTest): one tiny call to a provider. */
+export interface ConnectionTest {
+  provider: string;
+  ok: boolean;
+  model?: string;
+  duration_ms: number;
+  error?: string;
+}
+
 /** One full-text search hit (ipc.SearchHit). */
 export interface SearchHit {
   session_id: string;
@@ -177,6 +186,8 @@ export interface HubClient {
   undoTurn(id: string, turnId: string): Promise<TurnUndone>;
   /** Answers a user message (or the one whose turn produced messageId) again, as a sibling branch. */
   regenerate(id: string, messageId: string): Promise<SubmitResult>;
+  /** Makes one tiny call to a provider with the credentials configured now (Settings' "Test connection"). */
+  testConnection(provider: string): Promise<ConnectionTest>;
   /** Runs a user message's turn again as a new version of it (an exact copy, a sibling branch). */
   retryTurn(id: string, messageId: string): Promise<SubmitResult>;
   /** Sends a changed copy of a user message as a sibling branch. */
@@ -278,6 +289,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     regenerate(id, messageId) {
       return rpc.call<SubmitResult>("regenerate", { session_id: id, message_id: messageId });
+    },
+    testConnection(provider) {
+      return rpc.call<ConnectionTest>("testConnection", { provider });
     },
     retryTurn(id, messageId) {
       return rpc.call<SubmitResult>("retryTurn", { session_id: id, message_id: messageId });
