@@ -66,7 +66,14 @@ export function inputPreview(input: unknown): string {
  */
 export function summaryHead(summary: string): string {
   const cut = summary.indexOf("\n\n");
-  return (cut === -1 ? summary : summary.slice(0, cut)).trim();
+  const head = (cut === -1 ? summary : summary.slice(0, cut)).trim();
+  // A summary that is a code block (an MCP result's text) is the output: shown once, below.
+  return head.startsWith("```") || head.startsWith("~~~") ? "" : head;
+}
+
+/** Whether a tool is an MCP server's (named server__tool; no built-in tool's name has "__"). */
+export function isMcpTool(name: string): boolean {
+  return name.includes("__");
 }
 
 /** The line an edit started at, from edit_file's result ("… at line 12."). */
@@ -133,7 +140,10 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const fileTool = card.toolName === "edit_file" || card.toolName === "write_file";
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
   const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
-  const head = card.summary ? summaryHead(card.summary) : "";
+  const mcp = isMcpTool(card.toolName);
+  // A running MCP call shows what it was called with (its summary whole: the arguments), its progress apart.
+  const head = card.summary ? (mcp && busy ? card.summary : summaryHead(card.summary)) : "";
+  const progress = mcp && busy && output !== "";
   // More than the card shows exists: the panel reads all of it from the hub.
   const more = view.hidden > 0 || card.liveOutputDropped > 0 || card.truncated || (expanded && view.total > MAX_RENDERED_LINES);
   const read = useCallback<ReadOutput>((offset, length) => readToolOutput!(card.toolUseId, offset, length), [readToolOutput, card.toolUseId]);
@@ -166,7 +176,8 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
         </p>
       )}
       {output !== "" && !(fileTool && card.status === "done") && (
-        <div className="tool-output">
+        <div className={progress ? "tool-output tool-progress" : "tool-output"}>
+          {progress && <p className="tool-output-label">Progress</p>}
           {view.hidden > 0 && (
             <p className="tool-output-hidden">
               {view.hidden.toLocaleString("en-US")} earlier line{view.hidden === 1 ? "" : "s"} not shown
