@@ -181,6 +181,13 @@ type FileLister interface {
 	ListFiles(ctx context.Context, sessionID, query string, limit int) ([]string, error)
 }
 
+// FolderFileLister is optionally implemented by a HubAPI: ListFiles for a
+// folder no session has yet (the first message of a new session), which
+// must be an existing directory ("" is the default workspace).
+type FolderFileLister interface {
+	ListFolderFiles(ctx context.Context, folder, query string, limit int) ([]string, error)
+}
+
 // AttachmentInfo describes a stored attachment: the answer to an upload
 // (RPC uploadAttachment, POST /attachments). ID is the SHA-256 of the
 // stored bytes (uploads of equal content share it); Kind is "image" or

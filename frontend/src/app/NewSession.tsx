@@ -2,7 +2,7 @@
 // Nothing is stored until that message is sent (controller.sendNew), so
 // "New session" clicked twice makes no empty sessions.
 
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { useStore } from "zustand";
 import { Composer } from "../chat";
 import type { AttachmentInfo } from "../protocol";
@@ -26,6 +26,9 @@ const NO_QUEUE: never[] = [];
 export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, upload }: NewSessionProps) {
   const models = useStore(ctl.store, (st) => st.ui.models);
   const [choice, setChoice] = useState<SessionChoice>({ model: "", workspace: defaultWorkspace });
+  // @-completion before the session exists: the chosen folder's files.
+  const folder = choice.workspace === defaultWorkspace ? "" : choice.workspace;
+  const complete = useMemo(() => (q: string) => ctl.listFolderFiles(folder, q), [ctl, folder]);
   return (
     <section className="chat new-session" aria-label="New session">
       <header className="chat-head">
@@ -45,6 +48,7 @@ export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, 
           modelProblem(choice.model) !== null ? Promise.resolve(false) : ctl.sendNew(text, { model: choice.model, workspace_path: choice.workspace === defaultWorkspace ? "" : choice.workspace }, attachments)
         }
         onCancel={() => undefined}
+        complete={complete}
         upload={upload}
       />
     </section>

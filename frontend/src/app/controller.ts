@@ -376,6 +376,16 @@ export class AppController {
     }
   }
 
+  /** A folder's files matching query before its session exists (the new-session view's @-completion; [] on failure). */
+  async listFolderFiles(folder: string, query: string): Promise<string[]> {
+    try {
+      return await this.hub.listFolderFiles(folder, query);
+    } catch (err) {
+      console.debug("[app] could not list the folder's files", message(err));
+      return [];
+    }
+  }
+
   /** The instruction files a session's next turn reads ([] when the hub cannot say). */
   async instructions(id: string): Promise<InstructionFile[]> {
     try {

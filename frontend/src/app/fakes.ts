@@ -163,6 +163,10 @@ export class FakeHub implements HubClient {
     this.calls.push(["regenerate", id, messageId]);
     return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
   }
+  listFolderFiles(folder: string, query: string): Promise<string[]> {
+    this.calls.push(["listFolderFiles", folder, query]);
+    return Promise.resolve([]);
+  }
   testConnection(provider: string): Promise<ConnectionTest> {
     this.calls.push(["testConnection", provider]);
     return Promise.resolve({ provider, ok: true, model: `${provider}:test`, duration_ms: 1 });

@@ -186,6 +186,8 @@ export interface HubClient {
   undoTurn(id: string, turnId: string): Promise<TurnUndone>;
   /** Answers a user message (or the one whose turn produced messageId) again, as a sibling branch. */
   regenerate(id: string, messageId: string): Promise<SubmitResult>;
+  /** The files of a folder no session has yet matching query (@-completion in a new session's first message; "" = the default folder). */
+  listFolderFiles(folder: string, query: string, limit?: number): Promise<string[]>;
   /** Makes one tiny call to a provider with the credentials configured now (Settings' "Test connection"). */
   testConnection(provider: string): Promise<ConnectionTest>;
   /** Runs a user message's turn again as a new version of it (an exact copy, a sibling branch). */
@@ -289,6 +291,9 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     regenerate(id, messageId) {
       return rpc.call<SubmitResult>("regenerate", { session_id: id, message_id: messageId });
+    },
+    async listFolderFiles(folder, query, limit = 20) {
+      return list<string>(await rpc.call("listFiles", { workspace_path: folder, query, limit }), "files");
     },
     testConnection(provider) {
       return rpc.call<ConnectionTest>("testConnection", { provider });
