@@ -370,7 +370,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
           <InfoPanel info={info} />
         </details>
         {before && (
-          // Save at the bottom of the whole dialog, always in view: it saves the fields above.
+          // Save at the bottom of the whole dialog: it saves the fields above.
           <div className="settings-actions settings-footer">
             <span className="muted" role="status">
               {status}

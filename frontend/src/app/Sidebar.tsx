@@ -203,7 +203,7 @@ function MessageHits({ ctl, hits, pending, words, query, onPick }: { ctl: AppCon
       <ul className="side-hit-list">
         {hits.map((h) => (
           <li key={`${h.session_id}/${h.message_id}`}>
-            <button type="button" className="side-hit" data-testid="search-hit" onClick={() => (onPick(), void ctl.jumpTo(h.session_id, h.message_id, query))}>
+            <button type="button" className="side-hit" data-testid="search-hit" onClick={() => (onPick(), void ctl.jumpTo(h.session_id, h.message_id, query, h.tool_use_id))}>
               <span className="side-hit-title">{titleOf(h)}</span>
               <span className="side-hit-snippet">{highlight(h.snippet, words)}</span>
             </button>

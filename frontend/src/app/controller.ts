@@ -29,9 +29,15 @@ export interface ControllerOptions {
   pageSize?: number;
 }
 
-/** What the output panel searches for a hit of query: its longest word (the hub matched words, the panel matches text). */
+/**
+ * What the output panel searches for a hit of query: the query itself when
+ * it is one term ("row-377"), else its longest word (the hub matched words,
+ * the panel matches text).
+ */
 export function outputQuery(query: string): string {
-  const words = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const q = query.trim();
+  if (q !== "" && !/\s/.test(q)) return q;
+  const words = q.match(/[\p{L}\p{N}_]+/gu) ?? [];
   return words.reduce((a, b) => (b.length > a.length ? b : a), "");
 }
 
@@ -307,18 +313,19 @@ export class AppController {
    * history in until the message is loaded (at most maxPages pages), then
    * asks the list to scroll to it and highlight it.
    */
-  async jumpTo(sessionId: string, messageId: string, query = "", maxPages = 50): Promise<void> {
+  async jumpTo(sessionId: string, messageId: string, query = "", toolUseId?: string, maxPages = 50): Promise<void> {
     this.open(sessionId);
     await this.until((st) => st.chat[sessionId]?.connection === "connected" && (st.chat[sessionId]?.order.length ?? 0) > 0, 20_000);
     for (let i = 0; i < maxPages; i++) {
       const s = this.state.chat[sessionId];
-      if (!s || this.state.ui.selectedId !== sessionId || s.messages[messageId] || !s.hasMoreHistory) break;
+      if (!s || this.state.ui.selectedId !== sessionId || s.messages[messageId] || (toolUseId && s.tools[toolUseId]) || !s.hasMoreHistory) break;
       await this.loadOlder();
     }
     if (this.state.ui.selectedId !== sessionId) return;
     // A hit in a tool's output: the message that made the call, its card's output panel open at the match.
     const s = this.state.chat[sessionId];
-    const call = s ? toolCallOf(s, messageId) : null;
+    const card = toolUseId ? s?.tools[toolUseId] : undefined;
+    const call = card?.messageId ? { messageId: card.messageId, toolUseId: card.toolUseId } : s ? toolCallOf(s, messageId) : null;
     const focus = call ? { sessionId, messageId: call.messageId, toolUseId: call.toolUseId, query: outputQuery(query) } : { sessionId, messageId };
     this.dispatch({ type: "focusMessage", focus });
   }

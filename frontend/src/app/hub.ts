@@ -94,6 +94,8 @@ export interface SearchHit {
   role?: string;
   offset?: number;
   session_title?: string;
+  /** A hit in a tool's output: the call (its card opens the output at the match). */
+  tool_use_id?: string;
 }
 
 /** A slice of a tool call's stored output (rpc.ToolOutputChunk). */

@@ -116,19 +116,24 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const readToolOutput = session?.readToolOutput;
   const [expanded, setExpanded] = useState(false);
   const [panel, setPanel] = useState<{ query: string } | null>(null);
-  // A search hit in this call's output opens the panel at the match (once: the focus then keeps only the message).
+  // A search hit in this call's output opens the panel at the match, until it is closed (a card
+  // mounted again meanwhile — the snapshot of the session just opened — opens it again).
   useEffect(() => {
     if (!session || !readToolOutput) return undefined;
     const { store, sessionId } = session;
     const check = () => {
       const f = store.getState().ui.focus;
-      if (f?.sessionId !== sessionId || f.toolUseId !== card.toolUseId) return;
-      setPanel({ query: f.query ?? "" });
-      store.getState().dispatch({ type: "focusMessage", focus: { sessionId, messageId: f.messageId } });
+      if (f?.sessionId === sessionId && f.toolUseId === card.toolUseId) setPanel((p) => p ?? { query: f.query ?? "" });
     };
     check();
     return store.subscribe(check);
   }, [session, readToolOutput, card.toolUseId]);
+  const closePanel = useCallback(() => {
+    setPanel(null);
+    if (!session) return;
+    const f = session.store.getState().ui.focus;
+    if (f?.toolUseId === card.toolUseId) session.store.getState().dispatch({ type: "focusMessage", focus: { sessionId: f.sessionId, messageId: f.messageId } });
+  }, [session, card.toolUseId]);
   const output = card.output ?? card.liveOutput;
   const limit = expanded ? MAX_RENDERED_LINES : COLLAPSED_TAIL_LINES;
   const view = useMemo(() => tailLines(output, limit), [output, limit]);
@@ -200,7 +205,7 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
           </div>
         </div>
       )}
-      {panel && <OutputPanel title={`${card.toolName}: ${statusText}`} read={read} initialQuery={panel.query} onClose={() => setPanel(null)} />}
+      {panel && <OutputPanel title={`${card.toolName}: ${statusText}`} read={read} initialQuery={panel.query} onClose={closePanel} />}
     </section>
   );
 }
