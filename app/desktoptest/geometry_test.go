@@ -47,6 +47,17 @@ func TestWindowNarrowsToTheLayoutsMinimum(t *testing.T) {
 	if got == nil || got.Width != app.MinWindowWidth {
 		t.Fatalf("asked for a %d px wide window, got %+v", app.MinWindowWidth, got)
 	}
+	// The page lays itself out at that width (each paint report is two drawn frames later).
+	for i := 0; ; i++ {
+		d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
+		r := d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
+		if r.Width == app.MinWindowWidth {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("the page is %d px wide in a %d px window", r.Width, app.MinWindowWidth)
+		}
+	}
 	d.screenshot("desktop-narrow-window.png")
 	d.quit()
 }
