@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // FindEdit locates an edit in its file: the real line number, three lines
@@ -45,6 +47,37 @@ func TestFindEdit(t *testing.T) {
 	for _, bad := range []json.RawMessage{in("f.txt", "line", "x"), in("f.txt", "absent", "x"), in("../f.txt", "line a", "x"), json.RawMessage(`{}`)} {
 		if _, ok := FindEdit(env, bad, 3); ok {
 			t.Errorf("FindEdit(%s) found a spot", bad)
+		}
+	}
+}
+
+// The model names the path: FindEdit reads only what edit_file may edit —
+// a symlink out of the workspace is refused, a FIFO is not opened for
+// reading (which would block the approval prompt until a writer came).
+func TestFindEditIsConfined(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("token=abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(ws, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Workspace: ws}
+	for _, path := range []string{"link.txt", secret, "pipe"} {
+		in, _ := json.Marshal(map[string]string{"path": path, "old": "token=abc", "new": "x"})
+		done := make(chan bool, 1)
+		go func() { _, ok := FindEdit(env, in, 3); done <- ok }()
+		select {
+		case ok := <-done:
+			if ok {
+				t.Errorf("FindEdit read %s", path)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("FindEdit blocked on %s", path)
 		}
 	}
 }
