@@ -20,6 +20,10 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
+// MinWindowWidth is the narrowest the window gets: the page's layout works
+// from 420 px (the sidebar overlays the chat below 760 px).
+const MinWindowWidth = 420
+
 // windowOptions is the Wails configuration of the main window bound to a
 // and to the IPC bridge (the page's transport: frontend/src/transport/wails.ts).
 func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *options.App {
@@ -27,7 +31,7 @@ func windowOptions(a *App, bridge *wailsipc.Bridge, assets fs.FS, icon []byte) *
 		Title:     Name,
 		Width:     1100,
 		Height:    720,
-		MinWidth:  640,
+		MinWidth:  MinWindowWidth,
 		MinHeight: 420,
 		AssetServer: &assetserver.Options{
 			Assets:     assets,

@@ -118,6 +118,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		vault = secrets.Open(dir)
 	}
 	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
+	if r, ok := vault.(interface{ Reason() string }); ok {
+		log.Info("API keys are kept in a 0600 file, not the system keyring", "reason", r.Reason())
+	}
 	moved, err := loadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())
@@ -342,6 +345,12 @@ func (in *Instance) Info() Info {
 	model := in.Config.Model
 	if model == "" {
 		model = in.settings.Current().Model
+	}
+	if in.Hub != nil {
+		// What a new session uses, as the hub routes it (a saved key's
+		// provider default included): the window never says "not set"
+		// while a turn would run.
+		model = in.Hub.DefaultModel()
 	}
 	info := Info{
 		Name:      Name,

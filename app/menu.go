@@ -25,7 +25,9 @@ var MenuActions = []string{"new-session", "settings", "toggle-sidebar", "zoom-in
 func (a *App) windowMenu() *menu.Menu {
 	m := menu.NewMenu()
 	file := m.AddSubmenu("File")
-	file.AddText("New session", keys.CmdOrCtrl("n"), a.onMenu("new-session"))
+	// Ctrl+Alt+N, as in the page (frontend/src/app/shortcuts.ts): a browser
+	// keeps Ctrl+N for itself, and one binding is shown everywhere.
+	file.AddText("New session", keys.Combo("n", keys.CmdOrCtrlKey, keys.OptionOrAltKey), a.onMenu("new-session"))
 	file.AddText("Settings…", keys.CmdOrCtrl(","), a.onMenu("settings"))
 	file.AddSeparator()
 	file.AddText("Quit", keys.CmdOrCtrl("q"), func(*menu.CallbackData) {

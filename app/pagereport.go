@@ -46,6 +46,8 @@ type PageReport struct {
 	// page's zoom factor ("" at 100%).
 	Dialog string `json:"dialog,omitempty"`
 	Zoom   string `json:"zoom,omitempty"`
+	// Width is the page's viewport width in CSS px (innerWidth).
+	Width int `json:"width,omitempty"`
 }
 
 // FrameStats is what the page's frame meter measured between the

@@ -47,6 +47,11 @@ type ToolApprovalRequested struct {
 	// .git is read-only; the approval may grant this one call git writes
 	// (ApproveToolRequest.AllowGitWrites).
 	GitWritesOffer bool `json:"git_writes_offer,omitempty"`
+	// EditContext is, for an edit_file call, where its old text is in the
+	// file as the prompt is made (additive; absent when the edit would
+	// fail): the prompt's diff shows the file's own line numbers and the
+	// lines around the change.
+	EditContext *EditContext `json:"edit_context,omitempty"`
 }
 
 // ToolApprovalResolved is the payload of tool.approval_resolved; Rule is
@@ -58,6 +63,18 @@ type ToolApprovalResolved struct {
 	Message         string          `json:"message,omitempty"`
 	Rule            *PermissionRule `json:"rule,omitempty"`
 	WorkerSessionID string          `json:"worker_session_id,omitempty"`
+}
+
+// EditContext places an edit_file call in its file: StartLine is the
+// 1-based line of the first line it changes; Old and New are the whole
+// lines it changes, before and after; Before and After are up to three
+// unchanged lines on either side.
+type EditContext struct {
+	StartLine int      `json:"start_line"`
+	Old       string   `json:"old"`
+	New       string   `json:"new"`
+	Before    []string `json:"before"`
+	After     []string `json:"after"`
 }
 
 // ApproveToolRequest is what approveTool carries; By is the transport that

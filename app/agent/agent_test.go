@@ -268,3 +268,36 @@ func TestStuckToolAbandonedAfterGrace(t *testing.T) {
 		t.Fatalf("output after abandonment was recorded: %+v", d)
 	}
 }
+
+// TestCancelledReplyEstimatesItsOutput (issue 34 row 19): a reply cut
+// short has no usage from the provider (it comes with the stream's end);
+// its output tokens are estimated from the streamed text and marked so.
+func TestCancelledReplyEstimatesItsOutput(t *testing.T) {
+	f := newFixture(t)
+	gate := llmtest.NewGate()
+	defer gate.Release()
+	words := strings.Repeat("streamed words of a reply ", 12) // 312 characters ≈ 78 tokens
+	f.srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 10}).
+		BeginText().TextDelta(words).Stall(gate).TextDelta("never sent").EndBlock().Finish("end_turn", 5).Response())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.rec.onDraft = func(d ipc.Draft) {
+		if d.Type == ipc.TypeTextDelta {
+			cancel()
+		}
+	}
+	out := f.run(ctx)
+	var partial store.Message
+	for _, m := range f.messages() {
+		if m.ID == out.PartialMessageID {
+			partial = m
+		}
+	}
+	want := int64((len(words) + 3) / 4)
+	if partial.Usage == nil || partial.Usage.OutputTokens != want || !partial.Usage.OutputEstimated {
+		t.Fatalf("the cancelled reply's usage = %+v, want %d output tokens, estimated", partial.Usage, want)
+	}
+	if !out.Usage.OutputEstimated || out.Usage.OutputTokens != want {
+		t.Fatalf("the turn's usage = %+v", out.Usage)
+	}
+}

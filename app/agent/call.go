@@ -48,6 +48,9 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 			sink.stall.stop()
 			sink.stall = nil
 		}
+		if err != nil {
+			res.Usage = estimateOutput(res)
+		}
 		res.Usage.CostUSD = llm.Cost(l.Model, res.Usage)
 		l.out.Usage = l.out.Usage.Add(res.Usage)
 		if err == nil {
@@ -110,6 +113,22 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 		case <-t.C:
 		}
 	}
+}
+
+// estimateOutput is the usage of a reply cut short: the provider sends the
+// output count with the end of the stream, so a cancelled or failed reply
+// has little or none of it; the streamed content's size (about four
+// characters a token) stands in for it, marked as an estimate.
+func estimateOutput(res llm.Result) store.Usage {
+	u := res.Usage
+	chars := 0
+	for _, c := range res.Content {
+		chars += len(c.Text) + len(c.Thinking) + len(c.Arguments)
+	}
+	if est := int64((chars + 3) / 4); est > u.OutputTokens {
+		u.OutputTokens, u.OutputEstimated = est, true
+	}
+	return u
 }
 
 // specs describes tools for the provider.

@@ -33,3 +33,31 @@ func TestWindowGeometryRestored(t *testing.T) {
 	again.screenshot("desktop-geometry-restored.png")
 	again.quit()
 }
+
+// TestWindowNarrowsToTheLayoutsMinimum (issue 34 row 17): the window goes
+// down to the 420 px the page's layout works at (it stopped at 640), and
+// the page then shows its narrow layout.
+func TestWindowNarrowsToTheLayoutsMinimum(t *testing.T) {
+	bin, artifacts := setup(t)
+	dataDir, workspace := appDirs(t)
+	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
+	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	want := app.WindowGeometry{Width: app.MinWindowWidth, Height: 700, X: 40, Y: 40}
+	got := d.command("geometry", map[string]any{"geometry": want}).Geometry
+	if got == nil || got.Width != app.MinWindowWidth {
+		t.Fatalf("asked for a %d px wide window, got %+v", app.MinWindowWidth, got)
+	}
+	// The page lays itself out at that width (each paint report is two drawn frames later).
+	for i := 0; ; i++ {
+		d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
+		r := d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
+		if r.Width == app.MinWindowWidth {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("the page is %d px wide in a %d px window", r.Width, app.MinWindowWidth)
+		}
+	}
+	d.screenshot("desktop-narrow-window.png")
+	d.quit()
+}

@@ -31,9 +31,9 @@ func (d *desktop) click(selector string) {
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "click", "selector": selector}})
 }
 
-// TestQuitWhileATurnRuns: closing the window while a turn runs asks first;
-// "Keep running" keeps the window and the turn; "Cancel the turn and quit"
-// ends the turn as cancelled (so the next start shows it stopped, not
+// TestQuitWhileATurnRuns: closing the window while a turn runs asks first,
+// with two answers (issue 34 row 13): "Stay" keeps the window and the turn;
+// "Quit" ends the turn as cancelled (so the next start shows it stopped, not
 // interrupted) and quits. With no turn running, closing quits at once.
 func TestQuitWhileATurnRuns(t *testing.T) {
 	bin, artifacts := setup(t)
@@ -57,8 +57,8 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 
 	d.command("close", nil)
 	d.awaitReport("the confirmation again", func(r app.PageReport) bool { return r.QuitPrompt })
-	d.click(`[data-testid="quit-cancel"]`)
-	d.awaitExit("cancel the turn and quit")
+	d.click(`[data-testid="quit"]`)
+	d.awaitExit("Quit")
 
 	again := relaunch()
 	again.awaitReport("the loaded window", func(r app.PageReport) bool { return r.Kind == "loaded" })

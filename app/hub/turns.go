@@ -75,19 +75,35 @@ func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, 
 		}
 	}
 	files = append(files, uploads...)
+	var blocks []store.ContentBlock
+	if content != "" || len(files) == 0 {
+		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
+	}
+	blocks = append(blocks, files...)
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	return h.submitBlocks(ctx, s, messageID, content, blocks)
+}
+
+// submitBlocks stores a submission whose user message is blocks (content
+// is its typed text, what a queued turn lists; messageID the id the client
+// chose for it, "" for a fresh one) and starts it when nothing runs or
+// waits.
+func (h *Hub) submitBlocks(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock) (ipc.SubmitResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return ipc.SubmitResult{}, errors.New("hub is closed")
 	}
-	s, err := h.lookupLocked(sessionID)
-	if err != nil {
+	if _, err := h.lookupLocked(s.record().ID); err != nil {
 		return ipc.SubmitResult{}, err
 	}
 	if len(s.queue) >= h.cfg.QueueLimit {
-		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
+		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", s.record().ID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, files...)
+	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, blocks)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -119,7 +135,7 @@ func (h *Hub) messageIDTakenLocked(s *session, id string) (bool, error) {
 // the message id the client chose, if any) is stored and the session record
 // lists it; otherwise the user message is stored with it. A messageID the
 // session already has is ErrConflict.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, files ...store.ContentBlock) (store.Turn, bool, error) {
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,11 +150,6 @@ func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content 
 	}
 	queued := s.running != nil || len(s.queue) > 0
 	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now, UserMessageID: messageID}
-	var blocks []store.ContentBlock
-	if content != "" || len(files) == 0 {
-		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
-	}
-	blocks = append(blocks, files...)
 	var ops []store.Op
 	prevQueued := s.rec.QueuedTurns
 	if queued {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { useStore } from 'zustand';
 import type { Backend } from './app/backend';
 import { ChatPane } from './app/ChatPane';
@@ -99,7 +100,8 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
   const closeSettings = useCallback(() => {
     setSettings(false);
     backend.info().then(setInfo, (err: unknown) => console.debug("[app] info after settings", err));
-  }, [backend]);
+    void ctl.loadModels(); // the picker lists the providers configured now
+  }, [backend, ctl]);
   const setWindowTitle = useMemo(() => backend.setWindowTitle?.bind(backend), [backend]);
   const chooseFolder = useMemo(() => backend.chooseFolder?.bind(backend), [backend]);
   const upload = useMemo(() => backend.uploadAttachment.bind(backend), [backend]);
@@ -146,13 +148,17 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
       e.preventDefault();
       switch (action) {
         case "new-session":
-          ctl.startDraft();
-          if (narrow) setSidebarOpen(false);
-          requestAnimationFrame(() => document.getElementById(COMPOSER_ID)?.focus());
+          flushSync(() => {
+            ctl.startDraft();
+            if (narrow) setSidebarOpen(false);
+          });
+          document.getElementById(COMPOSER_ID)?.focus();
           break;
         case "search":
-          setSidebarOpen(true);
-          requestAnimationFrame(() => searchRef.current?.focus());
+          // Focus at once (the next keys are the query), the old query selected (typing replaces it).
+          flushSync(() => setSidebarOpen(true));
+          searchRef.current?.focus();
+          searchRef.current?.select();
           break;
         case "focus-composer":
           document.getElementById(COMPOSER_ID)?.focus();
@@ -237,12 +243,11 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
         )}
         {!info.provider.configured && (selected || draft) && (
           <div className="notice notice-warn" data-testid="provider-warning">
-            No LLM provider is configured: set <code>ANTHROPIC_API_KEY</code>, or <code>OPENAI_BASE_URL</code> (e.g.{" "}
-            <code>http://127.0.0.1:11434/v1</code> with <code>--model openai:llama3.1</code>), or open{" "}
+            No model provider is set up yet:{" "}
             <button type="button" className="link-btn" onClick={() => setSettings(true)}>
-              Settings
-            </button>
-            .
+              open Settings
+            </button>{" "}
+            and add an API key or a local server&apos;s address.
           </div>
         )}
         {selected ? (

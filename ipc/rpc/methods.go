@@ -140,6 +140,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetSettings, h.getSettings)
 	d.Register(MethodUpdateSettings, h.updateSettings)
 	d.Register(MethodListModels, h.listModels)
+	d.Register(MethodTestConnection, h.testConnection)
 	d.Register(MethodApproveTool, h.approveTool)
 	d.Register(MethodSetApprovalMode, h.setApprovalMode)
 	d.Register(MethodGetPermissions, h.getPermissionRules)
@@ -156,6 +157,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetTurnChanges, h.getTurnChanges)
 	d.Register(MethodUndoTurn, h.undoTurn)
 	d.Register(MethodRegenerate, h.regenerate)
+	d.Register(MethodRetryTurn, h.retryTurn)
 	d.Register(MethodEditMessage, h.editMessage)
 	d.Register(MethodSwitchBranch, h.switchBranch)
 	d.Register(MethodForkSession, h.forkSession)
@@ -473,6 +475,25 @@ func (h hubMethods) updateSettings(ctx context.Context, raw json.RawMessage) (an
 		body = inner
 	}
 	return h.hub.UpdateSettings(ctx, body)
+}
+
+// MethodTestConnection makes one tiny call to a provider → ipc.ConnectionTest.
+const MethodTestConnection = "testConnection"
+
+func (h hubMethods) testConnection(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Provider string `json:"provider"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, Errorf(CodeInvalidParams, "params: %v", err)
+		}
+	}
+	t, ok := h.hub.(ipc.ConnectionTester)
+	if !ok {
+		return nil, Errorf(CodeInvalidParams, "this hub cannot test a connection")
+	}
+	return t.TestConnection(ctx, p.Provider)
 }
 
 func (h hubMethods) listModels(ctx context.Context, _ json.RawMessage) (any, error) {

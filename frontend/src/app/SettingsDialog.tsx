@@ -8,7 +8,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { APPROVAL_MODES } from "../protocol";
 import { sessionRecord } from "../state";
 import type { AppController } from "./controller";
-import type { HubClient, SettingsView } from "./hub";
+import type { ConnectionTest, HubClient, SettingsView } from "./hub";
 import type { AppInfo } from "./info";
 import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "./attention";
 import { InfoPanel } from "./InfoPanel";
@@ -76,6 +76,35 @@ export function keyPlaceholder(masked: string | undefined, key: string, sources:
   return masked ? `set (${masked}) — type to replace` : unset;
 }
 
+/** "Test connection" of one provider: saves what was typed first, then makes one tiny call (testConnection). */
+function TestConnection({ hub, provider, beforeTest }: { hub: HubClient; provider: "anthropic" | "openai"; beforeTest: () => Promise<boolean> }) {
+  const [state, setState] = useState<{ kind: "idle" } | { kind: "testing" } | { kind: "done"; test: ConnectionTest } | { kind: "error"; message: string }>({ kind: "idle" });
+  const run = async () => {
+    setState({ kind: "testing" });
+    if (!(await beforeTest())) {
+      setState({ kind: "idle" });
+      return;
+    }
+    try {
+      setState({ kind: "done", test: await hub.testConnection(provider) });
+    } catch (err) {
+      setState({ kind: "error", message: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  return (
+    <p className="settings-test">
+      <button type="button" className="btn btn-xs" data-testid={`test-${provider}`} disabled={state.kind === "testing"} onClick={() => void run()}>
+        {state.kind === "testing" ? "Testing…" : "Test connection"}
+      </button>
+      <span role="status" data-testid={`test-${provider}-result`} data-ok={state.kind === "done" ? String(state.test.ok) : undefined} className={state.kind === "done" && state.test.ok ? "settings-ok" : "settings-bad"}>
+        {state.kind === "done" && state.test.ok && `Connected: ${state.test.model} answered in ${state.test.duration_ms} ms.`}
+        {state.kind === "done" && !state.test.ok && `Failed: ${state.test.error ?? "no answer"}`}
+        {state.kind === "error" && `Could not test: ${state.message}`}
+      </span>
+    </p>
+  );
+}
+
 /** Props of SettingsDialog. */
 export interface SettingsDialogProps {
   hub: HubClient;
@@ -121,13 +150,13 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
     return () => window.removeEventListener("keydown", onKey);
   }, [onClose]);
 
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!before) return;
+  /** Saves what changed; resolves false when the hub refused it. */
+  const apply = async (quiet: boolean): Promise<boolean> => {
+    if (!before) return false;
     const patch = settingsPatch(before, form, secrets);
     if (Object.keys(patch).length === 0) {
-      setStatus("Nothing changed.");
-      return;
+      if (!quiet) setStatus("Nothing changed.");
+      return true;
     }
     try {
       const next = await hub.updateSettings(patch);
@@ -136,9 +165,15 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
       setSecrets({ anthropic: "", openai: "" });
       setStatus("Saved. Provider changes apply to new turns; the dashboard setting applies at the next start.");
       void ctl.loadModels();
+      return true;
     } catch (err) {
       setStatus(`Could not save: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
     }
+  };
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    await apply(false);
   };
 
   const field = (k: keyof SettingsView) => ({
@@ -161,7 +196,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
         {before === null ? (
           <p className="muted">Loading…</p>
         ) : (
-          <form className="settings" onSubmit={(e) => void save(e)}>
+          <form className="settings" id="settings-form" onSubmit={(e) => void save(e)}>
             <fieldset>
               <legend>Model</legend>
               <label>
@@ -207,6 +242,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 </span>
                 <input {...field("anthropic_base_url")} placeholder="https://api.anthropic.com" />
               </label>
+              <TestConnection hub={hub} provider="anthropic" beforeTest={() => apply(true)} />
             </fieldset>
             <fieldset>
               <legend>OpenAI-compatible (OpenAI, Ollama, vLLM, LM Studio)</legend>
@@ -230,6 +266,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 </span>
                 <input {...field("openai_base_url")} placeholder="http://127.0.0.1:11434/v1" />
               </label>
+              <TestConnection hub={hub} provider="openai" beforeTest={() => apply(true)} />
             </fieldset>
             <fieldset>
               <legend>Sessions</legend>
@@ -304,21 +341,14 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
                 </div>
               )}
             </fieldset>
-            <div className="settings-actions">
-              <span className="muted" role="status">
-                {status}
-              </span>
-              <button type="submit" className="btn btn-primary">
-                Save
-              </button>
-            </div>
           </form>
         )}
         {before && (
-          // Outside the settings form: the server form is a form of its own
-          // and saves at once.
+          // Outside the settings form: the server form is a form of its own;
+          // each server added or removed is saved as it is.
           <fieldset className="settings-mcp">
             <legend>MCP servers</legend>
+            <p className="muted settings-note">A server is saved as you add or remove it.</p>
             <McpServers
               hub={hub}
               saved={before.mcp_servers ?? {}}
@@ -333,6 +363,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
         {before && (
           <fieldset className="settings-mcp">
             <legend>Prices</legend>
+            <p className="muted settings-note">A price is saved as you set or remove it.</p>
             <Prices
               hub={hub}
               prices={before.prices ?? {}}
@@ -347,6 +378,17 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
           <summary>About this instance</summary>
           <InfoPanel info={info} />
         </details>
+        {before && (
+          // Save at the bottom of the whole dialog: it saves the fields above.
+          <div className="settings-actions settings-footer">
+            <span className="muted" role="status">
+              {status}
+            </span>
+            <button type="submit" form="settings-form" className="btn btn-primary">
+              Save
+            </button>
+          </div>
+        )}
       </div>
     </div>
   );

@@ -5,7 +5,7 @@
 import type { ApprovalAnswer, ApprovalMode, AttachmentRef, TurnChanges, TurnUndone, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
-import type { ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
+import type { ConnectionTest, ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
 
 /** A session record with defaults. */
 export function session(id: string, over: Partial<Session> = {}): Session {
@@ -163,6 +163,18 @@ export class FakeHub implements HubClient {
   }
   regenerate(id: string, messageId: string): Promise<SubmitResult> {
     this.calls.push(["regenerate", id, messageId]);
+    return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
+  }
+  listFolderFiles(folder: string, query: string): Promise<string[]> {
+    this.calls.push(["listFolderFiles", folder, query]);
+    return Promise.resolve([]);
+  }
+  testConnection(provider: string): Promise<ConnectionTest> {
+    this.calls.push(["testConnection", provider]);
+    return Promise.resolve({ provider, ok: true, model: `${provider}:test`, duration_ms: 1 });
+  }
+  retryTurn(id: string, messageId: string): Promise<SubmitResult> {
+    this.calls.push(["retryTurn", id, messageId]);
     return Promise.resolve({ turn_id: `turn${++this.next}`, queued: false });
   }
   editMessage(id: string, messageId: string, content: string): Promise<SubmitResult> {

@@ -81,6 +81,15 @@ export interface SettingsView {
   prices?: Record<string, ModelPrice>;
 }
 
+/** The answer of testConnection (ipc.ConnectionTest): one tiny call to a provider. */
+export interface ConnectionTest {
+  provider: string;
+  ok: boolean;
+  model?: string;
+  duration_ms: number;
+  error?: string;
+}
+
 /** One full-text search hit (ipc.SearchHit). */
 export interface SearchHit {
   session_id: string;
@@ -90,6 +99,8 @@ export interface SearchHit {
   role?: string;
   offset?: number;
   session_title?: string;
+  /** A hit in a tool's output: the call (its card opens the output at the match). */
+  tool_use_id?: string;
 }
 
 /** A slice of a tool call's stored output (rpc.ToolOutputChunk). */
@@ -186,6 +197,12 @@ export interface HubClient {
   undoTurn(id: string, turnId: string): Promise<TurnUndone>;
   /** Answers a user message (or the one whose turn produced messageId) again, as a sibling branch. */
   regenerate(id: string, messageId: string): Promise<SubmitResult>;
+  /** The files of a folder no session has yet matching query (@-completion in a new session's first message; "" = the default folder). */
+  listFolderFiles(folder: string, query: string, limit?: number): Promise<string[]>;
+  /** Makes one tiny call to a provider with the credentials configured now (Settings' "Test connection"). */
+  testConnection(provider: string): Promise<ConnectionTest>;
+  /** Runs a user message's turn again as a new version of it (an exact copy, a sibling branch). */
+  retryTurn(id: string, messageId: string): Promise<SubmitResult>;
   /** Sends a changed copy of a user message as a sibling branch. */
   editMessage(id: string, messageId: string, content: string): Promise<SubmitResult>;
   /** Moves the current path to the newest branch through messageId. */
@@ -298,6 +315,15 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     regenerate(id, messageId) {
       return rpc.call<SubmitResult>("regenerate", { session_id: id, message_id: messageId });
+    },
+    async listFolderFiles(folder, query, limit = 20) {
+      return list<string>(await rpc.call("listFiles", { workspace_path: folder, query, limit }), "files");
+    },
+    testConnection(provider) {
+      return rpc.call<ConnectionTest>("testConnection", { provider });
+    },
+    retryTurn(id, messageId) {
+      return rpc.call<SubmitResult>("retryTurn", { session_id: id, message_id: messageId });
     },
     editMessage(id, messageId, content) {
       return rpc.call<SubmitResult>("editMessage", { session_id: id, message_id: messageId, content });

@@ -53,6 +53,8 @@ export interface PageReport {
   /** The open dialog's heading; the page's zoom ("" at 100%). */
   dialog?: string;
   zoom?: string;
+  /** The viewport's width in CSS px. */
+  width?: number;
 }
 
 /**
@@ -166,6 +168,7 @@ export function readTranscript(doc: Document, hash: string): Omit<PageReport, 'k
     ...(doc.querySelector('.ah-app[data-ready="true"]') ? { ready: true } : {}),
     ...(doc.querySelector('.modal h2') ? { dialog: doc.querySelector('.modal h2')?.textContent ?? '' } : {}),
     ...(doc.documentElement.style.getPropertyValue('zoom') ? { zoom: doc.documentElement.style.getPropertyValue('zoom') } : {}),
+    ...(doc.defaultView ? { width: doc.defaultView.innerWidth } : {}),
     ...(doc.querySelector('[data-testid="startup-error"]') ? { startup_error: doc.querySelector('[data-testid="startup-error"] .startup-error-text')?.textContent ?? '' } : {}),
   };
 }

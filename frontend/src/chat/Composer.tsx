@@ -14,6 +14,28 @@ import { MAX_ATTACHMENTS, PendingAttachments, type PendingAttachment } from "./A
 /** The composer textarea's element id (the skip link and the focus shortcut target it). */
 export const COMPOSER_ID = "composer-input";
 
+/**
+ * Where the caret at index sits inside a textarea, in px from its top-left
+ * corner (scroll included): measured on a mirror element with the
+ * textarea's text styles, the text before the caret and a marker at it.
+ */
+export function caretPoint(el: HTMLTextAreaElement, index: number): { left: number; top: number } {
+  const doc = el.ownerDocument;
+  const style = doc.defaultView?.getComputedStyle(el);
+  const mirror = doc.createElement("div");
+  const props = ["boxSizing", "width", "paddingTop", "paddingRight", "paddingBottom", "paddingLeft", "borderTopWidth", "borderRightWidth", "borderBottomWidth", "borderLeftWidth", "fontFamily", "fontSize", "fontWeight", "fontStyle", "letterSpacing", "lineHeight", "textTransform", "wordSpacing", "tabSize"] as const;
+  for (const p of props) if (style) mirror.style[p] = style[p];
+  Object.assign(mirror.style, { position: "absolute", visibility: "hidden", top: "0", left: "-9999px", whiteSpace: "pre-wrap", overflowWrap: "break-word", overflow: "hidden" });
+  mirror.textContent = el.value.slice(0, index);
+  const mark = doc.createElement("span");
+  mark.textContent = "\u200b";
+  mirror.appendChild(mark);
+  doc.body.appendChild(mirror);
+  const point = { left: mark.offsetLeft - el.scrollLeft, top: mark.offsetTop - el.scrollTop };
+  mirror.remove();
+  return point;
+}
+
 /** The @-mention being typed before the caret: its query and where it starts (the @), or null. */
 export function mentionAt(text: string, caret: number): { query: string; start: number } | null {
   const m = /(?:^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
@@ -100,6 +122,18 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
   const [dismissed, setDismissed] = useState<number | null>(null);
   const mention = complete ? mentionAt(text, caret) : null;
   const open = mention !== null && dismissed !== mention.start && options.length > 0;
+  // The list opens at the @ being completed (the caret's line, its column), kept inside the composer.
+  const box = useRef<HTMLDivElement>(null);
+  const [anchor, setAnchor] = useState<{ left: number; bottom: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = area.current;
+    const host = box.current;
+    if (!open || !el || !host || !mention) return setAnchor(null);
+    const at = caretPoint(el, mention.start);
+    const listWidth = Math.min(416, host.clientWidth - 16);
+    const left = Math.max(8, Math.min(el.offsetLeft + at.left, host.clientWidth - listWidth - 8));
+    setAnchor({ left, bottom: host.clientHeight - (el.offsetTop + at.top) + 4 });
+  }, [open, mention?.start, text]);
   useEffect(() => {
     if (!complete || !mention) {
       setOptions([]);
@@ -173,6 +207,7 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
   };
   return (
     <div
+      ref={box}
       className={`composer${dragging ? " is-dragging" : ""}`}
       {...(upload
         ? {
@@ -203,7 +238,7 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
         </ul>
       )}
       {open && (
-        <ul className="mention-list" role="listbox" id="mention-list" aria-label="Files in the folder">
+        <ul className="mention-list" role="listbox" id="mention-list" aria-label="Files in the folder" style={anchor ? { left: anchor.left, bottom: anchor.bottom } : undefined}>
           {options.map((p, i) => (
             <li key={p} role="option" aria-selected={i === active} className={i === active ? "is-active" : undefined} onMouseDown={(e) => (e.preventDefault(), pick(p))}>
               {p}

@@ -16,8 +16,8 @@ export interface ChatSession {
   onOpenSession?: (sessionId: string) => void;
   /** Answers a call's approval prompt; resolves true once the hub took the answer. */
   onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string, rule?: PermissionRule, allowGitWrites?: boolean) => Promise<boolean>;
-  /** Sends text again as a new turn (Retry of a failed turn). */
-  onRetry?: (text: string) => void;
+  /** Runs a failed turn again, in place: a new version of its user message (Retry). */
+  onRetry?: (messageId: string) => void;
   /** Reads a slice of a tool call's stored output (the full-output panel). */
   readToolOutput?: (toolUseId: string, offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
   /** Branches (docs/branching.md): answer again, edit and resend, show another branch, fork. */

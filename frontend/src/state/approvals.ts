@@ -34,6 +34,7 @@ function withRequest(card: ToolCardState, p: ToolApprovalRequested, order: strin
         order,
         ...(p.always_rule ? { alwaysRule: p.always_rule } : {}),
         ...(p.git_writes_offer ? { git_writes_offer: true } : {}),
+        ...(p.edit_context ? { editContext: p.edit_context } : {}),
       },
       resolution: card.approval?.resolution ?? null,
     },

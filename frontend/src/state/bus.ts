@@ -196,7 +196,16 @@ export function onTurnCompleted(s: SessionState, e: Ev<"turn.completed">): Sessi
     error: { class: p.error_class ?? err.errorClass, message: p.error ?? err.message, attempts: err.attempt ?? 0 },
     ...files,
   };
-  return withTurnOutcome({ ...next, lastError: { ...err, willRetry: false } }, e.turn_id, outcome);
+  const shown = withTurnOutcome(next, e.turn_id, outcome);
+  // The failure shows once: inline under its user message when that is loaded, else as the error line.
+  return { ...shown, lastError: shown !== next ? null : { ...err, willRetry: false, inFlight: false } };
+}
+
+/** Applies llm.call_started: a retry's attempt is under way, so the error line stops counting down to it. */
+export function onLLMCallStarted(s: SessionState, e: Ev<"llm.call_started">): SessionState {
+  const err = s.lastError;
+  if (!err?.willRetry || e.payload.attempt <= 1) return s;
+  return { ...s, lastError: { ...err, attempt: e.payload.attempt - 1, retryInMs: null, inFlight: true } };
 }
 
 /**

@@ -123,6 +123,7 @@ export namespace app {
 	    ready?: boolean;
 	    dialog?: string;
 	    zoom?: string;
+	    width?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new PageReport(source);
@@ -142,6 +143,7 @@ export namespace app {
 	        this.ready = source["ready"];
 	        this.dialog = source["dialog"];
 	        this.zoom = source["zoom"];
+	        this.width = source["width"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
