@@ -1,10 +1,10 @@
 package hub_test
 
 import (
-	"agenthub/app/permission"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"agenthub/app/hub"
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -41,7 +42,7 @@ type harnessOpt func(*hub.Config)
 
 func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 	t.Helper()
-	h := &harness{t: t, dir: t.TempDir(), ws: t.TempDir(), srv: llmtest.NewServer(t)}
+	h := &harness{t: t, dir: t.TempDir(), ws: fixedLengthTempDir(t), srv: llmtest.NewServer(t)}
 	h.reg = llm.New(llm.Config{AnthropicAPIKey: "test-key", AnthropicBaseURL: h.srv.URL, IgnoreEnv: true, IdleTimeout: 20 * time.Second})
 	h.cfg = hub.Config{
 		DataDir: h.dir, DefaultWorkspace: h.ws, DefaultModel: testModel,
@@ -57,6 +58,20 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 	h.open()
 	t.Cleanup(h.close)
 	return h
+}
+
+// fixedLengthTempDir is a fresh directory whose path has the same length
+// in every run (t.TempDir's random part does not): the workspace's path
+// is in the system prompt, so the context estimates the recorded traces
+// hold would otherwise change with it.
+func fixedLengthTempDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("agenthub-ws-%010d", rand.Uint32()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // open opens the store, bus and hub on h.dir and starts the hub.
