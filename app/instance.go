@@ -70,7 +70,7 @@ type Instance struct {
 	// commits.
 	Search *search.Index
 
-	settings *settingsService
+	settings *Service
 	getenv   func(string) string
 	log      *slog.Logger
 	unlock   func() error // releases the data dir's instance lock
@@ -105,7 +105,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if err := EnsureDataDir(dir); err != nil {
 		return nil, err
 	}
-	st, err := LoadSettings(dir)
+	st, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +117,11 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if vault == nil {
 		vault = secrets.Open(dir)
 	}
-	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
+	status := Status{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
 	if r, ok := vault.(interface{ Reason() string }); ok {
 		log.Info("API keys are kept in a 0600 file, not the system keyring", "reason", r.Reason())
 	}
-	moved, err := loadKeys(dir, vault, &st)
+	moved, err := LoadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())
 	}
@@ -141,8 +141,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		}
 	}
 	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
-		settings: newSettingsService(dir, st, vault, status), getenv: opts.Getenv, log: log}
-	inst.settings.sources = func(s Settings) map[string]string { return valueSources(s, cfg, opts.Getenv) }
+		settings: NewService(dir, st, vault, status), getenv: opts.Getenv, log: log}
+	flags := Flags{Model: cfg.Model, ApprovalMode: cfg.ApprovalMode}
+	inst.settings.SetSources(func(s Settings) map[string]string { return ValueSources(s, flags, opts.Getenv) })
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}
@@ -187,7 +188,7 @@ func (in *Instance) startServices() error {
 	}
 	in.Bus = bus
 	st := in.settings.Current()
-	st.applyPrices()
+	st.ApplyPrices()
 	var live atomic.Pointer[hub.Hub] // status reports wait for the hub
 	in.MCP = mcp.NewManager(mcp.Options{
 		DataDir: cfg.DataDir, Version: cfg.Version, Logger: in.log,
@@ -213,13 +214,13 @@ func (in *Instance) startServices() error {
 		Search:          index,
 		AutoTitle:       true,
 		Logger:          in.log,
-	}, bus, llm.New(st.llmConfig()), in.settings)
+	}, bus, llm.New(st.LLMConfig()), in.settings)
 	if err != nil {
 		return fmt.Errorf("start hub: %w", err)
 	}
-	in.settings.setListener(func(s Settings) {
-		s.applyPrices()
-		h.SetProviders(llm.New(s.llmConfig()))
+	in.settings.SetListener(func(s Settings) {
+		s.ApplyPrices()
+		h.SetProviders(llm.New(s.LLMConfig()))
 		in.MCP.Configure(validMCP(s.MCPServers, in.log))
 	})
 	if err := h.Start(context.Background()); err != nil {

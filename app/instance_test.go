@@ -1,10 +1,12 @@
 package app
 
 import (
+	"agenthub/app/mcp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -52,7 +54,7 @@ func TestOpenRejectsMalformedSettingsWithoutTouchingThem(t *testing.T) {
 	if err := EnsureDataDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, SettingsFile)
+	p := filepath.Join(dir, File)
 	if err := os.WriteFile(p, []byte(`{"model":`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func TestInstanceInfoAndAPI(t *testing.T) {
 	if err := EnsureDataDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveSettings(dir, Settings{Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+	if err := Save(dir, Settings{Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
 		t.Fatal(err)
 	}
 	assets := fstest.MapFS{"index.html": {Data: []byte("<html></html>")}}
@@ -147,5 +149,20 @@ func TestInstanceInfoAndAPI(t *testing.T) {
 	var got Info
 	if err := json.Unmarshal(body, &got); err != nil || got.DataDir != dir || got.Provider.Sources[0] != "openai: settings openai_base_url" {
 		t.Errorf("/api/info = %s (%v)", body, err)
+	}
+}
+
+// A hand-edited settings.json with one bad MCP entry still runs the others.
+func TestValidMCPSkipsOnlyTheBadEntry(t *testing.T) {
+	var logs strings.Builder
+	got := validMCP(map[string]mcp.ServerConfig{
+		"good": {Command: "srv"},
+		"bad":  {Command: "srv", URL: "http://h"},
+	}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if len(got) != 1 || got["good"].Command != "srv" {
+		t.Fatalf("kept %+v", got)
+	}
+	if !strings.Contains(logs.String(), "mcp_servers.bad") {
+		t.Fatalf("the skipped entry is not named in the log: %s", logs.String())
 	}
 }

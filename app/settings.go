@@ -14,8 +14,8 @@ import (
 	"agenthub/app/mcp"
 )
 
-// SettingsFile is the settings file's name inside the data dir.
-const SettingsFile = "settings.json"
+// File is the settings file's name inside the data dir.
+const File = "settings.json"
 
 // Settings is the persisted user configuration (DATA_DIR/settings.json,
 // mode 0600). Unknown fields in the file are ignored; new fields must be
@@ -78,44 +78,44 @@ func checkToolEnv(env map[string]string) error {
 	return nil
 }
 
-// LoadSettings reads DIR/settings.json. A missing file yields zero Settings
+// Load reads DIR/settings.json. A missing file yields zero Settings
 // and no error; unreadable or malformed JSON is an error naming the file.
-func LoadSettings(dir string) (Settings, error) {
-	path := filepath.Join(dir, SettingsFile)
+func Load(dir string) (Settings, error) {
+	path := filepath.Join(dir, File)
 	var s Settings
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
-		return s, &SettingsError{Path: path, Err: err}
+		return s, &FileError{Path: path, Err: err}
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return Settings{}, &SettingsError{Path: path, Err: fmt.Errorf("invalid JSON: %w", err)}
+		return Settings{}, &FileError{Path: path, Err: fmt.Errorf("invalid JSON: %w", err)}
 	}
 	return s, nil
 }
 
-// SettingsError says settings.json could not be read. The file is left as
+// FileError says settings.json could not be read. The file is left as
 // it is: Agent Hub never overwrites a settings file it could not read.
-type SettingsError struct {
+type FileError struct {
 	Path string
 	Err  error
 }
 
-func (e *SettingsError) Error() string { return fmt.Sprintf("settings %s: %v", e.Path, e.Err) }
+func (e *FileError) Error() string { return fmt.Sprintf("settings %s: %v", e.Path, e.Err) }
 
 // Unwrap returns Err.
-func (e *SettingsError) Unwrap() error { return e.Err }
+func (e *FileError) Unwrap() error { return e.Err }
 
-// SaveSettings writes s to DIR/settings.json with mode 0600, atomically
+// Save writes s to DIR/settings.json with mode 0600, atomically
 // (temporary file then rename), so a crash never leaves a torn file.
-func SaveSettings(dir string, s Settings) error {
+func Save(dir string, s Settings) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("settings: encode: %w", err)
 	}
-	return atomicfile.Write(filepath.Join(dir, SettingsFile), append(b, '\n'), 0o600)
+	return atomicfile.Write(filepath.Join(dir, File), append(b, '\n'), 0o600)
 }
 
 // ProviderStatus says whether an LLM provider is configured and where from.

@@ -22,7 +22,7 @@ func apiKeys(s *Settings) []struct {
 // diskForm stores s's plain keys in the vault and returns s as
 // settings.json keeps it: references instead of keys ("" deletes a key).
 func diskForm(v secrets.Vault, s Settings) (Settings, error) {
-	disk := s.clone()
+	disk := s.Clone()
 	for _, k := range apiKeys(&disk) {
 		ref, err := secrets.Stash(v, k.name, *k.v)
 		if err != nil {
@@ -59,16 +59,16 @@ func resolveKeys(v secrets.Vault, s *Settings) error {
 	return errors.Join(errs...)
 }
 
-// loadKeys is the start-up half: plain keys found in settings.json move to
+// LoadKeys is the start-up half: plain keys found in settings.json move to
 // the vault (and the file is rewritten with references), then references
 // are resolved for the providers. moved reports whether keys moved.
-func loadKeys(dir string, v secrets.Vault, s *Settings) (moved bool, err error) {
+func LoadKeys(dir string, v secrets.Vault, s *Settings) (moved bool, err error) {
 	if hasPlainKeys(*s) {
 		disk, err := diskForm(v, *s)
 		if err != nil {
 			return false, err
 		}
-		if err := SaveSettings(dir, disk); err != nil {
+		if err := Save(dir, disk); err != nil {
 			return false, err
 		}
 		*s, moved = disk, true

@@ -18,18 +18,18 @@ import (
 	"agenthub/ipc/dashboard"
 )
 
-// settingsService owns the live Settings: it serves the hub's view
+// Service owns the live Settings: it serves the hub's view
 // (hub.Settings), persists every change to DATA_DIR/settings.json (0600) and
 // tells its listener so providers and prices follow the new values. Safe for
 // concurrent use.
-type settingsService struct {
+type Service struct {
 	dir string
 	// vault keeps the API keys; cur holds them resolved, settings.json
 	// references (settings_keys.go).
 	vault secrets.Vault
 	// status is what getSettings reports besides the settings:
 	// keys_stored_in, sandbox and a key that could not be read.
-	status settingsStatus
+	status Status
 
 	// sources reports where each overridable value comes from (nil: no
 	// "sources" in the view).
@@ -40,23 +40,23 @@ type settingsService struct {
 	onChange func(Settings) // called with the new settings after a save; may be nil
 }
 
-// settingsStatus is the read-only part of the getSettings answer.
-type settingsStatus struct {
+// Status is the read-only part of the getSettings answer.
+type Status struct {
 	KeysStoredIn       string   `json:"keys_stored_in"`
 	Sandbox            string   `json:"sandbox"`
 	SandboxProtections []string `json:"sandbox_protections"`
 	KeysError          string   `json:"keys_error,omitempty"`
 }
 
-// newSettingsService serves s, loaded from dir, with its keys already
+// NewService serves s, loaded from dir, with its keys already
 // resolved from vault (nil: kept in settings.json, tests only).
-func newSettingsService(dir string, s Settings, vault secrets.Vault, status settingsStatus) *settingsService {
-	return &settingsService{dir: dir, cur: s, vault: vault, status: status}
+func NewService(dir string, s Settings, vault secrets.Vault, status Status) *Service {
+	return &Service{dir: dir, cur: s, vault: vault, status: status}
 }
 
 // ApprovalMode implements hub.ApprovalSettings: the settings' mode for new
 // sessions (ask when unset or invalid).
-func (ss *settingsService) ApprovalMode() permission.Mode {
+func (ss *Service) ApprovalMode() permission.Mode {
 	m, err := permission.ParseMode(ss.Current().ApprovalMode)
 	if err != nil {
 		return permission.ModeAsk
@@ -65,21 +65,30 @@ func (ss *settingsService) ApprovalMode() permission.Mode {
 }
 
 // Current returns a copy of the current settings.
-func (ss *settingsService) Current() Settings {
+func (ss *Service) Current() Settings {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.cur.clone()
+	return ss.cur.Clone()
 }
 
-// setListener installs the change listener (before any Update can run).
-func (ss *settingsService) setListener(fn func(Settings)) {
+// SetSources installs the report of where each overridable value comes
+// from (ValueSources; before any client can read the settings). Without
+// one the view has no "sources".
+func (ss *Service) SetSources(fn func(Settings) map[string]string) {
+	ss.mu.Lock()
+	ss.sources = fn
+	ss.mu.Unlock()
+}
+
+// SetListener installs the change listener (before any Update can run).
+func (ss *Service) SetListener(fn func(Settings)) {
 	ss.mu.Lock()
 	ss.onChange = fn
 	ss.mu.Unlock()
 }
 
 // DefaultModel implements hub.Settings.
-func (ss *settingsService) DefaultModel() string {
+func (ss *Service) DefaultModel() string {
 	return ss.Current().Model
 }
 
@@ -88,24 +97,24 @@ const maxThinkingBudget = 128000
 
 // ThinkingBudget implements hub.ThinkingSettings: the settings' thinking
 // budget in tokens, 0 for off.
-func (ss *settingsService) ThinkingBudget() int {
+func (ss *Service) ThinkingBudget() int {
 	return ss.Current().ThinkingBudget
 }
 
 // AutoTitle implements hub.TitleSettings: on unless auto_title is false.
-func (ss *settingsService) AutoTitle() bool {
+func (ss *Service) AutoTitle() bool {
 	a := ss.Current().AutoTitle
 	return a == nil || *a
 }
 
 // Masked implements hub.Settings: the settings as JSON with API keys
 // masked, plus where keys are kept and what the sandbox enforces.
-func (ss *settingsService) Masked() (json.RawMessage, error) {
+func (ss *Service) Masked() (json.RawMessage, error) {
 	return ss.view(ss.Current())
 }
 
 // view is s masked, with the status fields.
-func (ss *settingsService) view(s Settings) (json.RawMessage, error) {
+func (ss *Service) view(s Settings) (json.RawMessage, error) {
 	if s.ApprovalMode == "" {
 		s.ApprovalMode = string(permission.ModeAsk)
 	}
@@ -118,11 +127,14 @@ func (ss *settingsService) view(s Settings) (json.RawMessage, error) {
 		return nil, err
 	}
 	status := struct {
-		settingsStatus
+		Status
 		Sources map[string]string `json:"sources,omitempty"`
-	}{settingsStatus: ss.status}
-	if ss.sources != nil {
-		status.Sources = ss.sources(s)
+	}{Status: ss.status}
+	ss.mu.Lock()
+	sources := ss.sources
+	ss.mu.Unlock()
+	if sources != nil {
+		status.Sources = sources(s)
 	}
 	st, err := json.Marshal(status)
 	if err != nil {
@@ -164,7 +176,7 @@ type settingsPatch struct {
 // Update implements hub.Settings: it validates and merges a partial settings
 // object, saves it and returns the result masked. Unknown fields and bad
 // values are errors wrapping ipc.ErrInvalidInput; nothing is saved then.
-func (ss *settingsService) Update(patch json.RawMessage) (json.RawMessage, error) {
+func (ss *Service) Update(patch json.RawMessage) (json.RawMessage, error) {
 	var p settingsPatch
 	dec := json.NewDecoder(bytes.NewReader(patch))
 	dec.DisallowUnknownFields()
@@ -172,7 +184,7 @@ func (ss *settingsService) Update(patch json.RawMessage) (json.RawMessage, error
 		return nil, fmt.Errorf("%w: settings: %v", ipc.ErrInvalidInput, err)
 	}
 	ss.mu.Lock()
-	next := ss.cur.clone()
+	next := ss.cur.Clone()
 	if err := p.applyTo(&next); err != nil {
 		ss.mu.Unlock()
 		return nil, fmt.Errorf("%w: settings: %v", ipc.ErrInvalidInput, err)
@@ -185,13 +197,13 @@ func (ss *settingsService) Update(patch json.RawMessage) (json.RawMessage, error
 	listener := ss.onChange
 	ss.mu.Unlock()
 	if listener != nil {
-		listener(next.clone())
+		listener(next.Clone())
 	}
 	return ss.view(next)
 }
 
 // save writes next to settings.json, its keys into the vault first.
-func (ss *settingsService) save(next Settings) error {
+func (ss *Service) save(next Settings) error {
 	disk := next
 	if ss.vault != nil {
 		var err error
@@ -199,7 +211,7 @@ func (ss *settingsService) save(next Settings) error {
 			return err
 		}
 	}
-	return SaveSettings(ss.dir, disk)
+	return Save(ss.dir, disk)
 }
 
 // applyTo merges p into s after validating every field.
@@ -339,7 +351,7 @@ func maskedJSON(s Settings) (json.RawMessage, error) {
 
 // llmConfig is the provider configuration the settings describe
 // (environment variables still take precedence inside llm).
-func (s Settings) llmConfig() llm.Config {
+func (s Settings) LLMConfig() llm.Config {
 	return llm.Config{
 		AnthropicAPIKey:  s.AnthropicAPIKey,
 		AnthropicBaseURL: s.AnthropicBaseURL,
@@ -349,7 +361,7 @@ func (s Settings) llmConfig() llm.Config {
 }
 
 // applyPrices resets the llm price table to its defaults plus s's overrides.
-func (s Settings) applyPrices() {
+func (s Settings) ApplyPrices() {
 	llm.ResetPrices()
 	if len(s.Prices) > 0 {
 		llm.SetPrices(s.Prices)
@@ -357,7 +369,7 @@ func (s Settings) applyPrices() {
 }
 
 // clone returns a deep copy of s.
-func (s Settings) clone() Settings {
+func (s Settings) Clone() Settings {
 	c := s
 	if s.AutoTitle != nil {
 		on := *s.AutoTitle

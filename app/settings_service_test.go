@@ -3,21 +3,19 @@ package app
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"agenthub/app/mcp"
 	"agenthub/ipc"
 )
 
 func TestSettingsServiceMasksAndKeepsEchoedKeys(t *testing.T) {
 	dir := t.TempDir()
-	ss := newSettingsService(dir, Settings{}, nil, settingsStatus{})
+	ss := NewService(dir, Settings{}, nil, Status{})
 	var seen []Settings
-	ss.setListener(func(s Settings) { seen = append(seen, s) })
+	ss.SetListener(func(s Settings) { seen = append(seen, s) })
 
 	out, err := ss.Update(json.RawMessage(`{"anthropic_api_key":"sk-ant-secret-1234","model":"anthropic:claude-sonnet-4-6","thinking_budget":2048}`))
 	if err != nil {
@@ -46,11 +44,11 @@ func TestSettingsServiceMasksAndKeepsEchoedKeys(t *testing.T) {
 	if len(seen) != 2 || seen[0].AnthropicAPIKey != "sk-ant-secret-1234" {
 		t.Fatalf("listener calls %+v", seen)
 	}
-	fi, err := os.Stat(filepath.Join(dir, SettingsFile))
+	fi, err := os.Stat(filepath.Join(dir, File))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("settings file mode %v err %v", fi.Mode().Perm(), err)
 	}
-	onDisk, err := LoadSettings(dir)
+	onDisk, err := Load(dir)
 	if err != nil || onDisk.AnthropicAPIKey != "sk-ant-secret-1234" || onDisk.ThinkingBudget != 2048 {
 		t.Fatalf("on disk %+v %v", onDisk, err)
 	}
@@ -62,7 +60,7 @@ func TestSettingsServiceMasksAndKeepsEchoedKeys(t *testing.T) {
 
 func TestSettingsServiceRejectsBadPatches(t *testing.T) {
 	dir := t.TempDir()
-	ss := newSettingsService(dir, Settings{Model: "openai:gpt-4.1"}, nil, settingsStatus{})
+	ss := NewService(dir, Settings{Model: "openai:gpt-4.1"}, nil, Status{})
 	for name, patch := range map[string]string{
 		"unknown field":    `{"colour":"red"}`,
 		"not an object":    `[1,2]`,
@@ -85,16 +83,16 @@ func TestSettingsServiceRejectsBadPatches(t *testing.T) {
 	if got := ss.Current(); got.Model != "openai:gpt-4.1" || got.Provider != "" {
 		t.Fatalf("a rejected patch changed the settings: %+v", got)
 	}
-	if _, err := os.Stat(filepath.Join(dir, SettingsFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, File)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a rejected patch wrote the file: %v", err)
 	}
 }
 
 func TestSettingsServiceMCPServers(t *testing.T) {
 	dir := t.TempDir()
-	ss := newSettingsService(dir, Settings{}, nil, settingsStatus{})
+	ss := NewService(dir, Settings{}, nil, Status{})
 	var seen Settings
-	ss.setListener(func(s Settings) { seen = s })
+	ss.SetListener(func(s Settings) { seen = s })
 	patch := `{"mcp_servers":{"files":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"],"env":{"A":"1"}},
 		"web":{"url":"https://example.com/mcp","headers":{"Authorization":"Bearer x"},"workspace":"/home/u/p"}}}`
 	if _, err := ss.Update([]byte(patch)); err != nil {
@@ -103,7 +101,7 @@ func TestSettingsServiceMCPServers(t *testing.T) {
 	if len(seen.MCPServers) != 2 || seen.MCPServers["files"].Args[0] != "-y" || seen.MCPServers["web"].Workspace != "/home/u/p" {
 		t.Fatalf("listener saw %+v", seen.MCPServers)
 	}
-	loaded, err := LoadSettings(dir)
+	loaded, err := Load(dir)
 	if err != nil || loaded.MCPServers["web"].Headers["Authorization"] != "Bearer x" {
 		t.Fatalf("saved %+v %v", loaded.MCPServers, err)
 	}
@@ -131,17 +129,36 @@ func TestSettingsServiceMCPServers(t *testing.T) {
 	}
 }
 
-// A hand-edited settings.json with one bad MCP entry still runs the others.
-func TestValidMCPSkipsOnlyTheBadEntry(t *testing.T) {
-	var logs strings.Builder
-	got := validMCP(map[string]mcp.ServerConfig{
-		"good": {Command: "srv"},
-		"bad":  {Command: "srv", URL: "http://h"},
-	}, slog.New(slog.NewTextHandler(&logs, nil)))
-	if len(got) != 1 || got["good"].Command != "srv" {
-		t.Fatalf("kept %+v", got)
+// tool_env is set through updateSettings (replacing the map), persisted,
+// shown by getSettings, and refuses names a shell would not take and the
+// ones Agent Hub sets itself; getSettings lists the sandbox's protections.
+func TestToolEnvSetting(t *testing.T) {
+	dir := t.TempDir()
+	ss := NewService(dir, Settings{}, nil, Status{Sandbox: "bash sandbox: test", SandboxProtections: []string{"one", "two"}})
+	out, err := ss.Update(json.RawMessage(`{"tool_env": {"NPM_TOKEN": "t0k", "JAVA_HOME": "/opt/jdk"}}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(logs.String(), "mcp_servers.bad") {
-		t.Fatalf("the skipped entry is not named in the log: %s", logs.String())
+	var v struct {
+		ToolEnv     map[string]string `json:"tool_env"`
+		Protections []string          `json:"sandbox_protections"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil || v.ToolEnv["NPM_TOKEN"] != "t0k" || len(v.Protections) != 2 {
+		t.Fatalf("view %s: %v", out, err)
+	}
+	if again, err := Load(dir); err != nil || again.ToolEnv["JAVA_HOME"] != "/opt/jdk" {
+		t.Fatalf("persisted: %+v %v", again.ToolEnv, err)
+	}
+	for _, bad := range []string{`{"A=B": "x"}`, `{"1X": "x"}`, `{"TMPDIR": "/x"}`, `{"AGENTHUB_TOOL_CALL": "x"}`, `{"X": "a\u0000b"}`} {
+		if _, err := ss.Update(json.RawMessage(`{"tool_env": ` + bad + `}`)); !errors.Is(err, ipc.ErrInvalidInput) || !strings.Contains(err.Error(), "tool_env") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := ss.Update(json.RawMessage(`{"tool_env": {}}`)); err != nil || ss.Current().ToolEnv != nil {
+		t.Fatalf("cleared: %v %v", ss.Current().ToolEnv, err)
+	}
+	// A client may echo the read-only status back.
+	if _, err := ss.Update(json.RawMessage(`{"sandbox_protections": ["x"], "sandbox": "y"}`)); err != nil {
+		t.Fatal(err)
 	}
 }

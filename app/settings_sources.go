@@ -16,11 +16,20 @@ const (
 	SourceDefault = "default"
 )
 
-// valueSources reports, for each setting a flag or the environment can
+// Flags are the command-line values that override settings.json ("" for
+// a flag not given).
+type Flags struct {
+	// Model is --model.
+	Model string
+	// ApprovalMode is --approval-mode.
+	ApprovalMode string
+}
+
+// ValueSources reports, for each setting a flag or the environment can
 // override, where the value in effect comes from: the environment (read
-// through getenv) and the flags of cfg win over s, as the provider registry
-// and the hub apply them.
-func valueSources(s Settings, cfg Config, getenv func(string) string) map[string]string {
+// through getenv) and flags win over s, as the provider registry and the
+// hub apply them.
+func ValueSources(s Settings, flags Flags, getenv func(string) string) map[string]string {
 	env := func(k string) bool { return getenv != nil && strings.TrimSpace(getenv(k)) != "" }
 	pick := func(envName, flag, fromFile string) string {
 		switch {
@@ -34,8 +43,8 @@ func valueSources(s Settings, cfg Config, getenv func(string) string) map[string
 		return SourceDefault
 	}
 	return map[string]string{
-		"model":              pick("", cfg.Model, s.Model),
-		"approval_mode":      pick("", cfg.ApprovalMode, s.ApprovalMode),
+		"model":              pick("", flags.Model, s.Model),
+		"approval_mode":      pick("", flags.ApprovalMode, s.ApprovalMode),
 		"anthropic_api_key":  pick("ANTHROPIC_API_KEY", "", s.AnthropicAPIKey),
 		"anthropic_base_url": pick("ANTHROPIC_BASE_URL", "", s.AnthropicBaseURL),
 		"openai_api_key":     pick("OPENAI_API_KEY", "", s.OpenAIAPIKey),

@@ -8,8 +8,7 @@ import (
 func TestValueSourcesEnvAndFlagsWinOverSettings(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": "sk-from-env", "OPENAI_BASE_URL": " "}
 	s := Settings{AnthropicAPIKey: "sk-file", OpenAIAPIKey: "sk-openai", Model: "openai:gpt-4.1"}
-	cfg := Config{Model: "anthropic:claude-sonnet-4-6"}
-	got := valueSources(s, cfg, func(k string) string { return env[k] })
+	got := ValueSources(s, Flags{Model: "anthropic:claude-sonnet-4-6"}, func(k string) string { return env[k] })
 	want := map[string]string{
 		"model": SourceFlag, "approval_mode": SourceDefault,
 		"anthropic_api_key": SourceEnv, "anthropic_base_url": SourceDefault,
@@ -23,10 +22,10 @@ func TestValueSourcesEnvAndFlagsWinOverSettings(t *testing.T) {
 }
 
 func TestSettingsViewCarriesSources(t *testing.T) {
-	ss := newSettingsService(t.TempDir(), Settings{}, nil, settingsStatus{})
-	ss.sources = func(s Settings) map[string]string {
-		return valueSources(s, Config{}, func(string) string { return "" })
-	}
+	ss := NewService(t.TempDir(), Settings{}, nil, Status{})
+	ss.SetSources(func(s Settings) map[string]string {
+		return ValueSources(s, Flags{}, func(string) string { return "" })
+	})
 	out, err := ss.Update(json.RawMessage(`{"anthropic_api_key":"sk-ant-1234"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -8,67 +8,21 @@ import (
 	"testing"
 )
 
-func TestResolveDataDir(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	for _, tc := range []struct {
-		explicit, goos string
-		env            map[string]string
-		want           string
-	}{
-		{"", "linux", map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/agenthub"},
-		{"", "linux", map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/xdg"}, "/xdg/agenthub"},
-		{"", "linux", map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "relative"}, "/home/u/.local/share/agenthub"},
-		{"", "darwin", map[string]string{"HOME": "/Users/u"}, "/Users/u/Library/Application Support/agenthub"},
-		{"", "windows", map[string]string{"AppData": `C:\Users\u\AppData\Roaming`}, filepath.Join(`C:\Users\u\AppData\Roaming`, "agenthub")},
-		{"/explicit/dir", "linux", nil, "/explicit/dir"},
-	} {
-		got, err := ResolveDataDir(tc.explicit, tc.goos, env(tc.env))
-		if err != nil || got != tc.want {
-			t.Errorf("%+v: got %q, %v; want %q", tc, got, err, tc.want)
-		}
-	}
-	if _, err := ResolveDataDir("", "linux", env(nil)); err == nil || !strings.Contains(err.Error(), "--data-dir") {
-		t.Errorf("no HOME: err %v, want a hint to pass --data-dir", err)
-	}
-	rel, err := ResolveDataDir("rel", "linux", env(nil))
-	if err != nil || !filepath.IsAbs(rel) {
-		t.Errorf("relative explicit dir: %q %v", rel, err)
-	}
-}
-
-func TestEnsureDataDir(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "a", "b")
-	if err := EnsureDataDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
-		t.Errorf("created %v %v, want 0700", st.Mode().Perm(), err)
-	}
-	file := filepath.Join(base, "f")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := EnsureDataDir(file); err == nil {
-		t.Error("a file accepted as data dir")
-	}
-}
-
 func TestSettingsRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	s, err := LoadSettings(dir)
+	s, err := Load(dir)
 	if err != nil || !reflect.DeepEqual(s, Settings{}) {
 		t.Fatalf("missing file: %+v %v", s, err)
 	}
 	want := Settings{Provider: "openai", Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1", DashboardEnabled: true, DashboardListen: "127.0.0.1:0"}
-	if err := SaveSettings(dir, want); err != nil {
+	if err := Save(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	st, err := os.Stat(filepath.Join(dir, SettingsFile))
+	st, err := os.Stat(filepath.Join(dir, File))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("settings.json mode %v %v, want 0600", st.Mode().Perm(), err)
 	}
-	got, err := LoadSettings(dir)
+	got, err := Load(dir)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip: %+v %v", got, err)
 	}
@@ -80,11 +34,11 @@ func TestSettingsRoundTrip(t *testing.T) {
 
 func TestSettingsMalformed(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, SettingsFile)
+	p := filepath.Join(dir, File)
 	if err := os.WriteFile(p, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadSettings(dir)
+	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), p) {
 		t.Fatalf("err %v, want one naming %s", err, p)
 	}
@@ -92,7 +46,7 @@ func TestSettingsMalformed(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"model":"anthropic:x","future_field":1}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := LoadSettings(dir); err != nil || s.Model != "anthropic:x" {
+	if s, err := Load(dir); err != nil || s.Model != "anthropic:x" {
 		t.Errorf("unknown field: %+v %v", s, err)
 	}
 }
