@@ -18,6 +18,7 @@ import (
 	"agenthub/app/permission"
 	"agenthub/app/search"
 	"agenthub/app/secrets"
+	"agenthub/app/settings"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
@@ -70,7 +71,7 @@ type Instance struct {
 	// commits.
 	Search *search.Index
 
-	settings *Service
+	settings *settings.Service
 	getenv   func(string) string
 	log      *slog.Logger
 	unlock   func() error // releases the data dir's instance lock
@@ -105,7 +106,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if err := EnsureDataDir(dir); err != nil {
 		return nil, err
 	}
-	st, err := Load(dir)
+	st, err := settings.Load(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +118,11 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if vault == nil {
 		vault = secrets.Open(dir)
 	}
-	status := Status{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
+	status := settings.Status{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
 	if r, ok := vault.(interface{ Reason() string }); ok {
 		log.Info("API keys are kept in a 0600 file, not the system keyring", "reason", r.Reason())
 	}
-	moved, err := LoadKeys(dir, vault, &st)
+	moved, err := settings.LoadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())
 	}
@@ -141,9 +142,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		}
 	}
 	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
-		settings: NewService(dir, st, vault, status), getenv: opts.Getenv, log: log}
-	flags := Flags{Model: cfg.Model, ApprovalMode: cfg.ApprovalMode}
-	inst.settings.SetSources(func(s Settings) map[string]string { return ValueSources(s, flags, opts.Getenv) })
+		settings: settings.NewService(dir, st, vault, status), getenv: opts.Getenv, log: log}
+	flags := settings.Flags{Model: cfg.Model, ApprovalMode: cfg.ApprovalMode}
+	inst.settings.SetSources(func(s settings.Settings) map[string]string { return settings.ValueSources(s, flags, opts.Getenv) })
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}
@@ -218,7 +219,7 @@ func (in *Instance) startServices() error {
 	if err != nil {
 		return fmt.Errorf("start hub: %w", err)
 	}
-	in.settings.SetListener(func(s Settings) {
+	in.settings.SetListener(func(s settings.Settings) {
 		s.ApplyPrices()
 		h.SetProviders(llm.New(s.LLMConfig()))
 		in.MCP.Configure(validMCP(s.MCPServers, in.log))
@@ -292,7 +293,7 @@ const CompactFreeRatio = 0.5
 // dashboardAddr decides whether the dashboard runs and where: always when
 // headless; on the desktop only when --listen was given or the settings
 // enable it. An explicit --listen beats settings' dashboard_listen.
-func dashboardAddr(cfg Config, st Settings, headless bool) (string, bool) {
+func dashboardAddr(cfg Config, st settings.Settings, headless bool) (string, bool) {
 	addr := cfg.Listen
 	if !cfg.ListenSet && st.DashboardListen != "" {
 		addr = st.DashboardListen
@@ -306,9 +307,9 @@ type Info struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	// Mode is "desktop" or "headless".
-	Mode     string         `json:"mode"`
-	DataDir  string         `json:"data_dir"`
-	Provider ProviderStatus `json:"provider"`
+	Mode     string                  `json:"mode"`
+	DataDir  string                  `json:"data_dir"`
+	Provider settings.ProviderStatus `json:"provider"`
 	// Model is the default model ("" when none is chosen yet).
 	Model string `json:"model"`
 	// DashboardURL is the first-load URL with token, "" when the dashboard is off.
@@ -358,7 +359,7 @@ func (in *Instance) Info() Info {
 		Version:   in.Config.Version,
 		Mode:      mode,
 		DataDir:   in.Config.DataDir,
-		Provider:  DetectProvider(in.settings.Current(), in.getenv),
+		Provider:  settings.DetectProvider(in.settings.Current(), in.getenv),
 		Model:     model,
 		Workspace: in.defaultWorkspace(),
 		Commit:    BuildCommit(),

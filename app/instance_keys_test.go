@@ -2,6 +2,7 @@ package app
 
 import (
 	"agenthub/app/secrets"
+	"agenthub/app/settings"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 // masks it and says where keys are kept.
 func TestKeysMoveOutOfSettingsOnStart(t *testing.T) {
 	dir := t.TempDir()
-	if err := Save(dir, Settings{AnthropicAPIKey: "sk-ant-plain-9876", Model: "anthropic:claude-sonnet-4-6"}); err != nil {
+	if err := settings.Save(dir, settings.Settings{AnthropicAPIKey: "sk-ant-plain-9876", Model: "anthropic:claude-sonnet-4-6"}); err != nil {
 		t.Fatal(err)
 	}
 	vault := secrets.OpenFile(dir)
@@ -23,7 +24,7 @@ func TestKeysMoveOutOfSettingsOnStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Close()
-	b, err := os.ReadFile(filepath.Join(dir, File))
+	b, err := os.ReadFile(filepath.Join(dir, settings.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestKeysMoveOutOfSettingsOnStart(t *testing.T) {
 	if got := inst.settings.Current().AnthropicAPIKey; got != "sk-ant-plain-9876" {
 		t.Fatalf("the providers get %q", got)
 	}
-	if st := DetectProvider(inst.settings.Current(), nil); !st.Configured {
+	if st := settings.DetectProvider(inst.settings.Current(), nil); !st.Configured {
 		t.Fatal("the moved key no longer configures the provider")
 	}
 	view, err := inst.settings.Masked()
@@ -57,7 +58,7 @@ func TestKeysMoveOutOfSettingsOnStart(t *testing.T) {
 // reference is reported, not fatal.
 func TestDanglingKeyReference(t *testing.T) {
 	other := t.TempDir()
-	if err := Save(other, Settings{AnthropicAPIKey: "secret:anthropic_api_key"}); err != nil {
+	if err := settings.Save(other, settings.Settings{AnthropicAPIKey: "secret:anthropic_api_key"}); err != nil {
 		t.Fatal(err)
 	}
 	inst, err := Open(testConfig(t, other), OpenOptions{Vault: secrets.OpenFile(other)})
@@ -66,7 +67,7 @@ func TestDanglingKeyReference(t *testing.T) {
 	}
 	defer inst.Close()
 	view, _ := inst.settings.Masked()
-	if !strings.Contains(string(view), "enter the key again") || DetectProvider(inst.settings.Current(), nil).Configured {
+	if !strings.Contains(string(view), "enter the key again") || settings.DetectProvider(inst.settings.Current(), nil).Configured {
 		t.Fatalf("getSettings %s", view)
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"agenthub/app/mcp"
+	"agenthub/app/settings"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,7 +55,7 @@ func TestOpenRejectsMalformedSettingsWithoutTouchingThem(t *testing.T) {
 	if err := EnsureDataDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, File)
+	p := filepath.Join(dir, settings.File)
 	if err := os.WriteFile(p, []byte(`{"model":`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +73,17 @@ func TestOpenRejectsMalformedSettingsWithoutTouchingThem(t *testing.T) {
 
 func TestDashboardModes(t *testing.T) {
 	cfg := Config{Listen: DefaultListen}
-	if _, on := dashboardAddr(cfg, Settings{}, false); on {
+	if _, on := dashboardAddr(cfg, settings.Settings{}, false); on {
 		t.Error("desktop default: dashboard on")
 	}
-	if addr, on := dashboardAddr(cfg, Settings{}, true); !on || addr != DefaultListen {
+	if addr, on := dashboardAddr(cfg, settings.Settings{}, true); !on || addr != DefaultListen {
 		t.Errorf("headless: %s %v", addr, on)
 	}
-	if addr, on := dashboardAddr(cfg, Settings{DashboardEnabled: true, DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:9" {
+	if addr, on := dashboardAddr(cfg, settings.Settings{DashboardEnabled: true, DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:9" {
 		t.Errorf("desktop enabled in settings: %s %v", addr, on)
 	}
 	explicit := Config{Listen: "127.0.0.1:7", ListenSet: true}
-	if addr, on := dashboardAddr(explicit, Settings{DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:7" {
+	if addr, on := dashboardAddr(explicit, settings.Settings{DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:7" {
 		t.Errorf("desktop --listen: %s %v", addr, on)
 	}
 }
@@ -92,7 +93,7 @@ func TestInstanceInfoAndAPI(t *testing.T) {
 	if err := EnsureDataDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(dir, Settings{Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+	if err := settings.Save(dir, settings.Settings{Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
 		t.Fatal(err)
 	}
 	assets := fstest.MapFS{"index.html": {Data: []byte("<html></html>")}}

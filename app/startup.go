@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"agenthub/app/settings"
 	"agenthub/ipc/wailsipc"
 )
 
@@ -16,7 +17,7 @@ var errNotStarted = errors.New("Agent Hub did not start: see the message in the 
 
 // startupHint says what a person can do about a start-up failure.
 func startupHint(err error, dataDir string) string {
-	var se *FileError
+	var se *settings.FileError
 	switch {
 	case errors.As(err, &se):
 		return fmt.Sprintf("Fix or move %s, then start Agent Hub again. Agent Hub never overwrites a settings file it could not read.", se.Path)

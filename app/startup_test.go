@@ -1,6 +1,7 @@
 package app
 
 import (
+	"agenthub/app/settings"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +17,7 @@ func TestStartupHint(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&FileError{Path: "/d/settings.json", Err: errors.New("invalid JSON")}, "Agent Hub never overwrites a settings file it could not read"},
+		{&settings.FileError{Path: "/d/settings.json", Err: errors.New("invalid JSON")}, "Agent Hub never overwrites a settings file it could not read"},
 		{fmt.Errorf("open /d/agenthub.db: %w", fs.ErrPermission), "cannot write its data folder /d"},
 		{errors.New("listen tcp 127.0.0.1:8700: address already in use"), "the dashboard port in its settings.json"},
 	} {
