@@ -133,7 +133,7 @@ test-go: deps frontend headless
 	@echo "== go test -race"
 	AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" AGENTHUB_HEADLESS_VERSION="$(VERSION)" \
 	  go test -race -count=1 -timeout 15m ./...
-	go test -race -count=1 -tags smoketest ./app/
+	go test -race -count=1 -tags smoketest ./app/ ./app/smoketest/
 	cd bench && go test -count=1 ./...
 	@echo "== API keys in a real Secret Service (gnome-keyring in a private D-Bus session)"
 	keyrings="$$(mktemp -d)"; trap 'rm -rf "$$keyrings"' EXIT; \

@@ -18,6 +18,9 @@ import (
 	"agenthub/app"
 	"agenthub/app/buildtag"
 	"agenthub/app/sandbox"
+	// The desktop test harness registers itself in a build with the
+	// smoketest tag; in any other build the package is empty.
+	_ "agenthub/app/smoketest"
 	"agenthub/frontend"
 )
 

@@ -1,10 +1,5 @@
 package app
 
-import "runtime"
-
-// goos is the platform the data dir and display rules follow.
-var goos = runtime.GOOS
-
 // DisplayAvailable reports whether a window can be opened: always on macOS
 // and Windows; elsewhere when DISPLAY or WAYLAND_DISPLAY is set.
 func DisplayAvailable(getenv func(string) string) bool {

@@ -10,8 +10,8 @@ import (
 // folder choice) starting at start, and returns the chosen directory, or
 // "" when the user cancelled. The hub validates the folder again when the
 // page sends it.
-func (a *App) ChooseFolder(start string) (string, error) {
-	ctx := a.wailsContext()
+func (s *Shell) ChooseFolder(start string) (string, error) {
+	ctx := s.Context()
 	if ctx == nil {
 		return "", errors.New("the window is not ready")
 	}

@@ -61,7 +61,7 @@ func saveGeometry(dir string, g WindowGeometry) error {
 
 // applyGeometry sets the window options' size and start state from the
 // saved geometry of dir.
-func applyGeometry(o *options.App, dir string) (WindowGeometry, bool) {
+func ApplyGeometry(o *options.App, dir string) (WindowGeometry, bool) {
 	g, ok := loadGeometry(dir)
 	if !ok {
 		return g, false
@@ -76,9 +76,9 @@ func applyGeometry(o *options.App, dir string) (WindowGeometry, bool) {
 // currentGeometry reads the window's geometry; a maximised window keeps
 // the normal bounds saved before (the next launch restores those, then
 // maximises).
-func (a *App) currentGeometry(ctx context.Context) WindowGeometry {
+func (s *Shell) currentGeometry(ctx context.Context) WindowGeometry {
 	if runtime.WindowIsMaximised(ctx) {
-		g, _ := loadGeometry(a.inst.Config.DataDir)
+		g, _ := loadGeometry(s.opts.DataDir)
 		if g.Width == 0 {
 			g.Width, g.Height = 1100, 720
 		}
@@ -91,11 +91,11 @@ func (a *App) currentGeometry(ctx context.Context) WindowGeometry {
 }
 
 // rememberGeometry saves the window's geometry (called as it closes).
-func (a *App) rememberGeometry(ctx context.Context) {
-	if a.inst == nil || ctx == nil {
+func (s *Shell) rememberGeometry(ctx context.Context) {
+	if s.opts.DataDir == "" || ctx == nil {
 		return
 	}
-	if err := saveGeometry(a.inst.Config.DataDir, a.currentGeometry(ctx)); err != nil {
-		a.inst.log.Warn("window: saving its size and position", "err", err)
+	if err := saveGeometry(s.opts.DataDir, s.currentGeometry(ctx)); err != nil {
+		s.log.Warn("window: saving its size and position", "err", err)
 	}
 }

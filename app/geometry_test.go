@@ -17,7 +17,7 @@ func TestGeometryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &options.App{Width: 1100, Height: 720}
-	if g, ok := applyGeometry(o, dir); !ok || g.X != 70 || o.Width != 900 || o.Height != 640 || o.WindowStartState != options.Maximised {
+	if g, ok := ApplyGeometry(o, dir); !ok || g.X != 70 || o.Width != 900 || o.Height != 640 || o.WindowStartState != options.Maximised {
 		t.Fatalf("applied %+v: %+v", g, o)
 	}
 	// A corrupt or absurd file gives the defaults or bounded values, never an unusable window.

@@ -1,13 +1,14 @@
 package app
 
 import (
-	"agenthub/app/settings"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+
+	"agenthub/app/settings"
 )
 
 // RunHeadless runs without a window: it opens the instance with the

@@ -1,13 +1,14 @@
 package app
 
 import (
-	"agenthub/app/secrets"
-	"agenthub/app/settings"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"agenthub/app/secrets"
+	"agenthub/app/settings"
 )
 
 // A plain-text key found in settings.json moves into the vault on start:

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"agenthub/app/mcp"
-	"agenthub/app/settings"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"agenthub/app/mcp"
+	"agenthub/app/settings"
 )
 
 func testConfig(t *testing.T, dir string) Config {

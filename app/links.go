@@ -41,12 +41,12 @@ func CheckLink(raw string) (string, error) {
 // OpenLink opens an http, https or mailto link from the page in the system
 // browser (runtime.BrowserOpenURL, i.e. xdg-open on Linux). Other links are
 // refused with an error the page shows as a notice.
-func (a *App) OpenLink(link string) error {
+func (s *Shell) OpenLink(link string) error {
 	u, err := CheckLink(link)
 	if err != nil {
 		return err
 	}
-	ctx := a.wailsContext()
+	ctx := s.Context()
 	if ctx == nil {
 		return errors.New("the window is not ready")
 	}

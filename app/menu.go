@@ -22,16 +22,16 @@ var MenuActions = []string{"new-session", "settings", "toggle-sidebar", "zoom-in
 // quit confirmation; the Edit items run the WebKit editing commands (the
 // Linux menu has no Edit role). Accelerators the page already handles
 // itself (Ctrl+B, Ctrl+K, …) are not bound twice.
-func (a *App) windowMenu() *menu.Menu {
+func (s *Shell) Menu() *menu.Menu {
 	m := menu.NewMenu()
 	file := m.AddSubmenu("File")
 	// Ctrl+Alt+N, as in the page (frontend/src/app/shortcuts.ts): a browser
 	// keeps Ctrl+N for itself, and one binding is shown everywhere.
-	file.AddText("New session", keys.Combo("n", keys.CmdOrCtrlKey, keys.OptionOrAltKey), a.onMenu("new-session"))
-	file.AddText("Settings…", keys.CmdOrCtrl(","), a.onMenu("settings"))
+	file.AddText("New session", keys.Combo("n", keys.CmdOrCtrlKey, keys.OptionOrAltKey), s.onMenu("new-session"))
+	file.AddText("Settings…", keys.CmdOrCtrl(","), s.onMenu("settings"))
 	file.AddSeparator()
 	file.AddText("Quit", keys.CmdOrCtrl("q"), func(*menu.CallbackData) {
-		if ctx := a.wailsContext(); ctx != nil {
+		if ctx := s.Context(); ctx != nil {
 			runtime.Quit(ctx)
 		}
 	})
@@ -45,42 +45,42 @@ func (a *App) windowMenu() *menu.Menu {
 		}
 		command := item.command
 		edit.AddText(item.label, nil, func(*menu.CallbackData) {
-			if ctx := a.wailsContext(); ctx != nil {
+			if ctx := s.Context(); ctx != nil {
 				runtime.WindowExecJS(ctx, fmt.Sprintf("document.execCommand(%q)", command))
 			}
 		})
 	}
 	view := m.AddSubmenu("View")
-	view.AddText("Zoom in", keys.CmdOrCtrl("="), a.onMenu("zoom-in"))
-	view.AddText("Zoom out", keys.CmdOrCtrl("-"), a.onMenu("zoom-out"))
-	view.AddText("Actual size", keys.CmdOrCtrl("0"), a.onMenu("zoom-reset"))
+	view.AddText("Zoom in", keys.CmdOrCtrl("="), s.onMenu("zoom-in"))
+	view.AddText("Zoom out", keys.CmdOrCtrl("-"), s.onMenu("zoom-out"))
+	view.AddText("Actual size", keys.CmdOrCtrl("0"), s.onMenu("zoom-reset"))
 	view.AddSeparator()
-	view.AddText("Show or hide the sidebar", nil, a.onMenu("toggle-sidebar"))
+	view.AddText("Show or hide the sidebar", nil, s.onMenu("toggle-sidebar"))
 	view.AddText("Reload", keys.CmdOrCtrl("r"), func(*menu.CallbackData) {
-		if ctx := a.wailsContext(); ctx != nil {
+		if ctx := s.Context(); ctx != nil {
 			runtime.WindowReload(ctx)
 		}
 	})
 	help := m.AddSubmenu("Help")
-	help.AddText("Keyboard shortcuts", keys.Key("F1"), a.onMenu("shortcuts"))
-	help.AddText("Open the log folder", nil, func(*menu.CallbackData) { a.openLogFolder() })
+	help.AddText("Keyboard shortcuts", keys.Key("F1"), s.onMenu("shortcuts"))
+	help.AddText("Open the log folder", nil, func(*menu.CallbackData) { s.openLogFolder() })
 	help.AddSeparator()
-	help.AddText("About Agent Hub", nil, a.onMenu("about"))
+	help.AddText("About Agent Hub", nil, s.onMenu("about"))
 	return m
 }
 
 // onMenu is a menu callback sending action to the page.
-func (a *App) onMenu(action string) menu.Callback {
+func (s *Shell) onMenu(action string) menu.Callback {
 	return func(*menu.CallbackData) {
-		if err := a.menuAction(action); err != nil && a.inst != nil {
-			a.inst.log.Warn("menu", "action", action, "err", err)
+		if err := s.MenuAction(action); err != nil {
+			s.log.Warn("menu", "action", action, "err", err)
 		}
 	}
 }
 
 // menuAction sends a menu action to the page (what the menu item does;
 // the desktop test harness calls it too). An unknown action is an error.
-func (a *App) menuAction(action string) error {
+func (s *Shell) MenuAction(action string) error {
 	known := false
 	for _, x := range MenuActions {
 		known = known || x == action
@@ -88,7 +88,7 @@ func (a *App) menuAction(action string) error {
 	if !known {
 		return fmt.Errorf("unknown menu action %q", action)
 	}
-	ctx := a.wailsContext()
+	ctx := s.Context()
 	if ctx == nil {
 		return fmt.Errorf("the window is not ready")
 	}
@@ -97,11 +97,11 @@ func (a *App) menuAction(action string) error {
 }
 
 // openLogFolder shows the data dir's log folder in the file manager.
-func (a *App) openLogFolder() {
-	ctx := a.wailsContext()
-	if ctx == nil || a.inst == nil {
+func (s *Shell) openLogFolder() {
+	ctx := s.Context()
+	if ctx == nil || s.opts.DataDir == "" {
 		return
 	}
-	dir := filepath.Join(a.inst.Config.DataDir, LogDir)
+	dir := filepath.Join(s.opts.DataDir, s.opts.LogDir)
 	runtime.BrowserOpenURL(ctx, (&url.URL{Scheme: "file", Path: dir}).String())
 }

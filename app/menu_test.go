@@ -13,8 +13,8 @@ import (
 // The menu bar: File, Edit, View, Help with the usual accelerators; an
 // unknown page action is refused.
 func TestWindowMenu(t *testing.T) {
-	a := NewApp(nil)
-	m := a.windowMenu()
+	s := NewShell(ShellOptions{})
+	m := s.Menu()
 	var top []string
 	items := map[string]string{}
 	for _, it := range m.Items {
@@ -39,7 +39,7 @@ func TestWindowMenu(t *testing.T) {
 			t.Errorf("%s: accelerator %q (present %v), want %q", item, got, ok, key)
 		}
 	}
-	if err := a.menuAction("format-disk"); err == nil || !strings.Contains(err.Error(), "unknown menu action") {
+	if err := s.MenuAction("format-disk"); err == nil || !strings.Contains(err.Error(), "unknown menu action") {
 		t.Fatalf("menuAction of an unknown action: %v", err)
 	}
 }
@@ -56,7 +56,7 @@ func TestNewSessionShortcutMatchesThePage(t *testing.T) {
 		t.Fatal("shortcuts.ts has no new-session shortcut")
 	}
 	var acc *keys.Accelerator
-	for _, it := range NewApp(nil).windowMenu().Items {
+	for _, it := range NewShell(ShellOptions{}).Menu().Items {
 		if it.Label != "File" {
 			continue
 		}

@@ -25,19 +25,19 @@ const cancelWait = 15 * time.Second
 // beforeClose is the window's OnBeforeClose: it lets the window close when
 // no turn runs (or a quit was confirmed) and otherwise keeps it open and
 // asks the page (QuitEvent).
-func (a *App) beforeClose(ctx context.Context) (prevent bool) {
-	a.mu.Lock()
-	confirmed := a.quitConfirmed
-	a.mu.Unlock()
-	if a.inst == nil || a.inst.Hub == nil {
+func (s *Shell) BeforeClose(ctx context.Context) (prevent bool) {
+	s.mu.Lock()
+	confirmed := s.quitConfirmed
+	s.mu.Unlock()
+	if s.opts.Turns == nil {
 		return false
 	}
 	n := 0
 	if !confirmed {
-		n = a.inst.Hub.RunningTurns()
+		n = s.opts.Turns.RunningTurns()
 	}
 	if n == 0 {
-		a.rememberGeometry(ctx)
+		s.rememberGeometry(ctx)
 		return false
 	}
 	runtime.EventsEmit(ctx, QuitEvent, map[string]int{"running": n})
@@ -47,13 +47,13 @@ func (a *App) beforeClose(ctx context.Context) (prevent bool) {
 // AnswerQuit is the page's answer to the quit confirmation: "quit" quits
 // now, "cancel" cancels the running turns (turn.cancelled, user_cancel)
 // and quits once they have ended, "keep" keeps the window open.
-func (a *App) AnswerQuit(choice string) error {
-	ctx := a.wailsContext()
+func (s *Shell) AnswerQuit(choice string) error {
+	ctx := s.Context()
 	if ctx == nil {
 		return fmt.Errorf("the window is not ready")
 	}
-	if a.inst == nil {
-		a.quitNow(ctx)
+	if s.opts.Turns == nil {
+		s.QuitNow(ctx)
 		return nil
 	}
 	switch choice {
@@ -62,21 +62,21 @@ func (a *App) AnswerQuit(choice string) error {
 	case QuitCancelTurns:
 		wait, cancel := context.WithTimeout(context.Background(), cancelWait)
 		defer cancel()
-		if err := a.inst.Hub.CancelRunning(wait); err != nil {
-			a.inst.log.Warn("quit: the cancelled turns did not end in time; quitting", "err", err)
+		if err := s.opts.Turns.CancelRunning(wait); err != nil {
+			s.log.Warn("quit: the cancelled turns did not end in time; quitting", "err", err)
 		}
 	case QuitAnyway:
 	default:
 		return fmt.Errorf("unknown answer %q (want quit, cancel or keep)", choice)
 	}
-	a.quitNow(ctx)
+	s.QuitNow(ctx)
 	return nil
 }
 
 // quitNow closes the window without asking.
-func (a *App) quitNow(ctx context.Context) {
-	a.mu.Lock()
-	a.quitConfirmed = true
-	a.mu.Unlock()
+func (s *Shell) QuitNow(ctx context.Context) {
+	s.mu.Lock()
+	s.quitConfirmed = true
+	s.mu.Unlock()
 	runtime.Quit(ctx)
 }

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 
-	"agenthub/ipc/wailsipc"
-
 	"github.com/godbus/dbus/v5"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -23,17 +21,15 @@ func singleInstanceID(dataDir string) string {
 
 // singleInstance is the window's SingleInstanceLock: a second launch on
 // the same data dir hands over to this window, which comes to the front.
-func (a *App) singleInstance(dataDir string) *options.SingleInstanceLock {
+func (s *Shell) SingleInstance() *options.SingleInstanceLock {
 	return &options.SingleInstanceLock{
-		UniqueId: singleInstanceID(dataDir),
+		UniqueId: singleInstanceID(s.opts.DataDir),
 		OnSecondInstanceLaunch: func(options.SecondInstanceData) {
-			ctx := a.wailsContext()
+			ctx := s.Context()
 			if ctx == nil {
 				return
 			}
-			if a.inst != nil {
-				a.inst.log.Info("another launch asked for this window: bringing it to the front")
-			}
+			s.log.Info("another launch asked for this window: bringing it to the front")
 			runtime.WindowUnminimise(ctx)
 			runtime.WindowShow(ctx)
 		},
@@ -45,7 +41,7 @@ func (a *App) singleInstance(dataDir string) *options.SingleInstanceLock {
 // path over the D-Bus session bus, which ends this process with status 1
 // once the message is delivered) and returns inUse when it cannot (no
 // session bus, or the other instance does not answer).
-func handOver(ctx context.Context, cfg Config, inUse error, assets fs.FS, getenv func(string) string, log *slog.Logger) error {
+func HandOver(dataDir string, inUse error, assets fs.FS, getenv func(string) string, log *slog.Logger) error {
 	if getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		return inUse
 	}
@@ -54,15 +50,14 @@ func handOver(ctx context.Context, cfg Config, inUse error, assets fs.FS, getenv
 		return inUse
 	}
 	_ = conn.Close()
-	log.Info("Agent Hub already runs on this data dir: asking its window to come to the front", "data_dir", cfg.DataDir, "err", inUse)
-	a := &App{log: log, readyCh: make(chan struct{})}
-	opts := windowOptions(a, &wailsipc.Bridge{}, assets, nil)
+	log.Info("Agent Hub already runs on this data dir: asking its window to come to the front", "data_dir", dataDir, "err", inUse)
+	opts := WindowOptions(NewShell(ShellOptions{Logger: log}), nil, assets, nil, nil)
 	opts.Menu, opts.OnBeforeClose = nil, nil
 	opts.StartHidden = true
-	opts.SingleInstanceLock = &options.SingleInstanceLock{UniqueId: singleInstanceID(cfg.DataDir)}
+	opts.SingleInstanceLock = &options.SingleInstanceLock{UniqueId: singleInstanceID(dataDir)}
 	// Reached only when no instance answered: close the hidden window.
 	opts.OnDomReady = func(wctx context.Context) { runtime.Quit(wctx) }
-	if err := runWindow(opts, getenv, log); err != nil {
+	if err := RunWindow(opts, getenv, log); err != nil {
 		log.Warn("single-instance hand-over failed", "err", err)
 	}
 	return inUse

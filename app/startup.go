@@ -35,14 +35,14 @@ func runFailedWindow(ctx context.Context, cfg Config, cause error, assets fs.FS,
 	log.Error("Agent Hub could not start; showing why in the window", "err", cause)
 	info := Info{Name: Name, Version: cfg.Version, Mode: "desktop", DataDir: cfg.DataDir,
 		StartupError: cause.Error(), StartupHint: startupHint(cause, cfg.DataDir)}
-	a := &App{failed: &info, log: log, readyCh: make(chan struct{})}
-	opts := windowOptions(a, &wailsipc.Bridge{}, assets, icon)
+	a := newFailedApp(info, log)
+	opts := windowOptions(a, &wailsipc.Bridge{}, driverBindings(cfg.Driver), assets, icon)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	if driver := newWindowDriver(a, cfg.Harness, getenv, log); driver != nil {
+	if driver := startDriver(cfg.Driver, getenv, log); driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := runWindow(opts, getenv, log); err != nil {
+	if err := RunWindow(opts, getenv, log); err != nil {
 		return errors.Join(cause, fmt.Errorf("window: %w", err))
 	}
 	return cause

@@ -1,14 +1,14 @@
 package app
 
 import (
-	"agenthub/app/settings"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"strings"
 	"testing"
+
+	"agenthub/app/settings"
 )
 
 // What the failed-start window tells a person to do, per cause.
@@ -31,7 +31,7 @@ func TestStartupHint(t *testing.T) {
 // window, no hand-over attempt).
 func TestHandOverNeedsASessionBus(t *testing.T) {
 	inUse := &DataDirInUseError{Dir: "/d"}
-	err := handOver(context.Background(), Config{DataDir: "/d"}, inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
+	err := HandOver("/d", inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
 	if err != error(inUse) {
 		t.Fatalf("handOver without a bus = %v", err)
 	}

@@ -1,8 +1,8 @@
-// Test hooks of the desktop test harness (app/smoke.go, app/desktoptest).
+// Test hooks of the desktop test harness (app/smoketest, app/desktoptest).
 // They exist only in the smoketest build: main.tsx imports this module when
 // vite's mode is "smoketest" (the frontend the smoketest binary embeds), so a
 // normal build contains none of it. In the Wails window the page asks Go's
-// App.TestReport whether the harness runs; only then does it report each
+// Page.TestReport (app/smoketest) whether the harness runs; only then does it report each
 // page load and every change of the transcript it renders (read from the
 // DOM), and obey the harness's `agenthub:test` events. Otherwise it removes
 // its listener and does nothing more.
@@ -128,7 +128,7 @@ export function startFrameMeter(win: Pick<Window, 'requestAnimationFrame' | 'can
 }
 
 interface HookWindow {
-  go?: { app?: { App?: { TestReport?: (r: PageReport) => Promise<boolean> } } };
+  go?: { smoketest?: { Page?: { TestReport?: (r: PageReport) => Promise<boolean> } } };
   runtime?: { EventsOn?: (name: string, cb: (...data: unknown[]) => void) => () => void };
 }
 
@@ -203,7 +203,7 @@ function randomId(): string {
  */
 export function installTestHooks(win: Window = window): void {
   const w = win as unknown as HookWindow;
-  const send = w.go?.app?.App?.TestReport;
+  const send = w.go?.smoketest?.Page?.TestReport;
   const on = w.runtime?.EventsOn;
   if (typeof send !== 'function' || typeof on !== 'function') return;
   const pageId = randomId();

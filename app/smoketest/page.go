@@ -1,19 +1,30 @@
 //go:build smoketest || bindings
 
-package app
+package smoketest
+
+import "sync"
 
 // This file is the page's side of the desktop test harness: the bound
-// App.TestReport and what it carries. It is compiled into builds with the
+// Page.TestReport and what it carries. It is compiled into builds with the
 // smoketest tag (the binary the desktop tests drive) and into the Wails
 // bindings generator (tag bindings), so frontend/wailsjs keeps declaring
 // TestReport; a product build has neither the method nor these types, and
 // the page's test hooks (frontend/src/app/testhooks.ts) find nothing to call.
 
-// pageHooks holds the App's test sink, guarded by App.mu.
-type pageHooks struct {
+// Page is bound to the window beside the App in a build with the harness:
+// the page's test hooks report to it.
+type Page struct {
+	mu sync.Mutex
 	// sink receives the page's test reports; nil unless the harness runs
 	// (smoke.go installs it in test-control mode).
 	sink func(PageReport)
+}
+
+// setSink installs the receiver of the page's reports.
+func (p *Page) setSink(fn func(PageReport)) {
+	p.mu.Lock()
+	p.sink = fn
+	p.mu.Unlock()
 }
 
 // PageReport is what the page's test hooks (frontend/src/app/testhooks.ts)
@@ -88,10 +99,10 @@ type RenderedMessage struct {
 // TestReport hands r to the desktop test harness and reports true when the
 // binary runs it (--smoke-test with AGENTHUB_TEST_CONTROL=stdio). Otherwise
 // it does nothing and returns false, and the page stops reporting.
-func (a *App) TestReport(r PageReport) bool {
-	a.mu.Lock()
-	sink := a.hooks.sink
-	a.mu.Unlock()
+func (p *Page) TestReport(r PageReport) bool {
+	p.mu.Lock()
+	sink := p.sink
+	p.mu.Unlock()
 	if sink == nil {
 		return false
 	}

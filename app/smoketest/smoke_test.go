@@ -1,6 +1,6 @@
 //go:build smoketest
 
-package app
+package smoketest
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"agenthub/app"
 )
 
 // recordingWindow records what the test-control loop did to the window.
@@ -34,11 +36,11 @@ func (w *recordingWindow) reload() {
 	w.reloads++
 }
 
-func (w *recordingWindow) geometry(set *WindowGeometry) WindowGeometry {
+func (w *recordingWindow) geometry(set *app.WindowGeometry) app.WindowGeometry {
 	if set != nil {
 		return *set
 	}
-	return WindowGeometry{Width: 1100, Height: 720}
+	return app.WindowGeometry{Width: 1100, Height: 720}
 }
 
 func (w *recordingWindow) menu(string) error { return nil }
@@ -174,26 +176,24 @@ func TestTestControlEndsWithContext(t *testing.T) {
 }
 
 func TestTestReportIsOffWithoutHarness(t *testing.T) {
-	a := NewApp(nil)
-	if a.TestReport(PageReport{Kind: "loaded"}) {
+	p := &Page{}
+	if p.TestReport(PageReport{Kind: "loaded"}) {
 		t.Fatal("TestReport reported the harness on in a normal launch")
 	}
 	var got []PageReport
-	a.mu.Lock()
-	a.hooks.sink = func(r PageReport) { got = append(got, r) }
-	a.mu.Unlock()
-	if !a.TestReport(PageReport{Kind: "loaded", PageID: "p1"}) || len(got) != 1 || got[0].PageID != "p1" {
+	p.setSink(func(r PageReport) { got = append(got, r) })
+	if !p.TestReport(PageReport{Kind: "loaded", PageID: "p1"}) || len(got) != 1 || got[0].PageID != "p1" {
 		t.Fatalf("with the harness on: got %+v", got)
 	}
 }
 
 func TestNewSmokeRunInstallsSinkOnlyInControlMode(t *testing.T) {
-	a := NewApp(nil)
+	a := &Page{}
 	newSmokeRun(a, t.TempDir(), func(string) string { return "" }, nil)
 	if a.TestReport(PageReport{}) {
 		t.Fatal("plain smoke test turned the test hooks on")
 	}
-	b := NewApp(nil)
+	b := &Page{}
 	s := newSmokeRun(b, t.TempDir(), func(k string) string {
 		if k == TestControlEnv {
 			return "stdio"
@@ -204,35 +204,55 @@ func TestNewSmokeRunInstallsSinkOnlyInControlMode(t *testing.T) {
 		t.Fatal("AGENTHUB_TEST_CONTROL=stdio did not enable test control")
 	}
 	b.mu.Lock()
-	on := b.hooks.sink != nil
+	on := b.sink != nil
 	b.mu.Unlock()
 	if !on {
 		t.Fatal("test control did not install the App's test sink before the window opens")
 	}
 }
 
+// parse runs app.ParseFlags with this package's Driver registered (by its
+// init) and returns the harness's part of the result.
+func parse(t *testing.T, args []string, env map[string]string) (*harness, string, error) {
+	t.Helper()
+	var out strings.Builder
+	cfg, err := app.ParseFlags(args, t.TempDir(), func(k string) string { return env[k] }, &out, &out)
+	h, _ := cfg.Driver.(*harness)
+	if err == nil && h == nil {
+		t.Fatalf("ParseFlags: driver %T, want the harness", cfg.Driver)
+	}
+	return h, out.String(), err
+}
+
 func TestParseFlagsSmokeTest(t *testing.T) {
-	cfg, out, err := parse(t, []string{"--smoke-test", "art"}, nil)
-	if err != nil || cfg.Harness.Dir != "art" {
-		t.Fatalf("--smoke-test art: dir %q err %v %s", cfg.Harness.Dir, err, out)
+	h, out, err := parse(t, []string{"--smoke-test", "art"}, nil)
+	if err != nil || h.Dir != "art" {
+		t.Fatalf("--smoke-test art: err %v %s", err, out)
 	}
-	cfg, _, err = parse(t, nil, map[string]string{SmokeEnv: "artifacts"})
-	if err != nil || cfg.Harness.Dir != "artifacts" {
-		t.Fatalf("%s=artifacts: dir %q err %v", SmokeEnv, cfg.Harness.Dir, err)
+	h, _, err = parse(t, nil, map[string]string{SmokeEnv: "artifacts"})
+	if err != nil || h.Dir != "artifacts" {
+		t.Fatalf("%s=artifacts: dir %q err %v", SmokeEnv, h.Dir, err)
 	}
-	cfg, _, err = parse(t, []string{"--smoke-test", "flag"}, map[string]string{SmokeEnv: "env"})
-	if err != nil || cfg.Harness.Dir != "flag" {
-		t.Fatalf("the flag must win over %s: dir %q err %v", SmokeEnv, cfg.Harness.Dir, err)
+	h, _, err = parse(t, []string{"--smoke-test", "flag"}, map[string]string{SmokeEnv: "env"})
+	if err != nil || h.Dir != "flag" {
+		t.Fatalf("the flag must win over %s: dir %q err %v", SmokeEnv, h.Dir, err)
+	}
+	if _, help, _ := parse(t, []string{"--help"}, nil); !strings.Contains(help, "--smoke-test DIR") {
+		t.Errorf("--help of a smoketest build does not offer --smoke-test:\n%s", help)
 	}
 }
 
 func TestWindowDriverOnlyForSmokeTest(t *testing.T) {
 	none := func(string) string { return "" }
-	if d := newWindowDriver(NewApp(nil), harnessConfig{}, none, nil); d != nil {
+	if d := (&harness{page: &Page{}}).New(none, nil); d != nil {
 		t.Fatalf("no --smoke-test: driver %v, want none", d)
 	}
-	if d := newWindowDriver(NewApp(nil), harnessConfig{Dir: t.TempDir()}, none, nil); d == nil {
+	h := &harness{Dir: t.TempDir(), page: &Page{}}
+	if d := h.New(none, nil); d == nil {
 		t.Fatal("--smoke-test: no driver")
+	}
+	if b := h.Bind(); len(b) != 1 || b[0] != any(h.page) {
+		t.Fatalf("the harness binds %v, want its Page", b)
 	}
 }
 

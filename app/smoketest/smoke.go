@@ -1,18 +1,15 @@
 //go:build smoketest
 
 // The desktop test harness: only builds with the smoketest tag have it
-// (make smoketest builds build/bin/agenthub-smoketest; docs/testing.md). A
-// product build has noharness.go instead: no --smoke-test flag, no
-// AGENTHUB_SMOKE, no test-control channel.
+// (make smoketest builds build/bin/agenthub-smoketest; docs/testing.md).
 
-package app
+package smoketest
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,44 +20,11 @@ import (
 	"sync"
 	"time"
 
+	"agenthub/app"
 	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
-
-// SmokeEnv names the smoke test's screenshot directory when --smoke-test
-// is not given.
-const SmokeEnv = "AGENTHUB_SMOKE"
-
-// harnessConfig is the desktop test harness's part of Config. Dir
-// (--smoke-test DIR, or SmokeEnv) makes the desktop app save a screenshot
-// there once the page reports ready, then quit; a page that never reports
-// ready fails the run. With TestControlEnv=stdio the harness is driven by
-// commands on stdin instead. Headless runs ignore it.
-type harnessConfig struct {
-	Dir string
-}
-
-// addFlags registers --smoke-test.
-func (h *harnessConfig) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&h.Dir, "smoke-test", "", "desktop smoke test (smoketest builds only): screenshot into `DIR` once the page is ready, then quit")
-}
-
-// fromEnv takes Dir from SmokeEnv when the flag left it empty; getenv may be nil.
-func (h *harnessConfig) fromEnv(getenv func(string) string) {
-	if h.Dir == "" && getenv != nil {
-		h.Dir = getenv(SmokeEnv)
-	}
-}
-
-// newWindowDriver returns the smoke test of a's window when h asks for
-// one, else nil.
-func newWindowDriver(a *App, h harnessConfig, getenv func(string) string, log *slog.Logger) windowDriver {
-	if h.Dir == "" {
-		return nil
-	}
-	return newSmokeRun(a, h.Dir, getenv, log)
-}
 
 // BenchEmitEnv, set to "per-event" together with TestControlEnv=stdio,
 // makes the window transport emit every frame in its own Wails event
@@ -119,32 +83,35 @@ type smokeRun struct {
 	err  error // why the smoke test failed
 }
 
-// newSmokeRun prepares the smoke test of the window bound to a. In
-// test-control mode it installs a's test sink right away, before the page
-// can load, so the page's first report is never missed.
-func newSmokeRun(a *App, dir string, getenv func(string) string, log *slog.Logger) *smokeRun {
+// newRun is h's window driver: the smoke test of the window. In
+// test-control mode it installs the page's test sink right away, before
+// the page can load, so the page's first report is never missed.
+func newRun(h *harness, getenv func(string) string, log *slog.Logger) app.WindowDriver {
+	return newSmokeRun(h.page, h.Dir, getenv, log)
+}
+
+// newSmokeRun prepares the smoke test of the window whose page side is p.
+func newSmokeRun(p *Page, dir string, getenv func(string) string, log *slog.Logger) *smokeRun {
 	s := &smokeRun{dir: dir, getenv: getenv, log: log}
 	if getenv(TestControlEnv) == "stdio" {
 		s.control = newTestControl(os.Stdin, os.Stdout)
-		a.mu.Lock()
-		a.hooks.sink = s.control.report
-		a.mu.Unlock()
+		p.setSink(s.control.report)
 	}
 	return s
 }
 
-// transport implements windowDriver: with BenchEmitEnv=per-event in
+// Transport implements app.WindowDriver: with BenchEmitEnv=per-event in
 // test-control mode every frame goes alone, in one EventsEmit per event.
-func (s *smokeRun) transport(o *wailsipc.Options) {
+func (s *smokeRun) Transport(o *wailsipc.Options) {
 	if s.control != nil && s.getenv(BenchEmitEnv) == "per-event" {
 		o.BatchBytes = 1
 		s.log.Info("bench: the window transport emits one Wails event per frame")
 	}
 }
 
-// result implements windowDriver: the smoke test's verdict once the
+// Result implements app.WindowDriver: the smoke test's verdict once the
 // window closed.
-func (s *smokeRun) result() error {
+func (s *smokeRun) Result() error {
 	if s.err != nil {
 		return fmt.Errorf("smoke test: %w", s.err)
 	}
@@ -154,15 +121,15 @@ func (s *smokeRun) result() error {
 	return nil
 }
 
-// drive implements windowDriver: it waits for the page (or ctx's end, or
-// SmokeTimeout), takes the screenshot and quits the window in every case,
-// so the app never hangs. In test-control mode it runs the command loop
-// instead.
-func (s *smokeRun) drive(ctx context.Context, a *App) {
-	wctx := a.wailsContext()
-	defer a.quitNow(wctx)
+// Drive implements app.WindowDriver: it waits for the page (or ctx's end,
+// or SmokeTimeout), takes the screenshot and quits the window in every
+// case, so the app never hangs. In test-control mode it runs the command
+// loop instead.
+func (s *smokeRun) Drive(ctx context.Context, w app.DrivenWindow) {
+	wctx := w.Shell.Context()
+	defer w.Shell.QuitNow(wctx)
 	if s.control != nil {
-		s.err = s.control.serve(ctx, wailsWindow{ctx: wctx, app: a}, s.dir, s.getenv("DISPLAY"))
+		s.err = s.control.serve(ctx, wailsWindow{ctx: wctx, shell: w.Shell}, s.dir, s.getenv("DISPLAY"))
 		s.done = s.err == nil
 		return
 	}
@@ -170,7 +137,7 @@ func (s *smokeRun) drive(ctx context.Context, a *App) {
 	timer := time.NewTimer(SmokeTimeout)
 	defer timer.Stop()
 	select {
-	case <-a.ready():
+	case <-w.Ready:
 	case <-timer.C:
 		s.err = fmt.Errorf("the page did not call FrontendReady within %s", SmokeTimeout)
 		return
@@ -193,22 +160,22 @@ type window interface {
 	emit(name string, data any)
 	reload()
 	close()
-	geometry(set *WindowGeometry) WindowGeometry
+	geometry(set *app.WindowGeometry) app.WindowGeometry
 	menu(action string) error
 }
 
 // wailsWindow is the real window, through the Wails runtime and its context.
 type wailsWindow struct {
-	ctx context.Context
-	app *App
+	ctx   context.Context
+	shell *app.Shell
 }
 
 func (w wailsWindow) emit(name string, data any) { runtime.EventsEmit(w.ctx, name, data) }
 func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
 func (w wailsWindow) close()                     { runtime.Quit(w.ctx) }
-func (w wailsWindow) menu(action string) error   { return w.app.menuAction(action) }
+func (w wailsWindow) menu(action string) error   { return w.shell.MenuAction(action) }
 
-func (w wailsWindow) geometry(set *WindowGeometry) WindowGeometry {
+func (w wailsWindow) geometry(set *app.WindowGeometry) app.WindowGeometry {
 	if set != nil && set.Width > 0 {
 		runtime.WindowSetSize(w.ctx, set.Width, set.Height)
 		runtime.WindowSetPosition(w.ctx, set.X, set.Y)
@@ -222,7 +189,7 @@ func (w wailsWindow) geometry(set *WindowGeometry) WindowGeometry {
 	}
 	width, height := runtime.WindowGetSize(w.ctx)
 	x, y := runtime.WindowGetPosition(w.ctx)
-	return WindowGeometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
+	return app.WindowGeometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
 }
 
 // testCommand is one line of the harness's stdin.
@@ -244,7 +211,7 @@ type testLine struct {
 	Path   string      `json:"path,omitempty"`
 	Report *PageReport `json:"report,omitempty"`
 	// Geometry answers the geometry command.
-	Geometry *WindowGeometry `json:"geometry,omitempty"`
+	Geometry *app.WindowGeometry `json:"geometry,omitempty"`
 }
 
 // testControl is the stdin/stdout command channel of the desktop test.
@@ -358,9 +325,9 @@ func (c *testControl) handle(ctx context.Context, w window, dir, display, line s
 			ack.Error = err.Error()
 		}
 	case "geometry":
-		var set *WindowGeometry
+		var set *app.WindowGeometry
 		if len(cmd.Geometry) > 0 {
-			set = new(WindowGeometry)
+			set = new(app.WindowGeometry)
 			if err := json.Unmarshal(cmd.Geometry, set); err != nil {
 				ack.Error = "geometry: " + err.Error()
 				break
