@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -24,18 +23,5 @@ func TestStartupHint(t *testing.T) {
 		if got := startupHint(tc.err, "/d"); !strings.Contains(got, tc.want) {
 			t.Errorf("hint for %v = %q, want it to say %q", tc.err, got, tc.want)
 		}
-	}
-}
-
-// Without a session bus a second desktop launch keeps the clear error (no
-// window, no hand-over attempt).
-func TestHandOverNeedsASessionBus(t *testing.T) {
-	inUse := &DataDirInUseError{Dir: "/d"}
-	err := HandOver("/d", inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
-	if err != error(inUse) {
-		t.Fatalf("handOver without a bus = %v", err)
-	}
-	if singleInstanceID("/a") == singleInstanceID("/b") || singleInstanceID("/a") != singleInstanceID("/a") {
-		t.Fatal("the single-instance id is not one per data dir")
 	}
 }

@@ -1,0 +1,19 @@
+package app
+
+import (
+	"log/slog"
+	"testing"
+)
+
+// Without a session bus a second desktop launch keeps the clear error (no
+// window, no hand-over attempt).
+func TestHandOverNeedsASessionBus(t *testing.T) {
+	inUse := &DataDirInUseError{Dir: "/d"}
+	err := HandOver("/d", inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
+	if err != error(inUse) {
+		t.Fatalf("handOver without a bus = %v", err)
+	}
+	if singleInstanceID("/a") == singleInstanceID("/b") || singleInstanceID("/a") != singleInstanceID("/a") {
+		t.Fatal("the single-instance id is not one per data dir")
+	}
+}
