@@ -18,9 +18,8 @@ import (
 	"agenthub/app"
 	"agenthub/app/buildtag"
 	"agenthub/app/sandbox"
-	// The desktop test harness registers itself in a build with the
-	// smoketest tag; in any other build the package is empty.
-	_ "agenthub/app/smoketest"
+	_ "agenthub/app/smoketest" // the desktop test harness registers itself in a smoketest build; empty in any other
+	"agenthub/app/window"
 	"agenthub/frontend"
 )
 
@@ -97,7 +96,7 @@ func run() int {
 	case !buildtag.Desktop:
 		log.Info("built without the desktop tag: running headless")
 		headless = true
-	case !app.DisplayAvailable(os.Getenv):
+	case !window.DisplayAvailable(os.Getenv):
 		log.Info("no display available: running headless")
 		headless = true
 	}

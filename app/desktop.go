@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 
+	"agenthub/app/window"
 	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2"
@@ -20,7 +21,7 @@ import (
 // (a driver's page side) bound, the instance's attachments served.
 func windowOptions(a *App, bridge *wailsipc.Bridge, extra []any, assets fs.FS, icon []byte) *options.App {
 	bind := append([]any{a, bridge}, extra...)
-	return WindowOptions(a.shell, bind, assets, icon, func(next http.Handler) http.Handler { return windowAttachments(a.inst, next) })
+	return window.WindowOptions(a.shell, bind, assets, icon, func(next http.Handler) http.Handler { return windowAttachments(a.inst, next) })
 }
 
 // GenerateBindings runs Wails in binding-generation mode (a binary built
@@ -42,7 +43,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	inst, err := Open(cfg, OpenOptions{Assets: assets, Getenv: getenv, Logger: log})
 	var inUse *DataDirInUseError
 	if errors.As(err, &inUse) {
-		return HandOver(inUse.Dir, err, assets, getenv, log)
+		return window.HandOver(inUse.Dir, err, assets, getenv, log)
 	}
 	if err != nil {
 		// A launch from the desktop has no terminal: show why in the window.
@@ -93,7 +94,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 		}
 	}()
 	opts := windowOptions(a, svc.Bridge(), driverBindings(cfg.Driver), assets, icon)
-	ApplyGeometry(opts, inst.Config.DataDir)
+	window.ApplyGeometry(opts, inst.Config.DataDir)
 	opts.SingleInstanceLock = a.shell.SingleInstance()
 	// A reload (or the first load) drops the previous page's subscriptions;
 	// the new page resubscribes from its cursor.
@@ -101,7 +102,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	if driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := RunWindow(opts, getenv, log); err != nil {
+	if err := window.RunWindow(opts, getenv, log); err != nil {
 		return fmt.Errorf("window: %w", err)
 	}
 	cancel()

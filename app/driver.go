@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"agenthub/app/window"
 	"agenthub/ipc/wailsipc"
 )
 
@@ -25,7 +26,7 @@ type WindowDriver interface {
 // DrivenWindow is the window a WindowDriver drives.
 type DrivenWindow struct {
 	// Shell is the window's shell: its Wails context, menu actions, quit.
-	Shell *Shell
+	Shell *window.Shell
 	// Ready is closed once the page has reported ready (App.FrontendReady).
 	Ready <-chan struct{}
 }

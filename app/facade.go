@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"agenthub/app/window"
 )
 
 // App is the facade bound to the Wails window: every exported method is
@@ -11,7 +13,7 @@ import (
 // own behaviour (its Wails context, menu, quit, geometry) is its Shell's.
 type App struct {
 	inst  *Instance
-	shell *Shell
+	shell *window.Shell
 	// failed is the Info of a window that shows why the app could not
 	// start (inst is nil then; see startup.go).
 	failed *Info
@@ -25,20 +27,20 @@ type App struct {
 // NewApp returns the facade over inst, with the shell of its window. inst
 // may be nil only for binding generation, where no method is called.
 func NewApp(inst *Instance) *App {
-	opts := ShellOptions{LogDir: LogDir}
+	opts := window.ShellOptions{LogDir: LogDir}
 	if inst != nil {
 		opts.DataDir, opts.Logger = inst.Config.DataDir, inst.log
 		if inst.Hub != nil {
 			opts.Turns = inst.Hub
 		}
 	}
-	return &App{inst: inst, shell: NewShell(opts), readyCh: make(chan struct{})}
+	return &App{inst: inst, shell: window.NewShell(opts), readyCh: make(chan struct{})}
 }
 
 // newFailedApp returns the facade of a window that shows why the app could
 // not start (info carries the error and the hint).
 func newFailedApp(info Info, log *slog.Logger) *App {
-	return &App{failed: &info, log: log, shell: NewShell(ShellOptions{Logger: log}), readyCh: make(chan struct{})}
+	return &App{failed: &info, log: log, shell: window.NewShell(window.ShellOptions{Logger: log}), readyCh: make(chan struct{})}
 }
 
 // Info returns the app name, version, data dir, provider status and the

@@ -5,8 +5,8 @@ package desktoptest
 import (
 	"testing"
 
-	"agenthub/app"
 	"agenthub/app/smoketest"
+	"agenthub/app/window"
 )
 
 // TestWindowGeometryRestored: the window's size and position when it is
@@ -17,7 +17,7 @@ func TestWindowGeometryRestored(t *testing.T) {
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	d := startDesktop(t, bin, artifacts, nil, args...)
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
-	want := app.WindowGeometry{Width: 900, Height: 640, X: 70, Y: 50}
+	want := window.WindowGeometry{Width: 900, Height: 640, X: 70, Y: 50}
 	got := d.command("geometry", map[string]any{"geometry": want}).Geometry
 	if got == nil || got.Width != want.Width || got.Height != want.Height {
 		t.Fatalf("after setting %+v the window is %+v", want, got)
@@ -43,20 +43,20 @@ func TestWindowNarrowsToTheLayoutsMinimum(t *testing.T) {
 	dataDir, workspace := appDirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
-	want := app.WindowGeometry{Width: app.MinWidth, Height: 700, X: 40, Y: 40}
+	want := window.WindowGeometry{Width: window.MinWidth, Height: 700, X: 40, Y: 40}
 	got := d.command("geometry", map[string]any{"geometry": want}).Geometry
-	if got == nil || got.Width != app.MinWidth {
-		t.Fatalf("asked for a %d px wide window, got %+v", app.MinWidth, got)
+	if got == nil || got.Width != window.MinWidth {
+		t.Fatalf("asked for a %d px wide window, got %+v", window.MinWidth, got)
 	}
 	// The page lays itself out at that width (each paint report is two drawn frames later).
 	for i := 0; ; i++ {
 		d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
 		r := d.awaitReport("a painted frame", func(r smoketest.PageReport) bool { return r.Kind == "painted" })
-		if r.Width == app.MinWidth {
+		if r.Width == window.MinWidth {
 			break
 		}
 		if i == 50 {
-			t.Fatalf("the page is %d px wide in a %d px window", r.Width, app.MinWidth)
+			t.Fatalf("the page is %d px wide in a %d px window", r.Width, window.MinWidth)
 		}
 	}
 	d.screenshot("desktop-narrow-window.png")

@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 	"agenthub/app/smoketest"
+	"agenthub/app/window"
 
 	"github.com/coder/websocket"
 )
@@ -52,13 +52,13 @@ type desktop struct {
 
 // line is one harness stdout line (app's testLine).
 type line struct {
-	Event    string                `json:"event"`
-	ID       int                   `json:"id"`
-	Cmd      string                `json:"cmd"`
-	Error    string                `json:"error"`
-	Path     string                `json:"path"`
-	Report   *smoketest.PageReport `json:"report"`
-	Geometry *app.WindowGeometry   `json:"geometry"`
+	Event    string                 `json:"event"`
+	ID       int                    `json:"id"`
+	Cmd      string                 `json:"cmd"`
+	Error    string                 `json:"error"`
+	Path     string                 `json:"path"`
+	Report   *smoketest.PageReport  `json:"report"`
+	Geometry *window.WindowGeometry `json:"geometry"`
 }
 
 // startDesktop launches bin under `xvfb-run -a` with the given extra env and

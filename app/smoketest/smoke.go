@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"agenthub/app"
+	"agenthub/app/window"
 	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -155,19 +156,19 @@ func (s *smokeRun) Drive(ctx context.Context, w app.DrivenWindow) {
 	s.done = true
 }
 
-// window is what the test-control loop does to the window.
-type window interface {
+// controlled is what the test-control loop does to the window.
+type controlled interface {
 	emit(name string, data any)
 	reload()
 	close()
-	geometry(set *app.WindowGeometry) app.WindowGeometry
+	geometry(set *window.WindowGeometry) window.WindowGeometry
 	menu(action string) error
 }
 
 // wailsWindow is the real window, through the Wails runtime and its context.
 type wailsWindow struct {
 	ctx   context.Context
-	shell *app.Shell
+	shell *window.Shell
 }
 
 func (w wailsWindow) emit(name string, data any) { runtime.EventsEmit(w.ctx, name, data) }
@@ -175,7 +176,7 @@ func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
 func (w wailsWindow) close()                     { runtime.Quit(w.ctx) }
 func (w wailsWindow) menu(action string) error   { return w.shell.MenuAction(action) }
 
-func (w wailsWindow) geometry(set *app.WindowGeometry) app.WindowGeometry {
+func (w wailsWindow) geometry(set *window.WindowGeometry) window.WindowGeometry {
 	if set != nil && set.Width > 0 {
 		runtime.WindowSetSize(w.ctx, set.Width, set.Height)
 		runtime.WindowSetPosition(w.ctx, set.X, set.Y)
@@ -189,7 +190,7 @@ func (w wailsWindow) geometry(set *app.WindowGeometry) app.WindowGeometry {
 	}
 	width, height := runtime.WindowGetSize(w.ctx)
 	x, y := runtime.WindowGetPosition(w.ctx)
-	return app.WindowGeometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
+	return window.WindowGeometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
 }
 
 // testCommand is one line of the harness's stdin.
@@ -211,7 +212,7 @@ type testLine struct {
 	Path   string      `json:"path,omitempty"`
 	Report *PageReport `json:"report,omitempty"`
 	// Geometry answers the geometry command.
-	Geometry *app.WindowGeometry `json:"geometry,omitempty"`
+	Geometry *window.WindowGeometry `json:"geometry,omitempty"`
 }
 
 // testControl is the stdin/stdout command channel of the desktop test.
@@ -246,7 +247,7 @@ func (c *testControl) report(r PageReport) { c.write(testLine{Event: "report", R
 
 // serve runs commands until quit (nil), stdin's end (nil: the harness
 // left) or ctx's end (the window closed: an error).
-func (c *testControl) serve(ctx context.Context, w window, dir, display string) error {
+func (c *testControl) serve(ctx context.Context, w controlled, dir, display string) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	// The reader ends at stdin's end; a Read blocked on stdin cannot be
@@ -292,7 +293,7 @@ func (c *testControl) serve(ctx context.Context, w window, dir, display string) 
 // handle runs one command line, acknowledges it, and reports whether it
 // was quit. A malformed or unknown command gets an ack with an error and
 // changes nothing.
-func (c *testControl) handle(ctx context.Context, w window, dir, display, line string) (quit bool) {
+func (c *testControl) handle(ctx context.Context, w controlled, dir, display, line string) (quit bool) {
 	var cmd testCommand
 	if err := json.Unmarshal([]byte(line), &cmd); err != nil {
 		c.write(testLine{Event: "ack", Error: fmt.Sprintf("invalid command %q: %v", truncateLine(line), err)})
@@ -325,9 +326,9 @@ func (c *testControl) handle(ctx context.Context, w window, dir, display, line s
 			ack.Error = err.Error()
 		}
 	case "geometry":
-		var set *app.WindowGeometry
+		var set *window.WindowGeometry
 		if len(cmd.Geometry) > 0 {
-			set = new(app.WindowGeometry)
+			set = new(window.WindowGeometry)
 			if err := json.Unmarshal(cmd.Geometry, set); err != nil {
 				ack.Error = "geometry: " + err.Error()
 				break

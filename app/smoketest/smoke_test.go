@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"agenthub/app"
+	"agenthub/app/window"
 )
 
 // recordingWindow records what the test-control loop did to the window.
@@ -36,11 +37,11 @@ func (w *recordingWindow) reload() {
 	w.reloads++
 }
 
-func (w *recordingWindow) geometry(set *app.WindowGeometry) app.WindowGeometry {
+func (w *recordingWindow) geometry(set *window.WindowGeometry) window.WindowGeometry {
 	if set != nil {
 		return *set
 	}
-	return app.WindowGeometry{Width: 1100, Height: 720}
+	return window.WindowGeometry{Width: 1100, Height: 720}
 }
 
 func (w *recordingWindow) menu(string) error { return nil }

@@ -1,4 +1,9 @@
-package app
+package window
+
+import "runtime"
+
+// goos is the platform the display rules follow.
+var goos = runtime.GOOS
 
 // DisplayAvailable reports whether a window can be opened: always on macOS
 // and Windows; elsewhere when DISPLAY or WAYLAND_DISPLAY is set.

@@ -1,4 +1,4 @@
-package app
+package window
 
 import (
 	"os"
@@ -47,7 +47,7 @@ func TestWindowMenu(t *testing.T) {
 // One binding for a new session everywhere: the File menu's accelerator is
 // the one the page's shortcut table (and so its ? sheet) shows.
 func TestNewSessionShortcutMatchesThePage(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "frontend", "src", "app", "shortcuts.ts"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "frontend", "src", "app", "shortcuts.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}

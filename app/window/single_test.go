@@ -1,6 +1,7 @@
-package app
+package window
 
 import (
+	"errors"
 	"log/slog"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 // Without a session bus a second desktop launch keeps the clear error (no
 // window, no hand-over attempt).
 func TestHandOverNeedsASessionBus(t *testing.T) {
-	inUse := &DataDirInUseError{Dir: "/d"}
+	inUse := errors.New("data dir /d is in use by another Agent Hub instance")
 	err := HandOver("/d", inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
 	if err != error(inUse) {
 		t.Fatalf("handOver without a bus = %v", err)
