@@ -1,7 +1,3 @@
-// Package app is Agent Hub's application layer: the configuration parsed
-// from the command line, the data dir and its settings file, the running
-// instance (store, dashboard listener) and the Wails-bound App facade. The
-// hub, agent loop, LLM providers and tools live in its sub-packages.
 package app
 
 import (

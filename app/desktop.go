@@ -21,7 +21,7 @@ import (
 // (a driver's page side) bound, the instance's attachments served.
 func windowOptions(a *App, bridge *wailsipc.Bridge, extra []any, assets fs.FS, icon []byte) *options.App {
 	bind := append([]any{a, bridge}, extra...)
-	return window.WindowOptions(a.shell, bind, assets, icon, func(next http.Handler) http.Handler { return windowAttachments(a.inst, next) })
+	return window.Options(a.shell, bind, assets, icon, func(next http.Handler) http.Handler { return windowAttachments(a.inst, next) })
 }
 
 // GenerateBindings runs Wails in binding-generation mode (a binary built
@@ -102,7 +102,7 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 	if driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := window.RunWindow(opts, getenv, log); err != nil {
+	if err := window.Run(opts, getenv, log); err != nil {
 		return fmt.Errorf("window: %w", err)
 	}
 	cancel()

@@ -43,7 +43,7 @@ func runFailedWindow(ctx context.Context, cfg Config, cause error, assets fs.FS,
 	if driver := startDriver(cfg.Driver, getenv, log); driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := window.RunWindow(opts, getenv, log); err != nil {
+	if err := window.Run(opts, getenv, log); err != nil {
 		return errors.Join(cause, fmt.Errorf("window: %w", err))
 	}
 	return cause

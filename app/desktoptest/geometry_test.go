@@ -17,7 +17,7 @@ func TestWindowGeometryRestored(t *testing.T) {
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	d := startDesktop(t, bin, artifacts, nil, args...)
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
-	want := window.WindowGeometry{Width: 900, Height: 640, X: 70, Y: 50}
+	want := window.Geometry{Width: 900, Height: 640, X: 70, Y: 50}
 	got := d.command("geometry", map[string]any{"geometry": want}).Geometry
 	if got == nil || got.Width != want.Width || got.Height != want.Height {
 		t.Fatalf("after setting %+v the window is %+v", want, got)
@@ -43,7 +43,7 @@ func TestWindowNarrowsToTheLayoutsMinimum(t *testing.T) {
 	dataDir, workspace := appDirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
-	want := window.WindowGeometry{Width: window.MinWidth, Height: 700, X: 40, Y: 40}
+	want := window.Geometry{Width: window.MinWidth, Height: 700, X: 40, Y: 40}
 	got := d.command("geometry", map[string]any{"geometry": want}).Geometry
 	if got == nil || got.Width != window.MinWidth {
 		t.Fatalf("asked for a %d px wide window, got %+v", window.MinWidth, got)

@@ -52,13 +52,13 @@ type desktop struct {
 
 // line is one harness stdout line (app's testLine).
 type line struct {
-	Event    string                 `json:"event"`
-	ID       int                    `json:"id"`
-	Cmd      string                 `json:"cmd"`
-	Error    string                 `json:"error"`
-	Path     string                 `json:"path"`
-	Report   *smoketest.PageReport  `json:"report"`
-	Geometry *window.WindowGeometry `json:"geometry"`
+	Event    string                `json:"event"`
+	ID       int                   `json:"id"`
+	Cmd      string                `json:"cmd"`
+	Error    string                `json:"error"`
+	Path     string                `json:"path"`
+	Report   *smoketest.PageReport `json:"report"`
+	Geometry *window.Geometry      `json:"geometry"`
 }
 
 // startDesktop launches bin under `xvfb-run -a` with the given extra env and

@@ -1,3 +1,8 @@
+// Package settings is the user's configuration: DATA_DIR/settings.json
+// (0600, written atomically, never overwritten when it could not be read),
+// the API keys it refers to in the vault (app/secrets), where each value
+// in effect comes from (flag, environment, file, default) and the live
+// Service the hub reads and getSettings/updateSettings change.
 package settings
 
 import (

@@ -161,7 +161,7 @@ type controlled interface {
 	emit(name string, data any)
 	reload()
 	close()
-	geometry(set *window.WindowGeometry) window.WindowGeometry
+	geometry(set *window.Geometry) window.Geometry
 	menu(action string) error
 }
 
@@ -176,7 +176,7 @@ func (w wailsWindow) reload()                    { runtime.WindowReload(w.ctx) }
 func (w wailsWindow) close()                     { runtime.Quit(w.ctx) }
 func (w wailsWindow) menu(action string) error   { return w.shell.MenuAction(action) }
 
-func (w wailsWindow) geometry(set *window.WindowGeometry) window.WindowGeometry {
+func (w wailsWindow) geometry(set *window.Geometry) window.Geometry {
 	if set != nil && set.Width > 0 {
 		runtime.WindowSetSize(w.ctx, set.Width, set.Height)
 		runtime.WindowSetPosition(w.ctx, set.X, set.Y)
@@ -190,7 +190,7 @@ func (w wailsWindow) geometry(set *window.WindowGeometry) window.WindowGeometry 
 	}
 	width, height := runtime.WindowGetSize(w.ctx)
 	x, y := runtime.WindowGetPosition(w.ctx)
-	return window.WindowGeometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
+	return window.Geometry{Width: width, Height: height, X: x, Y: y, Maximised: runtime.WindowIsMaximised(w.ctx)}
 }
 
 // testCommand is one line of the harness's stdin.
@@ -212,7 +212,7 @@ type testLine struct {
 	Path   string      `json:"path,omitempty"`
 	Report *PageReport `json:"report,omitempty"`
 	// Geometry answers the geometry command.
-	Geometry *window.WindowGeometry `json:"geometry,omitempty"`
+	Geometry *window.Geometry `json:"geometry,omitempty"`
 }
 
 // testControl is the stdin/stdout command channel of the desktop test.
@@ -326,9 +326,9 @@ func (c *testControl) handle(ctx context.Context, w controlled, dir, display, li
 			ack.Error = err.Error()
 		}
 	case "geometry":
-		var set *window.WindowGeometry
+		var set *window.Geometry
 		if len(cmd.Geometry) > 0 {
-			set = new(window.WindowGeometry)
+			set = new(window.Geometry)
 			if err := json.Unmarshal(cmd.Geometry, set); err != nil {
 				ack.Error = "geometry: " + err.Error()
 				break

@@ -37,11 +37,11 @@ func (w *recordingWindow) reload() {
 	w.reloads++
 }
 
-func (w *recordingWindow) geometry(set *window.WindowGeometry) window.WindowGeometry {
+func (w *recordingWindow) geometry(set *window.Geometry) window.Geometry {
 	if set != nil {
 		return *set
 	}
-	return window.WindowGeometry{Width: 1100, Height: 720}
+	return window.Geometry{Width: 1100, Height: 720}
 }
 
 func (w *recordingWindow) menu(string) error { return nil }

@@ -16,9 +16,9 @@ import (
 // the data dir between launches.
 const GeometryFile = "window.json"
 
-// WindowGeometry is the window's size and position (its normal, not
+// Geometry is the window's size and position (its normal, not
 // maximised, bounds) and whether it was maximised.
-type WindowGeometry struct {
+type Geometry struct {
 	Width     int  `json:"width"`
 	Height    int  `json:"height"`
 	X         int  `json:"x"`
@@ -35,14 +35,14 @@ const (
 
 // loadGeometry reads dir's saved geometry; false when there is none or it
 // is unreadable (the defaults then apply).
-func loadGeometry(dir string) (WindowGeometry, bool) {
+func loadGeometry(dir string) (Geometry, bool) {
 	b, err := os.ReadFile(filepath.Join(dir, GeometryFile))
 	if err != nil {
-		return WindowGeometry{}, false
+		return Geometry{}, false
 	}
-	var g WindowGeometry
+	var g Geometry
 	if json.Unmarshal(b, &g) != nil || g.Width <= 0 || g.Height <= 0 {
-		return WindowGeometry{}, false
+		return Geometry{}, false
 	}
 	g.Width = min(max(g.Width, minWindowWidth), maxWindowSide)
 	g.Height = min(max(g.Height, minWindowHeight), maxWindowSide)
@@ -51,7 +51,7 @@ func loadGeometry(dir string) (WindowGeometry, bool) {
 }
 
 // saveGeometry writes g to dir.
-func saveGeometry(dir string, g WindowGeometry) error {
+func saveGeometry(dir string, g Geometry) error {
 	b, err := json.Marshal(g)
 	if err != nil {
 		return err
@@ -59,9 +59,9 @@ func saveGeometry(dir string, g WindowGeometry) error {
 	return atomicfile.Write(filepath.Join(dir, GeometryFile), b, 0o600)
 }
 
-// applyGeometry sets the window options' size and start state from the
+// ApplyGeometry sets the window options' size and start state from the
 // saved geometry of dir.
-func ApplyGeometry(o *options.App, dir string) (WindowGeometry, bool) {
+func ApplyGeometry(o *options.App, dir string) (Geometry, bool) {
 	g, ok := loadGeometry(dir)
 	if !ok {
 		return g, false
@@ -76,7 +76,7 @@ func ApplyGeometry(o *options.App, dir string) (WindowGeometry, bool) {
 // currentGeometry reads the window's geometry; a maximised window keeps
 // the normal bounds saved before (the next launch restores those, then
 // maximises).
-func (s *Shell) currentGeometry(ctx context.Context) WindowGeometry {
+func (s *Shell) currentGeometry(ctx context.Context) Geometry {
 	if runtime.WindowIsMaximised(ctx) {
 		g, _ := loadGeometry(s.opts.DataDir)
 		if g.Width == 0 {
@@ -87,7 +87,7 @@ func (s *Shell) currentGeometry(ctx context.Context) WindowGeometry {
 	}
 	w, h := runtime.WindowGetSize(ctx)
 	x, y := runtime.WindowGetPosition(ctx)
-	return WindowGeometry{Width: w, Height: h, X: x, Y: y}
+	return Geometry{Width: w, Height: h, X: x, Y: y}
 }
 
 // rememberGeometry saves the window's geometry (called as it closes).

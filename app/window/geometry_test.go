@@ -13,7 +13,7 @@ func TestGeometryFile(t *testing.T) {
 	if _, ok := loadGeometry(dir); ok {
 		t.Fatal("a geometry without a file")
 	}
-	if err := saveGeometry(dir, WindowGeometry{Width: 900, Height: 640, X: 70, Y: 50, Maximised: true}); err != nil {
+	if err := saveGeometry(dir, Geometry{Width: 900, Height: 640, X: 70, Y: 50, Maximised: true}); err != nil {
 		t.Fatal(err)
 	}
 	o := &options.App{Width: 1100, Height: 720}
@@ -27,7 +27,7 @@ func TestGeometryFile(t *testing.T) {
 	if _, ok := loadGeometry(dir); ok {
 		t.Fatal("a corrupt file gave a geometry")
 	}
-	if err := saveGeometry(dir, WindowGeometry{Width: 10, Height: 99999, X: -500, Y: 20}); err != nil {
+	if err := saveGeometry(dir, Geometry{Width: 10, Height: 99999, X: -500, Y: 20}); err != nil {
 		t.Fatal(err)
 	}
 	if g, _ := loadGeometry(dir); g.Width != minWindowWidth || g.Height != maxWindowSide || g.X != 0 {

@@ -17,7 +17,7 @@ const MenuEvent = "app:menu"
 // MenuActions are the page's menu actions.
 var MenuActions = []string{"new-session", "settings", "toggle-sidebar", "zoom-in", "zoom-out", "zoom-reset", "shortcuts", "about"}
 
-// windowMenu is the native menu bar: File, Edit, View, Help with the usual
+// Menu is the native menu bar: File, Edit, View, Help with the usual
 // accelerators. Actions in the page go as MenuEvent; Quit goes through the
 // quit confirmation; the Edit items run the WebKit editing commands (the
 // Linux menu has no Edit role). Accelerators the page already handles
@@ -78,7 +78,7 @@ func (s *Shell) onMenu(action string) menu.Callback {
 	}
 }
 
-// menuAction sends a menu action to the page (what the menu item does;
+// MenuAction sends a menu action to the page (what the menu item does;
 // the desktop test harness calls it too). An unknown action is an error.
 func (s *Shell) MenuAction(action string) error {
 	known := false

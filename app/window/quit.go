@@ -22,7 +22,7 @@ const (
 // cancelWait bounds how long "cancel the turns and quit" waits for them to end.
 const cancelWait = 15 * time.Second
 
-// beforeClose is the window's OnBeforeClose: it lets the window close when
+// BeforeClose is the window's OnBeforeClose: it lets the window close when
 // no turn runs (or a quit was confirmed) and otherwise keeps it open and
 // asks the page (QuitEvent).
 func (s *Shell) BeforeClose(ctx context.Context) (prevent bool) {
@@ -73,7 +73,7 @@ func (s *Shell) AnswerQuit(choice string) error {
 	return nil
 }
 
-// quitNow closes the window without asking.
+// QuitNow closes the window without asking.
 func (s *Shell) QuitNow(ctx context.Context) {
 	s.mu.Lock()
 	s.quitConfirmed = true

@@ -1,3 +1,10 @@
+// Package window is the desktop window's shell around the page: the Wails
+// context and events, the menu bar, the quit confirmation while turns run,
+// the geometry remembered in the data dir, one window per data dir (a
+// second launch brings it to the front), links opened in the browser, the
+// folder chooser, WebKit's GPU policy and whether a display exists. The
+// composition root (package app) builds the window's options here and binds
+// its facade, which delegates to the Shell.
 package window
 
 import (
@@ -100,12 +107,12 @@ func (s *Shell) Emit(name string, data ...any) {
 	}
 }
 
-// WindowOptions is the Wails configuration of the main window of shell s:
+// Options is the Wails configuration of the main window of shell s:
 // bind are the objects the page may call (the facade, the IPC bridge of
 // frontend/src/transport/wails.ts), assets the UI, icon its PNG (nil for
 // none), and serve wraps the asset server (nil: assets only) inside the
 // strict Content-Security-Policy.
-func WindowOptions(s *Shell, bind []any, assets fs.FS, icon []byte, serve func(http.Handler) http.Handler) *options.App {
+func Options(s *Shell, bind []any, assets fs.FS, icon []byte, serve func(http.Handler) http.Handler) *options.App {
 	if serve == nil {
 		serve = func(h http.Handler) http.Handler { return h }
 	}
@@ -148,10 +155,10 @@ func windowCSP(next http.Handler) http.Handler {
 	})
 }
 
-// RunWindow runs a window (wails.Run) with WebKit's environment set first,
+// Run runs a window (wails.Run) with WebKit's environment set first,
 // which its web process inherits: without GPU compositing, WebKit's DMA-BUF
 // renderer off (dmabufRendererOff).
-func RunWindow(opts *options.App, getenv func(string) string, log *slog.Logger) error {
+func Run(opts *options.App, getenv func(string) string, log *slog.Logger) error {
 	if opts.Linux != nil && dmabufRendererOff(opts.Linux.WebviewGpuPolicy, getenv) {
 		if err := os.Setenv(envWebKitDMABufOff, "1"); err != nil {
 			log.Warn("window: cannot turn the DMA-BUF renderer off", "err", err)

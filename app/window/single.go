@@ -19,7 +19,7 @@ func singleInstanceID(dataDir string) string {
 	return "agenthub-" + hex.EncodeToString(sum[:8])
 }
 
-// singleInstance is the window's SingleInstanceLock: a second launch on
+// SingleInstance is the window's SingleInstanceLock: a second launch on
 // the same data dir hands over to this window, which comes to the front.
 func (s *Shell) SingleInstance() *options.SingleInstanceLock {
 	return &options.SingleInstanceLock{
@@ -36,7 +36,7 @@ func (s *Shell) SingleInstance() *options.SingleInstanceLock {
 	}
 }
 
-// handOver is a desktop launch on a data dir another instance holds: it
+// HandOver is a desktop launch on a data dir another instance holds: it
 // asks that instance's window to come to the front (Wails' single-instance
 // path over the D-Bus session bus, which ends this process with status 1
 // once the message is delivered) and returns inUse when it cannot (no
@@ -51,13 +51,13 @@ func HandOver(dataDir string, inUse error, assets fs.FS, getenv func(string) str
 	}
 	_ = conn.Close()
 	log.Info("Agent Hub already runs on this data dir: asking its window to come to the front", "data_dir", dataDir, "err", inUse)
-	opts := WindowOptions(NewShell(ShellOptions{Logger: log}), nil, assets, nil, nil)
+	opts := Options(NewShell(ShellOptions{Logger: log}), nil, assets, nil, nil)
 	opts.Menu, opts.OnBeforeClose = nil, nil
 	opts.StartHidden = true
 	opts.SingleInstanceLock = &options.SingleInstanceLock{UniqueId: singleInstanceID(dataDir)}
 	// Reached only when no instance answered: close the hidden window.
 	opts.OnDomReady = func(wctx context.Context) { runtime.Quit(wctx) }
-	if err := RunWindow(opts, getenv, log); err != nil {
+	if err := Run(opts, getenv, log); err != nil {
 		log.Warn("single-instance hand-over failed", "err", err)
 	}
 	return inUse
