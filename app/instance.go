@@ -181,6 +181,7 @@ func (in *Instance) startServices() error {
 		DeltaRetention:       cfg.DeltaRetention,
 		Logger:               in.log,
 		RoutingPolicyVersion: func() string { return hub.RoutingPolicy + "@" + hub.RoutingPolicyVersion },
+		Dialects:             ipc.New(),
 	})
 	if err != nil {
 		index.Close()

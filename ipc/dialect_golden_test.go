@@ -85,13 +85,11 @@ func traceStore(t *testing.T, sid string, evs []Event) *MemoryStore {
 	}
 	var recs []store.EventRecord
 	for _, ev := range evs {
-		data, err := json.Marshal(ev)
+		rec, err := RecordOf(ev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		group, closes := groupOf(ev.Type, nil, ev.Payload)
-		recs = append(recs, store.EventRecord{ID: ev.ID, SessionID: ev.SessionID, Type: ev.Type, Actor: ev.Actor,
-			Streaming: slices.Contains(StreamingTypes, ev.Type), Data: data, Group: group, Closes: closes})
+		recs = append(recs, rec)
 	}
 	if err := m.Commit(recs, nil); err != nil {
 		t.Fatal(err)
@@ -134,7 +132,7 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 		}
 	}
 	newEnc := func() Encoder {
-		enc, err := NewEncoder(dialect, te.trace.SessionID)
+		enc, err := New().NewEncoder(dialect, te.trace.SessionID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +207,14 @@ func traceResumePoint(t *testing.T, tx StoreView, dialect, sid string, at ulid.U
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dialectResumePoint(tx, sid, dialectFilter(dialect, f), at, fromCursor, nil)
+	enc, err := New().NewEncoder(dialect, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := enc.(WorkerSessionsEncoder); ok && w.IncludesWorkerSessions() {
+		f.IncludeWorkerSessions = true
+	}
+	return ResumePointAt(tx, sid, f, at, fromCursor, nil)
 }
 
 // TestDialectGoldenTraces compares every dialect's frames for every
@@ -274,7 +279,7 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 		for _, d := range []string{DialectSeed000, DialectSeed002, DialectSeed004} {
 			t.Run(name+"/"+d, func(t *testing.T) {
 				live := newSeedClient(d)
-				enc, _ := NewEncoder(d, te.trace.SessionID)
+				enc, _ := New().NewEncoder(d, te.trace.SessionID)
 				for _, ev := range te.events {
 					fs, err := enc.Encode(ev)
 					if err != nil {
@@ -295,12 +300,12 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 				for _, at := range points {
 					// The resuming client saw everything up to the cursor.
 					c := newSeedClient(d)
-					first, _ := NewEncoder(d, te.trace.SessionID)
+					first, _ := New().NewEncoder(d, te.trace.SessionID)
 					for _, ev := range te.events[:at+1] {
 						fs, _ := first.Encode(ev)
 						c.apply(t, fs...)
 					}
-					enc, _ := NewEncoder(d, te.trace.SessionID)
+					enc, _ := New().NewEncoder(d, te.trace.SessionID)
 					ms := traceStore(t, te.trace.SessionID, te.events[:at+1])
 					_ = ms.View(func(tx StoreView) error {
 						rp, err := traceResumePoint(t, tx, d, te.trace.SessionID, te.events[at].ID, true)

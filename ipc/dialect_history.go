@@ -9,14 +9,14 @@ import (
 	"agenthub/store"
 )
 
-// DialectHistory converts a page of session sessionID's current path
+// History converts a page of session sessionID's current path
 // (oldest first; more says older messages exist) to the history shape of
 // dialect, as the seed client that dialect follows loads it
 // (GET /sessions/{id}/messages?dialect=…, docs/protocol.md §7): seed002
 // rows, seed004 Potpie messages (a delegation's worker tool calls read
 // from the worker's session). Canonical and seed000 keep the canonical
 // shape and are not converted here: an error names the dialect.
-func (r StoreReader) DialectHistory(dialect, sessionID string, msgs []store.Message, more bool) (any, error) {
+func History(r StoreReader, dialect, sessionID string, msgs []store.Message, more bool) (any, error) {
 	switch dialect {
 	case DialectSeed002:
 		return seed002Rows(msgs), nil
@@ -60,7 +60,7 @@ type s004Answer struct {
 	results       map[string]store.Message
 }
 
-// seed004History converts msgs (see DialectHistory). The answer of a
+// seed004History converts msgs (see History). The answer of a
 // running turn is left out: a client resumes it (seed004's Resume replays
 // it). A page that starts inside a turn whose user message is older drops
 // that turn's remains.
@@ -275,7 +275,7 @@ type snapshotsIn interface {
 	snapshotIn(tx StoreView, frame []byte) ([]byte, error)
 }
 
-// Snapshot gives seed004's history shape (see DialectHistory) without
+// Snapshot gives seed004's history shape (see History) without
 // the workers' tool calls, which need the store (snapshotIn).
 func (e *seed004) Snapshot(frame []byte) ([]byte, error) { return e.snapshotIn(nil, frame) }
 

@@ -44,7 +44,7 @@ type erroredEnd struct {
 
 // accum is one streamed message's accumulated content.
 type accum struct {
-	c          *contentBuilder
+	c          *ContentBuilder
 	stream     string    // its streamId
 	agent      string    // its agentId
 	lastUpdate time.Time // ts of the last message_update sent
@@ -96,7 +96,7 @@ type s000MessageEvent struct {
 func (e *seed000) open(id, agent string) *accum {
 	a, ok := e.msgs[id]
 	if !ok {
-		a = &accum{c: newContentBuilder(nil), stream: id, agent: agent}
+		a = &accum{c: NewContentBuilder(nil), stream: id, agent: agent}
 		e.msgs[id] = a
 		e.order = append(e.order, id)
 	}
@@ -117,13 +117,13 @@ func (e *seed000) Resume(r ResumePoint) ([][]byte, error) {
 	var out [][]byte
 	if m := r.Message; m != nil {
 		a := e.open(m.ID, r.SessionID)
-		a.c = newContentBuilder(m.Content)
+		a.c = NewContentBuilder(m.Content)
 		types := []string{"message_start", "message_update"}
 		if r.FromCursor {
 			types = types[1:]
 		}
 		for _, typ := range types {
-			content := AgentContent(a.c.content())
+			content := AgentContent(a.c.Content())
 			if typ == "message_start" {
 				content = []any{}
 			}
@@ -151,7 +151,7 @@ func (e *seed000) Snapshot(frame []byte) ([]byte, error) {
 func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
 	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.size, false
 	b, err := json.Marshal(streamPayload{StreamID: a.stream, AgentID: a.agent, MessageID: id, EventID: ev.ID.String(),
-		Event: s000MessageEvent{Type: "message_update", Message: s000Message{Role: store.RoleAssistant, Content: AgentContent(a.c.content())}}})
+		Event: s000MessageEvent{Type: "message_update", Message: s000Message{Role: store.RoleAssistant, Content: AgentContent(a.c.Content())}}})
 	if err != nil {
 		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
 	}
@@ -213,7 +213,7 @@ func (e *seed000) encode(ev Event) ([][]byte, error) {
 }
 
 func (e *seed000) messageStart(ev Event) ([][]byte, error) {
-	p, err := decodeAs[MessageStart](ev)
+	p, err := PayloadAs[MessageStart](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 		}
 		out, a = start, e.msgs[id]
 	}
-	if err := a.c.apply(ev.Type, ev.Payload); err != nil {
+	if err := a.c.Apply(ev.Type, ev.Payload); err != nil {
 		return nil, fmt.Errorf("ipc: event %s: %w", ev.ID.String(), err)
 	}
 	a.pending = true
@@ -265,7 +265,7 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 // end waits for the llm.call_failed that follows it (callFailed), so it
 // goes out once, with its errorMessage.
 func (e *seed000) messageEnd(ev Event) ([][]byte, error) {
-	p, err := decodeAs[MessageComplete](ev)
+	p, err := PayloadAs[MessageComplete](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (e *seed000) erroredEnd(ev Event, why string) ([][]byte, error) {
 
 // callFailed ends the errored message the failed call streamed.
 func (e *seed000) callFailed(ev Event) ([][]byte, error) {
-	p, err := decodeAs[LLMCallFailed](ev)
+	p, err := PayloadAs[LLMCallFailed](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func (e *seed000) callFailed(ev Event) ([][]byte, error) {
 // "error" and the turn's error — so a client's spinner stops and the
 // failure is on screen.
 func (e *seed000) turnCompleted(ev Event) ([][]byte, error) {
-	p, err := decodeAs[TurnCompleted](ev)
+	p, err := PayloadAs[TurnCompleted](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (e *seed000) turnCompleted(ev Event) ([][]byte, error) {
 func failedTurnMessageID(turn string) string { return turn + ":error" }
 
 func (e *seed000) toolStart(ev Event) ([][]byte, error) {
-	p, err := decodeAs[ToolCalled](ev)
+	p, err := PayloadAs[ToolCalled](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -378,13 +378,13 @@ func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
 		IsError    bool   `json:"isError"`
 	}{Type: "tool_execution_end"}
 	if ev.Type == TypeToolCompleted {
-		p, err := decodeAs[ToolCompleted](ev)
+		p, err := PayloadAs[ToolCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
 		end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Output, p.IsError
 	} else {
-		p, err := decodeAs[ToolFailed](ev)
+		p, err := PayloadAs[ToolFailed](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -399,7 +399,7 @@ func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
 }
 
 func (e *seed000) compactionEnd(ev Event) ([][]byte, error) {
-	p, err := decodeAs[CompactionCompleted](ev)
+	p, err := PayloadAs[CompactionCompleted](ev)
 	if err != nil {
 		return nil, err
 	}

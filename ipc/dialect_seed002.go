@@ -30,7 +30,6 @@ type seed002 struct {
 	shared  *sharedFrames   // message.chunk frames, encoded once for every subscriber
 }
 
-func (e *seed002) share(sf *sharedFrames) { e.shared = sf }
 
 // s002Stream is one open message.
 type s002Stream struct {
@@ -285,7 +284,7 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 	}
 	switch ev.Type {
 	case TypeTurnStarted:
-		p, err := decodeAs[TurnStarted](ev)
+		p, err := PayloadAs[TurnStarted](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +292,7 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 		return one(s002Marshal("message.new", ev.ID.String(), s002Record{SessionID: ev.SessionID, MessageID: p.UserMessageID, Role: "user",
 			Content: s002Content{"text", p.Input}, Timestamp: s002Time(ev.TS.Time), IsComplete: true, Status: s002Complete}))
 	case TypeMessageStart:
-		p, err := decodeAs[MessageStart](ev)
+		p, err := PayloadAs[MessageStart](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -347,7 +346,7 @@ func (e *seed002) streamingError(ev Event, session, id, msg string) ([][]byte, e
 // streams (message.reset); a call a cancel stopped is not a failure: its
 // message ends cancelled.
 func (e *seed002) callFailed(ev Event) ([][]byte, error) {
-	p, err := decodeAs[LLMCallFailed](ev)
+	p, err := PayloadAs[LLMCallFailed](ev)
 	if err != nil || p.Purpose != "" || p.WillRetry || p.ErrorClass == errclass.Cancelled {
 		return nil, err
 	}
@@ -361,7 +360,7 @@ func (e *seed002) callFailed(ev Event) ([][]byte, error) {
 // (status "retrying", additive) empties the message, and the retry's
 // chunks append to it again up to its final message.end.
 func (e *seed002) reset(ev Event) ([][]byte, error) {
-	p, err := decodeAs[MessageReset](ev)
+	p, err := PayloadAs[MessageReset](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +379,7 @@ func (e *seed002) reset(ev Event) ([][]byte, error) {
 
 // chunk is a text.delta as a message.chunk (after ensureOpen's start).
 func (e *seed002) chunk(ev Event) ([][]byte, error) {
-	p, err := decodeAs[TextDelta](ev)
+	p, err := PayloadAs[TextDelta](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +414,7 @@ func (e *seed002) ensureOpen(ev Event, id string) ([][]byte, *s002Stream, error)
 // end is message.complete as message.end with the final text (the chunks'
 // text when the message has no text block, e.g. tool calls only).
 func (e *seed002) end(ev Event) ([][]byte, error) {
-	p, err := decodeAs[MessageComplete](ev)
+	p, err := PayloadAs[MessageComplete](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -450,10 +449,10 @@ func (e *seed002) end(ev Event) ([][]byte, error) {
 func (e *seed002) abandon(ev Event) ([][]byte, error) {
 	status, failure, turnFailed := s002Cancelled, "", false
 	if ev.Type == TypeTurnCancelled {
-		if p, err := decodeAs[TurnCancelled](ev); err == nil && p.Reason == "interrupted" {
+		if p, err := PayloadAs[TurnCancelled](ev); err == nil && p.Reason == "interrupted" {
 			status = s002Interrupted
 		}
-	} else if p, err := decodeAs[TurnCompleted](ev); err != nil {
+	} else if p, err := PayloadAs[TurnCompleted](ev); err != nil {
 		return nil, err
 	} else {
 		status, failure, turnFailed = s002Failed, "the message ended without completing", p.Status == TurnStatusFailed

@@ -33,7 +33,11 @@ type seed004 struct {
 	turn    s004Turn
 }
 
-func (e *seed004) share(sf *sharedFrames) { e.shared = sf }
+// IncludesWorkerSessions implements WorkerSessionsEncoder: a seed004
+// answer shows a worker's tool calls as cards of their own (as Potpie's
+// stream carries a subagent's), so its subscription includes the worker
+// sessions.
+func (e *seed004) IncludesWorkerSessions() bool { return true }
 
 // s004Turn is what the running turn has shown so far.
 type s004Turn struct {
@@ -203,7 +207,7 @@ func (e *seed004) encode(ev Event) (rs []chatAgentResponse, shareable bool, err 
 		}
 	case TypeToolUseStart:
 		var p ToolUseStart
-		if p, err = decodeAs[ToolUseStart](ev); err == nil {
+		if p, err = PayloadAs[ToolUseStart](ev); err == nil {
 			e.names[p.ToolUseID] = p.ToolName
 		}
 	case TypeToolUseEnd:
@@ -294,7 +298,7 @@ func (st *s004Stream) reset() {
 }
 
 func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
-	p, err := decodeAs[TextDelta](ev)
+	p, err := PayloadAs[TextDelta](ev)
 	if err != nil || p.Text == "" {
 		return nil, false, err
 	}
@@ -306,7 +310,7 @@ func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
 }
 
 func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ThinkingDelta](ev)
+	p, err := PayloadAs[ThinkingDelta](ev)
 	if err != nil || p.Text == "" {
 		return nil, err
 	}
@@ -320,7 +324,7 @@ func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
 // s004Stream); the cards of calls the dropped attempt wrote and that never
 // ran are closed.
 func (e *seed004) reset(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[MessageReset](ev)
+	p, err := PayloadAs[MessageReset](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +346,7 @@ const s004Dropped = "Not run: the model's stream broke and was retried"
 // complete is message.complete: a retried call's message ends with a note
 // saying so (s004RetriedNote), as its history does.
 func (e *seed004) complete(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[MessageComplete](ev)
+	p, err := PayloadAs[MessageComplete](ev)
 	if err != nil || p.Retries == nil {
 		return nil, err
 	}
@@ -382,13 +386,13 @@ func (e *seed004) endTurn(ev Event) ([]chatAgentResponse, error) {
 	end := &s004End{Status: TurnStatusCompleted}
 	errText := ""
 	if ev.Type == TypeTurnCancelled {
-		p, err := decodeAs[TurnCancelled](ev)
+		p, err := PayloadAs[TurnCancelled](ev)
 		if err != nil {
 			return nil, err
 		}
 		end.Status, end.Reason = "cancelled", p.Reason
 	} else {
-		p, err := decodeAs[TurnCompleted](ev)
+		p, err := PayloadAs[TurnCompleted](ev)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ func (e *seed004) workerMessage(ev Event) error {
 	if !ok {
 		return nil
 	}
-	if _, err := decodeAs[MessageStart](ev); err != nil {
+	if _, err := PayloadAs[MessageStart](ev); err != nil {
 		return err
 	}
 	if info := e.calls[id]; info != nil {
@@ -97,7 +97,7 @@ func (e *seed004) callPart(id string, info *callInfo, status string, d map[strin
 // toolUseEnd opens the card as soon as the model finished writing the
 // call: the cards keep the model's order.
 func (e *seed004) toolUseEnd(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ToolUseEnd](ev)
+	p, err := PayloadAs[ToolUseEnd](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (e *seed004) toolUseEnd(ev Event) ([]chatAgentResponse, error) {
 }
 
 func (e *seed004) toolCall(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ToolCalled](ev)
+	p, err := PayloadAs[ToolCalled](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (e *seed004) toolCall(ev Event) ([]chatAgentResponse, error) {
 }
 
 func (e *seed004) delegationCall(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[DelegateStarted](ev)
+	p, err := PayloadAs[DelegateStarted](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (e *seed004) delegationCall(ev Event) ([]chatAgentResponse, error) {
 // output, or a delegation's worker text. Whitespace-only output is held
 // back and sent with the next output (potpie-ui drops a blank part).
 func (e *seed004) streamPart(ev Event) ([]chatAgentResponse, error) {
-	p, err := decodeAs[ToolOutputDelta](ev)
+	p, err := PayloadAs[ToolOutputDelta](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -190,13 +190,13 @@ func (e *seed004) toolResult(ev Event) ([]chatAgentResponse, error) {
 	extra := map[string]any{}
 	failed := false
 	if ev.Type == TypeToolCompleted {
-		p, err := decodeAs[ToolCompleted](ev)
+		p, err := PayloadAs[ToolCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
 		id, name, status, summary, failed = p.ToolUseID, p.ToolName, p.StatusText, p.Summary, p.IsError
 	} else {
-		p, err := decodeAs[ToolFailed](ev)
+		p, err := PayloadAs[ToolFailed](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -227,13 +227,13 @@ func (e *seed004) toolResult(ev Event) ([]chatAgentResponse, error) {
 func (e *seed004) delegationResult(ev Event) ([]chatAgentResponse, error) {
 	var id, mode string
 	if ev.Type == TypeDelegateCompleted {
-		p, err := decodeAs[DelegateCompleted](ev)
+		p, err := PayloadAs[DelegateCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
 		id = p.ToolUseID
 	} else {
-		p, err := decodeAs[DelegateFailed](ev)
+		p, err := PayloadAs[DelegateFailed](ev)
 		if err != nil {
 			return nil, err
 		}

@@ -41,7 +41,7 @@ func spec(typ string, p any) struct {
 // can be compared with the seed document's own examples.
 func encodeStripped(t *testing.T, d string, evs []Event) []map[string]any {
 	t.Helper()
-	enc, err := NewEncoder(d, "S")
+	enc, err := New().NewEncoder(d, "S")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 	sameFrames(t, got[:2],
 		`{"type":"message.start","payload":{"sessionId":"S","messageId":"W","role":"agent","timestamp":"2025-11-02T06:00:00.000Z"}}`,
 		`{"type":"message.chunk","payload":{"messageId":"W","content":{"type":"text","text":"late "}}}`)
-	enc, _ := NewEncoder(DialectSeed002, "S")
+	enc, _ := New().NewEncoder(DialectSeed002, "S")
 	var last []byte
 	for _, ev := range mid {
 		fs, err := enc.Encode(ev)

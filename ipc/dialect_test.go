@@ -91,7 +91,7 @@ func dialectTurn() []Event {
 // index> <frame>".
 func encodeAll(t *testing.T, dialect string, evs []Event) []string {
 	t.Helper()
-	enc, err := NewEncoder(dialect, "S1")
+	enc, err := New().NewEncoder(dialect, "S1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestDialectMappings(t *testing.T) {
 // 10-byte deltas 1 ms apart.
 func seed000Updates(t *testing.T, n int) (updates, bytesOut int) {
 	t.Helper()
-	enc, _ := NewEncoder(DialectSeed000, "S")
+	enc, _ := New().NewEncoder(DialectSeed000, "S")
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ev := func(ms int, typ string, p any) Event {
 		raw, _ := json.Marshal(p)
@@ -390,7 +390,7 @@ func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	all := append(append([]string{}, BusTypes...), StreamingTypes...)
 	for dialect, types := range reads {
 		for _, typ := range all {
-			enc, err := NewEncoder(dialect, "S")
+			enc, err := New().NewEncoder(dialect, "S")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,7 +405,7 @@ func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	}
 	// A delta whose text is not a string was dropped from seed000's
 	// content without a word; now it is an error.
-	enc, _ := NewEncoder(DialectSeed000, "S")
+	enc, _ := New().NewEncoder(DialectSeed000, "S")
 	ev := Event{Type: TypeTextDelta, SessionID: "S", Payload: json.RawMessage(`{"message_id":"M","content_block_index":0,"text":5}`)}
 	if _, err := enc.Encode(ev); err == nil || !strings.Contains(err.Error(), "decode payload") {
 		t.Fatalf("text.delta with a numeric text: err %v, want a decode error", err)

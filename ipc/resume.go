@@ -112,7 +112,7 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 // ignored).
 func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 	m := store.Message{ID: id, SessionID: sid, Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
-	content := newContentBuilder(nil)
+	content := NewContentBuilder(nil)
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := recs[i]
 		if r.Group != id {
@@ -132,9 +132,9 @@ func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 			}
 			continue
 		}
-		_ = content.apply(r.Type, env.Payload) // a bad delta is skipped, the rest still shows
+		_ = content.Apply(r.Type, env.Payload) // a bad delta is skipped, the rest still shows
 	}
-	m.Content, m.Retries = content.content(), content.retries
+	m.Content, m.Retries = content.Content(), content.retries
 	return m
 }
 

@@ -38,9 +38,10 @@ type sharedKey struct {
 func newSharedFrames() *sharedFrames { return &sharedFrames{} }
 
 // frame returns dialect's frame of event id that depends on the event
-// alone, made by mk when no subscriber made it yet.
+// alone, made by mk when no subscriber made it yet. An event with no id
+// (one not from the log) shares nothing.
 func (sf *sharedFrames) frame(dialect string, id ulid.ULID, mk func() ([]byte, error)) ([]byte, error) {
-	if sf == nil {
+	if sf == nil || id == (ulid.ULID{}) {
 		return mk()
 	}
 	k := sharedKey{dialect, id}
@@ -64,10 +65,4 @@ func (sf *sharedFrames) frame(dialect string, id ulid.ULID, mk func() ([]byte, e
 		sf.next = (sf.next + 1) % sharedCap
 	}
 	return b, nil
-}
-
-// sharesFrames is implemented by encoders that take their event-only
-// frames from a sharedFrames.
-type sharesFrames interface {
-	share(sf *sharedFrames)
 }

@@ -135,7 +135,7 @@ func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (stor
 	slices.Reverse(recs)
 	m := store.Message{ID: target, SessionID: sess.ID, Offset: int64(PathLen(tx, sess.ID)),
 		Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
-	content := newContentBuilder(nil)
+	content := NewContentBuilder(nil)
 	for _, r := range recs {
 		if r.Group != target {
 			continue
@@ -159,11 +159,11 @@ func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (stor
 			}
 			continue
 		}
-		if err := content.apply(r.Type, env.Payload); err != nil {
+		if err := content.Apply(r.Type, env.Payload); err != nil {
 			skipped(fmt.Errorf("event %s: %w", r.ID, err))
 		}
 	}
-	m.Content, m.Retries = content.content(), content.retries
+	m.Content, m.Retries = content.Content(), content.retries
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = time.Now().UTC()
 	}

@@ -82,7 +82,7 @@ func (h *harness) open() {
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
-	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000})
+	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000, Dialects: ipc.New()})
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
 	}

@@ -391,7 +391,7 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
-	rows, err := a.bus.Reader().DialectHistory(dialect, r.PathValue("id"), page.Messages, page.HasMore)
+	rows, err := ipc.History(a.bus.Reader(), dialect, r.PathValue("id"), page.Messages, page.HasMore)
 	if err != nil {
 		a.writeHubError(w, err)
 		return

@@ -77,6 +77,7 @@ func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions
 		t.Fatal(err)
 	}
 	opts.PruneInterval = -1
+	opts.Dialects = ipc.New()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts.Logger = log

@@ -255,6 +255,7 @@ func newEnv(t *testing.T, opts ipc.Options) *env {
 		t.Fatal(err)
 	}
 	opts.PruneInterval = -1
+	opts.Dialects = ipc.New()
 	bus, err := ipc.NewBus(ipc.BoltStore(db), opts)
 	if err != nil {
 		t.Fatal(err)
