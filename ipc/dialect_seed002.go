@@ -30,7 +30,6 @@ type seed002 struct {
 	shared  *sharedFrames   // message.chunk frames, encoded once for every subscriber
 }
 
-
 // s002Stream is one open message.
 type s002Stream struct {
 	session string
