@@ -22,6 +22,7 @@ import (
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/dialect"
 	"agenthub/store"
 
 	bolt "go.etcd.io/bbolt"
@@ -181,7 +182,7 @@ func (in *Instance) startServices() error {
 		DeltaRetention:       cfg.DeltaRetention,
 		Logger:               in.log,
 		RoutingPolicyVersion: func() string { return hub.RoutingPolicy + "@" + hub.RoutingPolicyVersion },
-		Dialects:             ipc.New(),
+		Dialects:             dialect.New(),
 	})
 	if err != nil {
 		index.Close()

@@ -127,6 +127,10 @@ func (c *ContentBuilder) index(i int) int {
 	return i
 }
 
+// Size is how many bytes of text, thinking and tool input the content has
+// grown by since the start (or the last message.reset).
+func (c *ContentBuilder) Size() int { return c.size }
+
 // Content returns a copy of the blocks with their text so far and the
 // streaming tool-call arguments filled in where they are already valid JSON.
 func (c *ContentBuilder) Content() []store.ContentBlock {

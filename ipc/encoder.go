@@ -3,6 +3,7 @@ package ipc
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"agenthub/store"
 
@@ -24,6 +25,13 @@ type Dialects interface {
 	// sessionID. An unknown name is a *FilterError naming it (the
 	// subscribe_error code is invalid_filter).
 	NewEncoder(dialect, sessionID string) (Encoder, error)
+}
+
+// UnknownDialect is the error for a subscription asking for a dialect not
+// among known: a *FilterError (subscribe_error invalid_filter) naming it.
+func UnknownDialect(name string, known []string) *FilterError {
+	return &FilterError{Offending: truncate(name),
+		Message: fmt.Sprintf("dialect: unknown dialect %q (want one of %s)", truncate(name), strings.Join(known, ", "))}
 }
 
 // WorkerSessionsEncoder is an Encoder whose dialect shows the worker
@@ -128,4 +136,13 @@ func decodePayload[T any](typ string, payload json.RawMessage) (T, error) {
 		return p, fmt.Errorf("%s: decode payload: %w", typ, err)
 	}
 	return p, nil
+}
+
+// StoreSnapshotEncoder is an Encoder whose history shape reads more of the
+// store than the canonical snapshot holds (seed004: the worker sessions'
+// tool calls); a subscription's snapshot uses SnapshotIn, in the
+// subscription's read transaction, instead of Snapshot.
+type StoreSnapshotEncoder interface {
+	Encoder
+	SnapshotIn(tx StoreView, frame []byte) ([]byte, error)
 }

@@ -23,9 +23,6 @@ func newTestBus(t testing.TB, opts Options) (*Bus, StoreReader) {
 	if opts.PruneInterval == 0 {
 		opts.PruneInterval = -1
 	}
-	if opts.Dialects == nil {
-		opts.Dialects = New()
-	}
 	b, err := NewBus(NewMemoryStore(), opts)
 	if err != nil {
 		t.Fatal(err)

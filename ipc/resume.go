@@ -87,7 +87,7 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 			tools = append(tools, OpenTool{ID: p.ToolUseID, Name: p.ToolName, MessageID: p.MessageID,
 				Delegation: delegated[p.ToolUseID], Streamed: streamed[p.ToolUseID]})
 		}
-		if isMessageDelta(r.Type) && !closedMsg[r.Group] {
+		if IsMessageDelta(r.Type) && !closedMsg[r.Group] {
 			msgRecs = append(msgRecs, r)
 		}
 		return nil
@@ -138,9 +138,9 @@ func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 	return m
 }
 
-// isMessageDelta reports the streaming types that build a message's content
+// IsMessageDelta reports the streaming types that build a message's content
 // (message.reset empties it).
-func isMessageDelta(typ string) bool {
+func IsMessageDelta(typ string) bool {
 	switch typ {
 	case TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
 		return true

@@ -51,13 +51,15 @@ func (b *Bus) snapshot(tx StoreView, sess store.Session, head ulid.ULID) ([]byte
 	if b.opts.RoutingPolicyVersion != nil {
 		routing = b.opts.RoutingPolicyVersion()
 	}
-	frame, err := encodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
+	frame, err := EncodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
 	return frame, inFlight, err
 }
 
-// encodeSnapshot encodes the snapshot frame described at snapshot (pure:
-// the drift test feeds it fixed values).
-func encodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, epoch, routing string, hasRouting bool) ([]byte, error) {
+// EncodeSnapshot encodes the canonical snapshot frame of session sess
+// with msgs as of event head, in epoch, with the routing policy version
+// when hasRouting (pure: the drift test and the dialect goldens feed it
+// fixed values).
+func EncodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, epoch, routing string, hasRouting bool) ([]byte, error) {
 	if msgs == nil {
 		msgs = []store.Message{}
 	}

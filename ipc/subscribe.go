@@ -225,8 +225,8 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 		if err != nil {
 			return 0, err
 		}
-		if hs, ok := s.enc.(snapshotsIn); ok {
-			if snap, err = hs.snapshotIn(tx, snap); err != nil {
+		if hs, ok := s.enc.(StoreSnapshotEncoder); ok {
+			if snap, err = hs.SnapshotIn(tx, snap); err != nil {
 				return 0, err
 			}
 		} else if s.enc != nil {
@@ -384,8 +384,7 @@ func (b *Bus) newEncoder(dialect, sessionID string) (Encoder, error) {
 	case dialect == "" || dialect == DialectCanonical:
 		return nil, nil
 	case b.opts.Dialects == nil:
-		return nil, &FilterError{Offending: truncate(dialect),
-			Message: fmt.Sprintf("dialect: unknown dialect %q (this hub serves only %s)", truncate(dialect), DialectCanonical)}
+		return nil, UnknownDialect(dialect, []string{DialectCanonical})
 	}
 	return b.opts.Dialects.NewEncoder(dialect, sessionID)
 }

@@ -17,6 +17,7 @@ import (
 	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/store"
 )
 
@@ -82,7 +83,7 @@ func (h *harness) open() {
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
-	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000, Dialects: ipc.New()})
+	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000, Dialects: dialect.New()})
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
 	}

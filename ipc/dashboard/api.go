@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/rpc"
 )
 
@@ -360,21 +361,21 @@ func (a *API) cancel(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	dialect := q.Get("dialect")
-	switch dialect {
+	shape := q.Get("dialect")
+	switch shape {
 	case "", ipc.DialectCanonical:
-		dialect = ""
-	case ipc.DialectSeed002, ipc.DialectSeed004:
+		shape = ""
+	case dialect.DialectSeed002, dialect.DialectSeed004:
 	default:
 		writeError(w, http.StatusBadRequest, "invalid_input", fmt.Sprintf("dialect: %.64q has no history shape of its own (want %s or %s)",
-			dialect, ipc.DialectSeed002, ipc.DialectSeed004))
+			shape, dialect.DialectSeed002, dialect.DialectSeed004))
 		return
 	}
 	limit, ok := queryLimit(w, q, rpc.MaxMessageLimit)
 	if !ok {
 		return
 	}
-	if dialect != "" && (limit == 0 || limit > rpc.MaxMessageLimit) {
+	if shape != "" && (limit == 0 || limit > rpc.MaxMessageLimit) {
 		limit = rpc.MaxMessageLimit // a seed client asks for its own page size (Potpie: 1000); it gets the largest
 	}
 	msgs, err := rpc.BranchOf(a.bus.Reader(), r.PathValue("id"), q.Get("branch"))
@@ -387,11 +388,11 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 		a.writeHubError(w, err)
 		return
 	}
-	if dialect == "" {
+	if shape == "" {
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
-	rows, err := ipc.History(a.bus.Reader(), dialect, r.PathValue("id"), page.Messages, page.HasMore)
+	rows, err := dialect.History(a.bus.Reader(), shape, r.PathValue("id"), page.Messages, page.HasMore)
 	if err != nil {
 		a.writeHubError(w, err)
 		return

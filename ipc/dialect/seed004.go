@@ -1,9 +1,10 @@
-package ipc
+package dialect
 
 import (
 	"fmt"
 	"strings"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -147,7 +148,7 @@ func (r chatAgentResponse) frame(id string) chatAgentResponse {
 	return r
 }
 
-func (e *seed004) Encode(ev Event) ([][]byte, error) {
+func (e *seed004) Encode(ev ipc.Event) ([][]byte, error) {
 	rs, shareable, err := e.encode(ev)
 	if err != nil || len(rs) == 0 {
 		return nil, err
@@ -178,51 +179,51 @@ func (e *seed004) Encode(ev Event) ([][]byte, error) {
 
 // encode maps one event; shareable says its one frame depends on the
 // event alone (a text chunk that continues its message).
-func (e *seed004) encode(ev Event) (rs []chatAgentResponse, shareable bool, err error) {
+func (e *seed004) encode(ev ipc.Event) (rs []chatAgentResponse, shareable bool, err error) {
 	own := ev.SessionID == e.session
 	switch ev.Type {
-	case TypeTurnStarted:
+	case ipc.TypeTurnStarted:
 		if own {
 			e.resetTurn()
 		}
-	case TypeTextDelta:
+	case ipc.TypeTextDelta:
 		if own {
 			return e.text(ev)
 		}
-	case TypeThinkingDelta:
+	case ipc.TypeThinkingDelta:
 		if own {
 			rs, err = e.thinking(ev)
 		}
-	case TypeMessageStart:
+	case ipc.TypeMessageStart:
 		if !own {
 			err = e.workerMessage(ev)
 		}
-	case TypeMessageReset:
+	case ipc.TypeMessageReset:
 		if own {
 			rs, err = e.reset(ev)
 		}
-	case TypeMessageComplete:
+	case ipc.TypeMessageComplete:
 		if own {
 			rs, err = e.complete(ev)
 		}
-	case TypeToolUseStart:
-		var p ToolUseStart
-		if p, err = PayloadAs[ToolUseStart](ev); err == nil {
+	case ipc.TypeToolUseStart:
+		var p ipc.ToolUseStart
+		if p, err = ipc.PayloadAs[ipc.ToolUseStart](ev); err == nil {
 			e.names[p.ToolUseID] = p.ToolName
 		}
-	case TypeToolUseEnd:
+	case ipc.TypeToolUseEnd:
 		rs, err = e.toolUseEnd(ev)
-	case TypeToolCalled:
+	case ipc.TypeToolCalled:
 		rs, err = e.toolCall(ev)
-	case TypeToolOutputDelta:
+	case ipc.TypeToolOutputDelta:
 		rs, err = e.streamPart(ev)
-	case TypeToolCompleted, TypeToolFailed:
+	case ipc.TypeToolCompleted, ipc.TypeToolFailed:
 		rs, err = e.toolResult(ev)
-	case TypeDelegateStarted:
+	case ipc.TypeDelegateStarted:
 		rs, err = e.delegationCall(ev)
-	case TypeDelegateCompleted, TypeDelegateFailed:
+	case ipc.TypeDelegateCompleted, ipc.TypeDelegateFailed:
 		rs, err = e.delegationResult(ev)
-	case TypeTurnCompleted, TypeTurnCancelled:
+	case ipc.TypeTurnCompleted, ipc.TypeTurnCancelled:
 		if own {
 			rs, err = e.endTurn(ev)
 		}
@@ -297,8 +298,8 @@ func (st *s004Stream) reset() {
 	st.replay = st.shown.Len() > 0
 }
 
-func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
-	p, err := PayloadAs[TextDelta](ev)
+func (e *seed004) text(ev ipc.Event) ([]chatAgentResponse, bool, error) {
+	p, err := ipc.PayloadAs[ipc.TextDelta](ev)
 	if err != nil || p.Text == "" {
 		return nil, false, err
 	}
@@ -309,8 +310,8 @@ func (e *seed004) text(ev Event) ([]chatAgentResponse, bool, error) {
 	return []chatAgentResponse{{Message: t, Response: t}}, shareable, nil
 }
 
-func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[ThinkingDelta](ev)
+func (e *seed004) thinking(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.ThinkingDelta](ev)
 	if err != nil || p.Text == "" {
 		return nil, err
 	}
@@ -323,8 +324,8 @@ func (e *seed004) thinking(ev Event) ([]chatAgentResponse, error) {
 // reset is message.reset: the message's text and thinking replay (see
 // s004Stream); the cards of calls the dropped attempt wrote and that never
 // ran are closed.
-func (e *seed004) reset(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[MessageReset](ev)
+func (e *seed004) reset(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.MessageReset](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -345,8 +346,8 @@ const s004Dropped = "Not run: the model's stream broke and was retried"
 
 // complete is message.complete: a retried call's message ends with a note
 // saying so (s004RetriedNote), as its history does.
-func (e *seed004) complete(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[MessageComplete](ev)
+func (e *seed004) complete(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.MessageComplete](ev)
 	if err != nil || p.Retries == nil {
 		return nil, err
 	}
@@ -382,22 +383,22 @@ func s004MessageText(m store.Message) string {
 
 // endTurn closes the cards still open (calls the turn never ran), adds a
 // failed turn's error as the answer's last paragraph and ends the answer.
-func (e *seed004) endTurn(ev Event) ([]chatAgentResponse, error) {
-	end := &s004End{Status: TurnStatusCompleted}
+func (e *seed004) endTurn(ev ipc.Event) ([]chatAgentResponse, error) {
+	end := &s004End{Status: ipc.TurnStatusCompleted}
 	errText := ""
-	if ev.Type == TypeTurnCancelled {
-		p, err := PayloadAs[TurnCancelled](ev)
+	if ev.Type == ipc.TypeTurnCancelled {
+		p, err := ipc.PayloadAs[ipc.TurnCancelled](ev)
 		if err != nil {
 			return nil, err
 		}
 		end.Status, end.Reason = "cancelled", p.Reason
 	} else {
-		p, err := PayloadAs[TurnCompleted](ev)
+		p, err := ipc.PayloadAs[ipc.TurnCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
-		if p.Status == TurnStatusFailed {
-			end.Status, end.ErrorClass = TurnStatusFailed, p.ErrorClass
+		if p.Status == ipc.TurnStatusFailed {
+			end.Status, end.ErrorClass = ipc.TurnStatusFailed, p.ErrorClass
 			errText = s004ErrorText(p.ErrorClass, p.Error)
 		}
 	}

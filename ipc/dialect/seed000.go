@@ -1,4 +1,4 @@
-package ipc
+package dialect
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -44,7 +45,7 @@ type erroredEnd struct {
 
 // accum is one streamed message's accumulated content.
 type accum struct {
-	c          *ContentBuilder
+	c          *ipc.ContentBuilder
 	stream     string    // its streamId
 	agent      string    // its agentId
 	lastUpdate time.Time // ts of the last message_update sent
@@ -67,7 +68,7 @@ func (a *accum) due(now time.Time) bool {
 	case a.lastSize < UpdateGrowthFloor:
 		return true
 	}
-	return float64(a.c.size-a.lastSize) >= UpdateGrowth*float64(a.lastSize)
+	return float64(a.c.Size()-a.lastSize) >= UpdateGrowth*float64(a.lastSize)
 }
 
 type streamPayload struct {
@@ -96,7 +97,7 @@ type s000MessageEvent struct {
 func (e *seed000) open(id, agent string) *accum {
 	a, ok := e.msgs[id]
 	if !ok {
-		a = &accum{c: NewContentBuilder(nil), stream: id, agent: agent}
+		a = &accum{c: ipc.NewContentBuilder(nil), stream: id, agent: agent}
 		e.msgs[id] = a
 		e.order = append(e.order, id)
 	}
@@ -113,17 +114,17 @@ func (e *seed000) close(id string) {
 // message_start): it gets one message_update with the whole content so
 // far, never a second message_start. A snapshot client holds nothing in
 // flight: it gets message_start, then that update.
-func (e *seed000) Resume(r ResumePoint) ([][]byte, error) {
+func (e *seed000) Resume(r ipc.ResumePoint) ([][]byte, error) {
 	var out [][]byte
 	if m := r.Message; m != nil {
 		a := e.open(m.ID, r.SessionID)
-		a.c = NewContentBuilder(m.Content)
+		a.c = ipc.NewContentBuilder(m.Content)
 		types := []string{"message_start", "message_update"}
 		if r.FromCursor {
 			types = types[1:]
 		}
 		for _, typ := range types {
-			content := AgentContent(a.c.Content())
+			content := ipc.AgentContent(a.c.Content())
 			if typ == "message_start" {
 				content = []any{}
 			}
@@ -148,17 +149,17 @@ func (e *seed000) Snapshot(frame []byte) ([]byte, error) {
 	return dialectSnapshot(frame, seed000History)
 }
 
-func (e *seed000) update(ev Event, id string, a *accum) ([]byte, error) {
-	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.size, false
+func (e *seed000) update(ev ipc.Event, id string, a *accum) ([]byte, error) {
+	a.lastUpdate, a.lastSize, a.pending = ev.TS.Time, a.c.Size(), false
 	b, err := json.Marshal(streamPayload{StreamID: a.stream, AgentID: a.agent, MessageID: id, EventID: ev.ID.String(),
-		Event: s000MessageEvent{Type: "message_update", Message: s000Message{Role: store.RoleAssistant, Content: AgentContent(a.c.Content())}}})
+		Event: s000MessageEvent{Type: "message_update", Message: s000Message{Role: store.RoleAssistant, Content: ipc.AgentContent(a.c.Content())}}})
 	if err != nil {
 		return nil, fmt.Errorf("ipc: encode message_update: %w", err)
 	}
 	return b, nil
 }
 
-func (e *seed000) Encode(ev Event) ([][]byte, error) {
+func (e *seed000) Encode(ev ipc.Event) ([][]byte, error) {
 	out, err := e.encode(ev)
 	if err != nil {
 		return nil, err
@@ -177,43 +178,43 @@ func (e *seed000) Encode(ev Event) ([][]byte, error) {
 }
 
 // frame is one StreamPayload frame of ev.
-func (e *seed000) frame(ev Event, stream, messageID string, event any) ([][]byte, error) {
+func (e *seed000) frame(ev ipc.Event, stream, messageID string, event any) ([][]byte, error) {
 	return marshalFrame(streamPayload{StreamID: stream, AgentID: ev.SessionID, Event: event, MessageID: messageID, EventID: ev.ID.String()})
 }
 
-func (e *seed000) encode(ev Event) ([][]byte, error) {
+func (e *seed000) encode(ev ipc.Event) ([][]byte, error) {
 	if ev.SessionID != e.session && e.session != "" {
 		return nil, nil // a worker's: never a bubble of the parent's chat
 	}
 	switch ev.Type {
-	case TypeMessageStart:
+	case ipc.TypeMessageStart:
 		return e.messageStart(ev)
-	case TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
+	case ipc.TypeMessageReset, ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeToolUseStart, ipc.TypeToolUseInputDelta, ipc.TypeToolUseEnd:
 		return e.streaming(ev)
-	case TypeMessageComplete:
+	case ipc.TypeMessageComplete:
 		return e.messageEnd(ev)
-	case TypeLLMCallFailed:
+	case ipc.TypeLLMCallFailed:
 		return e.callFailed(ev)
-	case TypeTurnCompleted:
+	case ipc.TypeTurnCompleted:
 		return e.turnCompleted(ev)
-	case TypeTurnCancelled:
+	case ipc.TypeTurnCancelled:
 		delete(e.failed, turnOf(ev))
-	case TypeToolCalled:
+	case ipc.TypeToolCalled:
 		return e.toolStart(ev)
-	case TypeToolCompleted, TypeToolFailed:
+	case ipc.TypeToolCompleted, ipc.TypeToolFailed:
 		return e.toolEnd(ev)
-	case TypeCompactionStarted:
+	case ipc.TypeCompactionStarted:
 		return e.frame(ev, "compaction:"+ev.SessionID, "", struct {
 			Type string `json:"type"`
 		}{"compaction_start"})
-	case TypeCompactionComplete:
+	case ipc.TypeCompactionComplete:
 		return e.compactionEnd(ev)
 	}
 	return nil, nil
 }
 
-func (e *seed000) messageStart(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[MessageStart](ev)
+func (e *seed000) messageStart(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.MessageStart](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func (e *seed000) messageStart(ev Event) ([][]byte, error) {
 }
 
 // start opens message id and returns its message_start frame.
-func (e *seed000) start(ev Event, id string) ([][]byte, error) {
+func (e *seed000) start(ev ipc.Event, id string) ([][]byte, error) {
 	e.open(id, ev.SessionID)
 	return e.frame(ev, id, id, s000MessageEvent{Type: "message_start", Message: s000Message{Role: store.RoleAssistant, Content: []any{}}})
 }
@@ -230,7 +231,7 @@ func (e *seed000) start(ev Event, id string) ([][]byte, error) {
 // a message_update when one is due (at once for a message.reset: the
 // retry's content replaces the partial). A message whose start this
 // encoder never saw is opened with a message_start first.
-func (e *seed000) streaming(ev Event) ([][]byte, error) {
+func (e *seed000) streaming(ev ipc.Event) ([][]byte, error) {
 	id, err := streamingMessageID(ev)
 	if err != nil {
 		return nil, err
@@ -248,7 +249,7 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 		return nil, fmt.Errorf("ipc: event %s: %w", ev.ID.String(), err)
 	}
 	a.pending = true
-	if ev.Type == TypeMessageReset {
+	if ev.Type == ipc.TypeMessageReset {
 		a.lastUpdate, a.lastSize = time.Time{}, 0
 	}
 	if !a.due(ev.TS.Time) {
@@ -264,8 +265,8 @@ func (e *seed000) streaming(ev Event) ([][]byte, error) {
 // messageEnd is message.complete as message_end; an errored message's
 // end waits for the llm.call_failed that follows it (callFailed), so it
 // goes out once, with its errorMessage.
-func (e *seed000) messageEnd(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[MessageComplete](ev)
+func (e *seed000) messageEnd(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.MessageComplete](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -278,17 +279,17 @@ func (e *seed000) messageEnd(ev Event) ([][]byte, error) {
 		}
 	}
 	if p.StopReason == stopReasonError {
-		e.errored = &erroredEnd{id: p.MessageID, turn: turnOf(ev), content: AgentContent(p.FinalContent)}
+		e.errored = &erroredEnd{id: p.MessageID, turn: turnOf(ev), content: ipc.AgentContent(p.FinalContent)}
 		return out, nil
 	}
 	f, err := e.frame(ev, p.MessageID, p.MessageID, s000MessageEvent{Type: "message_end",
-		Message: s000Message{Role: store.RoleAssistant, Content: AgentContent(p.FinalContent), StopReason: p.StopReason}})
+		Message: s000Message{Role: store.RoleAssistant, Content: ipc.AgentContent(p.FinalContent), StopReason: p.StopReason}})
 	return append(out, f...), err
 }
 
 // erroredEnd sends the withheld message_end of the errored message with
 // why as its errorMessage; its turn's failure is then shown.
-func (e *seed000) erroredEnd(ev Event, why string) ([][]byte, error) {
+func (e *seed000) erroredEnd(ev ipc.Event, why string) ([][]byte, error) {
 	x := e.errored
 	e.errored = nil
 	if x.turn != "" {
@@ -299,8 +300,8 @@ func (e *seed000) erroredEnd(ev Event, why string) ([][]byte, error) {
 }
 
 // callFailed ends the errored message the failed call streamed.
-func (e *seed000) callFailed(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[LLMCallFailed](ev)
+func (e *seed000) callFailed(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.LLMCallFailed](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -314,8 +315,8 @@ func (e *seed000) callFailed(ev Event) ([][]byte, error) {
 // message of its own, "<turn id>:error", with no content, stopReason
 // "error" and the turn's error — so a client's spinner stops and the
 // failure is on screen.
-func (e *seed000) turnCompleted(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[TurnCompleted](ev)
+func (e *seed000) turnCompleted(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.TurnCompleted](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +329,7 @@ func (e *seed000) turnCompleted(ev Event) ([][]byte, error) {
 	}
 	shown := e.failed[turn]
 	delete(e.failed, turn)
-	if p.Status != TurnStatusFailed || shown {
+	if p.Status != ipc.TurnStatusFailed || shown {
 		return out, nil
 	}
 	id := failedTurnMessageID(turn)
@@ -350,8 +351,8 @@ func (e *seed000) turnCompleted(ev Event) ([][]byte, error) {
 // which streamed no message (seed000).
 func failedTurnMessageID(turn string) string { return turn + ":error" }
 
-func (e *seed000) toolStart(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[ToolCalled](ev)
+func (e *seed000) toolStart(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.ToolCalled](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -370,21 +371,21 @@ func (e *seed000) toolStart(ev Event) ([][]byte, error) {
 }
 
 // toolEnd is tool.completed or tool.failed as a tool_execution_end.
-func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
+func (e *seed000) toolEnd(ev ipc.Event) ([][]byte, error) {
 	end := struct {
 		Type       string `json:"type"`
 		ToolCallID string `json:"toolCallId"`
 		Result     string `json:"result"`
 		IsError    bool   `json:"isError"`
 	}{Type: "tool_execution_end"}
-	if ev.Type == TypeToolCompleted {
-		p, err := PayloadAs[ToolCompleted](ev)
+	if ev.Type == ipc.TypeToolCompleted {
+		p, err := ipc.PayloadAs[ipc.ToolCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
 		end.ToolCallID, end.Result, end.IsError = p.ToolUseID, p.Output, p.IsError
 	} else {
-		p, err := PayloadAs[ToolFailed](ev)
+		p, err := ipc.PayloadAs[ipc.ToolFailed](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -398,8 +399,8 @@ func (e *seed000) toolEnd(ev Event) ([][]byte, error) {
 	return e.frame(ev, stream, "", end)
 }
 
-func (e *seed000) compactionEnd(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[CompactionCompleted](ev)
+func (e *seed000) compactionEnd(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.CompactionCompleted](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +423,7 @@ const stopReasonError = "error"
 // it — its errored message carries the turn's error as errorMessage, and a
 // failed turn that stored no errored message gets its "<turn id>:error"
 // message after its last one.
-func seed000History(ms []store.Message) []AgentMessage {
+func seed000History(ms []store.Message) []ipc.AgentMessage {
 	failures := map[string]*store.TurnError{} // failed turns, by id
 	errored := map[string]bool{}              // turns with an errored assistant message
 	for _, m := range ms {
@@ -433,16 +434,16 @@ func seed000History(ms []store.Message) []AgentMessage {
 			errored[m.TurnID] = true
 		}
 	}
-	out := make([]AgentMessage, 0, len(ms))
+	out := make([]ipc.AgentMessage, 0, len(ms))
 	for i, m := range ms {
-		am := ToAgentMessage(m)
+		am := ipc.ToAgentMessage(m)
 		if e := failures[m.TurnID]; e != nil && m.Role == store.RoleAssistant && m.Status == store.StatusError {
 			am.ErrorMessage = e.Message
 		}
 		out = append(out, am)
 		last := i+1 == len(ms) || ms[i+1].TurnID != m.TurnID
 		if e := failures[m.TurnID]; e != nil && last && !errored[m.TurnID] {
-			out = append(out, AgentMessage{ID: failedTurnMessageID(m.TurnID), Role: store.RoleAssistant, Content: []any{},
+			out = append(out, ipc.AgentMessage{ID: failedTurnMessageID(m.TurnID), Role: store.RoleAssistant, Content: []any{},
 				Timestamp: m.CreatedAt.UnixMilli(), Status: store.StatusError, StopReason: stopReasonError, ErrorMessage: e.Message})
 		}
 	}

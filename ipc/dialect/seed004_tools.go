@@ -1,9 +1,10 @@
-package ipc
+package dialect
 
 import (
 	"encoding/json"
 	"strings"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -29,12 +30,12 @@ type callInfo struct {
 
 // workerMessage notes that a worker began another message: its text
 // continues its delegation's stream after a paragraph break.
-func (e *seed004) workerMessage(ev Event) error {
+func (e *seed004) workerMessage(ev ipc.Event) error {
 	id, ok := e.workers[ev.SessionID]
 	if !ok {
 		return nil
 	}
-	if _, err := PayloadAs[MessageStart](ev); err != nil {
+	if _, err := ipc.PayloadAs[ipc.MessageStart](ev); err != nil {
 		return err
 	}
 	if info := e.calls[id]; info != nil {
@@ -96,8 +97,8 @@ func (e *seed004) callPart(id string, info *callInfo, status string, d map[strin
 
 // toolUseEnd opens the card as soon as the model finished writing the
 // call: the cards keep the model's order.
-func (e *seed004) toolUseEnd(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[ToolUseEnd](ev)
+func (e *seed004) toolUseEnd(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.ToolUseEnd](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +110,8 @@ func (e *seed004) toolUseEnd(ev Event) ([]chatAgentResponse, error) {
 	return e.callPart(p.ToolUseID, info, "", info.details("")), nil
 }
 
-func (e *seed004) toolCall(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[ToolCalled](ev)
+func (e *seed004) toolCall(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.ToolCalled](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +123,8 @@ func (e *seed004) toolCall(ev Event) ([]chatAgentResponse, error) {
 	return e.callPart(p.ToolUseID, info, p.StatusText, info.details(p.Summary)), nil
 }
 
-func (e *seed004) delegationCall(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[DelegateStarted](ev)
+func (e *seed004) delegationCall(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.DelegateStarted](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +139,8 @@ func (e *seed004) delegationCall(ev Event) ([]chatAgentResponse, error) {
 // streamPart is tool.output_delta as a *_delta part of its call: live
 // output, or a delegation's worker text. Whitespace-only output is held
 // back and sent with the next output (potpie-ui drops a blank part).
-func (e *seed004) streamPart(ev Event) ([]chatAgentResponse, error) {
-	p, err := PayloadAs[ToolOutputDelta](ev)
+func (e *seed004) streamPart(ev ipc.Event) ([]chatAgentResponse, error) {
+	p, err := ipc.PayloadAs[ipc.ToolOutputDelta](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -185,18 +186,18 @@ func (e *seed004) final(id string, info *callInfo, typ, status string, d map[str
 // toolResult is tool.completed or tool.failed as the call's final part: a
 // "result" ("delegation_result" for a delegation), or an "error" for a
 // failed call.
-func (e *seed004) toolResult(ev Event) ([]chatAgentResponse, error) {
+func (e *seed004) toolResult(ev ipc.Event) ([]chatAgentResponse, error) {
 	var id, name, status, summary string
 	extra := map[string]any{}
 	failed := false
-	if ev.Type == TypeToolCompleted {
-		p, err := PayloadAs[ToolCompleted](ev)
+	if ev.Type == ipc.TypeToolCompleted {
+		p, err := ipc.PayloadAs[ipc.ToolCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
 		id, name, status, summary, failed = p.ToolUseID, p.ToolName, p.StatusText, p.Summary, p.IsError
 	} else {
-		p, err := PayloadAs[ToolFailed](ev)
+		p, err := ipc.PayloadAs[ipc.ToolFailed](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -224,16 +225,16 @@ func (e *seed004) toolResult(ev Event) ([]chatAgentResponse, error) {
 // delegationResult notes how a delegation ended (delegate.completed or
 // delegate.failed); the delegate call's own tool.completed / tool.failed,
 // which follows and is what the history keeps, is its final part.
-func (e *seed004) delegationResult(ev Event) ([]chatAgentResponse, error) {
+func (e *seed004) delegationResult(ev ipc.Event) ([]chatAgentResponse, error) {
 	var id, mode string
-	if ev.Type == TypeDelegateCompleted {
-		p, err := PayloadAs[DelegateCompleted](ev)
+	if ev.Type == ipc.TypeDelegateCompleted {
+		p, err := ipc.PayloadAs[ipc.DelegateCompleted](ev)
 		if err != nil {
 			return nil, err
 		}
 		id = p.ToolUseID
 	} else {
-		p, err := PayloadAs[DelegateFailed](ev)
+		p, err := ipc.PayloadAs[ipc.DelegateFailed](ev)
 		if err != nil {
 			return nil, err
 		}

@@ -1,11 +1,11 @@
-package ipc
+package dialect
 
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -19,7 +19,7 @@ const (
 )
 
 // DialectNames lists every dialect name a Set accepts, the canonical one first.
-var DialectNames = []string{DialectCanonical, DialectSeed000, DialectSeed002, DialectSeed004}
+var DialectNames = []string{ipc.DialectCanonical, DialectSeed000, DialectSeed002, DialectSeed004}
 
 // The seed000 message_update throttle. An update carries the whole
 // accumulated content (seed 000), so one per delta is quadratic, and even
@@ -53,7 +53,7 @@ func New() *Set { return &Set{shared: newSharedFrames()} }
 // NewEncoder implements DialectNames: the encoder of a seed dialect for a
 // subscription to sessionID. An unknown name is a *FilterError naming it
 // (the subscribe_error code is invalid_filter).
-func (s *Set) NewEncoder(dialect, sessionID string) (Encoder, error) {
+func (s *Set) NewEncoder(dialect, sessionID string) (ipc.Encoder, error) {
 	switch dialect {
 	case DialectSeed000:
 		return &seed000{session: sessionID, msgs: map[string]*accum{}, tools: map[string]string{}, failed: map[string]bool{}}, nil
@@ -64,8 +64,7 @@ func (s *Set) NewEncoder(dialect, sessionID string) (Encoder, error) {
 		e.shared = s.shared
 		return e, nil
 	}
-	return nil, &FilterError{Offending: truncate(dialect),
-		Message: fmt.Sprintf("dialect: unknown dialect %q (want one of %s)", truncate(dialect), strings.Join(DialectNames, ", "))}
+	return nil, ipc.UnknownDialect(dialect, DialectNames)
 }
 
 func marshalFrame(v any) ([][]byte, error) {
@@ -96,7 +95,7 @@ func dialectSnapshot[M any](frame []byte, convert func([]store.Message) []M) ([]
 	}
 	msgs := s.Messages[:0]
 	for _, m := range s.Messages {
-		if m.Status != StatusStreaming {
+		if m.Status != ipc.StatusStreaming {
 			msgs = append(msgs, m)
 		}
 	}
@@ -119,32 +118,32 @@ func dialectSnapshot[M any](frame []byte, convert func([]store.Message) []M) ([]
 
 // streamingMessageID decodes a streaming event's payload as its type and
 // returns its message id (a malformed payload is an error).
-func streamingMessageID(ev Event) (string, error) {
+func streamingMessageID(ev ipc.Event) (string, error) {
 	switch ev.Type {
-	case TypeTextDelta:
-		p, err := PayloadAs[TextDelta](ev)
+	case ipc.TypeTextDelta:
+		p, err := ipc.PayloadAs[ipc.TextDelta](ev)
 		return p.MessageID, err
-	case TypeThinkingDelta:
-		p, err := PayloadAs[ThinkingDelta](ev)
+	case ipc.TypeThinkingDelta:
+		p, err := ipc.PayloadAs[ipc.ThinkingDelta](ev)
 		return p.MessageID, err
-	case TypeToolUseStart:
-		p, err := PayloadAs[ToolUseStart](ev)
+	case ipc.TypeToolUseStart:
+		p, err := ipc.PayloadAs[ipc.ToolUseStart](ev)
 		return p.MessageID, err
-	case TypeToolUseInputDelta:
-		p, err := PayloadAs[ToolUseInputDelta](ev)
+	case ipc.TypeToolUseInputDelta:
+		p, err := ipc.PayloadAs[ipc.ToolUseInputDelta](ev)
 		return p.MessageID, err
-	case TypeToolUseEnd:
-		p, err := PayloadAs[ToolUseEnd](ev)
+	case ipc.TypeToolUseEnd:
+		p, err := ipc.PayloadAs[ipc.ToolUseEnd](ev)
 		return p.MessageID, err
-	case TypeMessageReset:
-		p, err := PayloadAs[MessageReset](ev)
+	case ipc.TypeMessageReset:
+		p, err := ipc.PayloadAs[ipc.MessageReset](ev)
 		return p.MessageID, err
 	}
 	return "", fmt.Errorf("ipc: %s event %s is not a streaming event", ev.Type, ev.ID)
 }
 
 // turnOf is an event's turn id, "" for none.
-func turnOf(ev Event) string {
+func turnOf(ev ipc.Event) string {
 	if ev.TurnID != nil {
 		return *ev.TurnID
 	}

@@ -1,8 +1,10 @@
-package ipc
+package dialect
 
 import (
 	"fmt"
 	"strings"
+
+	"agenthub/ipc"
 )
 
 // Resume replays the running turn from its start through the encoder and
@@ -10,12 +12,12 @@ import (
 // id: potpie-ui resumes a run into a fresh answer (runtime.ts's resume
 // path starts from empty state), so a resuming client replaces the
 // answer of the running turn with this one, whatever it held before.
-func (e *seed004) Resume(r ResumePoint) ([][]byte, error) {
+func (e *seed004) Resume(r ipc.ResumePoint) ([][]byte, error) {
 	if r.TurnEvents == nil {
 		return nil, nil
 	}
 	var rs []chatAgentResponse
-	err := r.TurnEvents(func(ev Event) error {
+	err := r.TurnEvents(func(ev ipc.Event) error {
 		got, _, err := e.encode(ev)
 		rs = append(rs, got...)
 		return err

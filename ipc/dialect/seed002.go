@@ -1,4 +1,4 @@
-package ipc
+package dialect
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/ipc"
 	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
@@ -183,7 +184,7 @@ type s002ErrorDetail struct {
 // s002StreamingError is the error code of a failed or broken stream.
 const s002StreamingError = "STREAMING_ERROR"
 
-func s002Time(t time.Time) string { return t.UTC().Format(TimeFormat) }
+func s002Time(t time.Time) string { return t.UTC().Format(ipc.TimeFormat) }
 
 func s002Marshal(typ, eventID string, payload any) ([]byte, error) {
 	b, err := json.Marshal(s002Frame{Type: typ, Payload: payload, EventID: eventID})
@@ -211,7 +212,7 @@ func (e *seed002) close(id string) {
 // none — one it saw start before its cursor. indie-dev-portal appends a
 // placeholder for every message.start without looking for the id, so a
 // second start for a message it holds would show it twice.
-func (e *seed002) Resume(r ResumePoint) ([][]byte, error) {
+func (e *seed002) Resume(r ipc.ResumePoint) ([][]byte, error) {
 	m := r.Message
 	if m == nil {
 		return nil, nil
@@ -274,7 +275,7 @@ func s002StatusOf(status string) string {
 	return s002Failed
 }
 
-func (e *seed002) Encode(ev Event) ([][]byte, error) {
+func (e *seed002) Encode(ev ipc.Event) ([][]byte, error) {
 	one := func(b []byte, err error) ([][]byte, error) {
 		if err != nil {
 			return nil, err
@@ -282,29 +283,29 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 		return [][]byte{b}, nil
 	}
 	switch ev.Type {
-	case TypeTurnStarted:
-		p, err := PayloadAs[TurnStarted](ev)
+	case ipc.TypeTurnStarted:
+		p, err := ipc.PayloadAs[ipc.TurnStarted](ev)
 		if err != nil {
 			return nil, err
 		}
 		clear(e.errored)
 		return one(s002Marshal("message.new", ev.ID.String(), s002Record{SessionID: ev.SessionID, MessageID: p.UserMessageID, Role: "user",
 			Content: s002Content{"text", p.Input}, Timestamp: s002Time(ev.TS.Time), IsComplete: true, Status: s002Complete}))
-	case TypeMessageStart:
-		p, err := PayloadAs[MessageStart](ev)
+	case ipc.TypeMessageStart:
+		p, err := ipc.PayloadAs[ipc.MessageStart](ev)
 		if err != nil {
 			return nil, err
 		}
 		return one(e.start(ev.SessionID, p.MessageID, ev.ID.String(), ev.TS.Time))
-	case TypeTextDelta:
+	case ipc.TypeTextDelta:
 		return e.chunk(ev)
-	case TypeMessageComplete:
+	case ipc.TypeMessageComplete:
 		return e.end(ev)
-	case TypeLLMCallFailed:
+	case ipc.TypeLLMCallFailed:
 		return e.callFailed(ev)
-	case TypeMessageReset:
+	case ipc.TypeMessageReset:
 		return e.reset(ev)
-	case TypeTurnCompleted, TypeTurnCancelled:
+	case ipc.TypeTurnCompleted, ipc.TypeTurnCancelled:
 		return e.abandon(ev)
 	}
 	return nil, nil
@@ -315,7 +316,7 @@ func (e *seed002) Encode(ev Event) ([][]byte, error) {
 // and a note (for a client that knows no error frame), then the
 // STREAMING_ERROR frame, on which indie-dev-portal removes the message,
 // shows msg and stops its typing indicator.
-func (e *seed002) streamingError(ev Event, session, id, msg string) ([][]byte, error) {
+func (e *seed002) streamingError(ev ipc.Event, session, id, msg string) ([][]byte, error) {
 	if e.errored[id] {
 		return nil, nil
 	}
@@ -344,8 +345,8 @@ func (e *seed002) streamingError(ev Event, session, id, msg string) ([][]byte, e
 // already). One that will be retried keeps its partial until the retry
 // streams (message.reset); a call a cancel stopped is not a failure: its
 // message ends cancelled.
-func (e *seed002) callFailed(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[LLMCallFailed](ev)
+func (e *seed002) callFailed(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.LLMCallFailed](ev)
 	if err != nil || p.Purpose != "" || p.WillRetry || p.ErrorClass == errclass.Cancelled {
 		return nil, err
 	}
@@ -358,8 +359,8 @@ func (e *seed002) callFailed(ev Event) ([][]byte, error) {
 // look the message up by id and replace it): a message.end with no text
 // (status "retrying", additive) empties the message, and the retry's
 // chunks append to it again up to its final message.end.
-func (e *seed002) reset(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[MessageReset](ev)
+func (e *seed002) reset(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.MessageReset](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -377,8 +378,8 @@ func (e *seed002) reset(ev Event) ([][]byte, error) {
 }
 
 // chunk is a text.delta as a message.chunk (after ensureOpen's start).
-func (e *seed002) chunk(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[TextDelta](ev)
+func (e *seed002) chunk(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.TextDelta](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +400,7 @@ func (e *seed002) chunk(ev Event) ([][]byte, error) {
 // ensureOpen returns message id's stream, opening it with a synthetic
 // message.start (returned) when this encoder never saw its start — a
 // worker's message, say — so a seed client does not drop what follows.
-func (e *seed002) ensureOpen(ev Event, id string) ([][]byte, *s002Stream, error) {
+func (e *seed002) ensureOpen(ev ipc.Event, id string) ([][]byte, *s002Stream, error) {
 	if st, ok := e.open[id]; ok {
 		return nil, st, nil
 	}
@@ -412,8 +413,8 @@ func (e *seed002) ensureOpen(ev Event, id string) ([][]byte, *s002Stream, error)
 
 // end is message.complete as message.end with the final text (the chunks'
 // text when the message has no text block, e.g. tool calls only).
-func (e *seed002) end(ev Event) ([][]byte, error) {
-	p, err := PayloadAs[MessageComplete](ev)
+func (e *seed002) end(ev ipc.Event) ([][]byte, error) {
+	p, err := ipc.PayloadAs[ipc.MessageComplete](ev)
 	if err != nil {
 		return nil, err
 	}
@@ -445,16 +446,16 @@ func (e *seed002) end(ev Event) ([][]byte, error) {
 // with what was streamed and the note; after a failure, STREAMING_ERROR.
 // A failed turn that removed no message yet gets its STREAMING_ERROR too,
 // so the client stops waiting.
-func (e *seed002) abandon(ev Event) ([][]byte, error) {
+func (e *seed002) abandon(ev ipc.Event) ([][]byte, error) {
 	status, failure, turnFailed := s002Cancelled, "", false
-	if ev.Type == TypeTurnCancelled {
-		if p, err := PayloadAs[TurnCancelled](ev); err == nil && p.Reason == "interrupted" {
+	if ev.Type == ipc.TypeTurnCancelled {
+		if p, err := ipc.PayloadAs[ipc.TurnCancelled](ev); err == nil && p.Reason == "interrupted" {
 			status = s002Interrupted
 		}
-	} else if p, err := PayloadAs[TurnCompleted](ev); err != nil {
+	} else if p, err := ipc.PayloadAs[ipc.TurnCompleted](ev); err != nil {
 		return nil, err
 	} else {
-		status, failure, turnFailed = s002Failed, "the message ended without completing", p.Status == TurnStatusFailed
+		status, failure, turnFailed = s002Failed, "the message ended without completing", p.Status == ipc.TurnStatusFailed
 		if turnFailed {
 			failure = fmt.Sprintf("%s: %s", p.ErrorClass, p.Error)
 		}

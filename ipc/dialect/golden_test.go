@@ -1,7 +1,8 @@
-package ipc
+package dialect
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/ipc"
 	"agenthub/store"
 
 	"github.com/oklog/ulid/v2"
@@ -16,7 +18,10 @@ import (
 
 // recordedTracesDir holds the frames the real hub produced for each
 // scenario (app/hub TestRecordedTraces writes them).
-const recordedTracesDir = "../frontend/test/traces/recorded"
+const recordedTracesDir = "../../frontend/test/traces/recorded"
+
+// update rewrites the golden files from what the encoders give now.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // recordedTrace is the part of a recorded trace the dialect tests use.
 type recordedTrace struct {
@@ -47,7 +52,7 @@ func loadTraces(t *testing.T) map[string]traceEvents {
 		if err := json.Unmarshal(data, &tr); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		var evs []Event
+		var evs []ipc.Event
 		for _, fr := range tr.Frames {
 			var head struct {
 				Type  string          `json:"type"`
@@ -59,7 +64,7 @@ func loadTraces(t *testing.T) map[string]traceEvents {
 			if head.Type != "event" {
 				continue
 			}
-			var ev Event
+			var ev ipc.Event
 			if err := json.Unmarshal(head.Event, &ev); err != nil {
 				t.Fatalf("%s: event %s: %v", f, head.Event, err)
 			}
@@ -72,20 +77,20 @@ func loadTraces(t *testing.T) map[string]traceEvents {
 
 type traceEvents struct {
 	trace  recordedTrace
-	events []Event
+	events []ipc.Event
 }
 
 // traceStore commits evs[:n] to a fresh in-memory store as the bus would
 // have (same ids, bytes, families and groups).
-func traceStore(t *testing.T, sid string, evs []Event) *MemoryStore {
+func traceStore(t *testing.T, sid string, evs []ipc.Event) *ipc.MemoryStore {
 	t.Helper()
-	m := NewMemoryStore()
+	m := ipc.NewMemoryStore()
 	if err := m.Commit(nil, []store.Op{{Kind: store.OpPutSession, Session: store.Session{ID: sid}}}); err != nil {
 		t.Fatal(err)
 	}
 	var recs []store.EventRecord
 	for _, ev := range evs {
-		rec, err := RecordOf(ev)
+		rec, err := ipc.RecordOf(ev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,9 +105,9 @@ func traceStore(t *testing.T, sid string, evs []Event) *MemoryStore {
 // midMessage is the index of the first streaming event that another
 // streaming event of the same message follows: a resume point inside a
 // message. -1 when the trace has none.
-func midMessage(evs []Event) int {
+func midMessage(evs []ipc.Event) int {
 	for i := 0; i+1 < len(evs); i++ {
-		if isMessageDelta(evs[i].Type) && isMessageDelta(evs[i+1].Type) {
+		if ipc.IsMessageDelta(evs[i].Type) && ipc.IsMessageDelta(evs[i+1].Type) {
 			return i
 		}
 	}
@@ -117,7 +122,7 @@ func midMessage(evs []Event) int {
 func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 	t.Helper()
 	var sb strings.Builder
-	encode := func(enc Encoder, from int) {
+	encode := func(enc ipc.Encoder, from int) {
 		for i := from; i < len(te.events); i++ {
 			frames, err := enc.Encode(te.events[i])
 			if err != nil {
@@ -131,16 +136,16 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 			}
 		}
 	}
-	newEnc := func() Encoder {
+	newEnc := func() ipc.Encoder {
 		enc, err := New().NewEncoder(dialect, te.trace.SessionID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return enc
 	}
-	resume := func(enc Encoder, at int, withSnapshot bool) {
+	resume := func(enc ipc.Encoder, at int, withSnapshot bool) {
 		ms := traceStore(t, te.trace.SessionID, te.events[:at+1])
-		_ = ms.View(func(tx StoreView) error {
+		_ = ms.View(func(tx ipc.StoreView) error {
 			rp, err := traceResumePoint(t, tx, dialect, te.trace.SessionID, te.events[at].ID, !withSnapshot)
 			if err != nil {
 				t.Fatal(err)
@@ -151,7 +156,7 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 				if rp.Message != nil {
 					msgs = append(msgs, *rp.Message)
 				}
-				canon, err := encodeSnapshot(store.Session{ID: te.trace.SessionID, CurrentTurnID: rp.TurnID}, msgs, te.events[at].ID, "EPOCH", "", false)
+				canon, err := ipc.EncodeSnapshot(store.Session{ID: te.trace.SessionID, CurrentTurnID: rp.TurnID}, msgs, te.events[at].ID, "EPOCH", "", false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -175,7 +180,7 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 	sb.WriteString("# live\n")
 	encode(newEnc(), 0)
 	if since := te.trace.Reconnect.Since; since != "" {
-		at := slices.IndexFunc(te.events, func(ev Event) bool { return ev.ID.String() == since })
+		at := slices.IndexFunc(te.events, func(ev ipc.Event) bool { return ev.ID.String() == since })
 		if at < 0 {
 			t.Fatalf("reconnect cursor %s is not an event of the trace", since)
 		}
@@ -201,9 +206,9 @@ func goldenLines(t *testing.T, dialect string, te traceEvents) string {
 // traceResumePoint is the resume point a dialect subscription to sid with
 // everything in its filter gets after event at (after its own cursor when
 // fromCursor), as the bus computes it.
-func traceResumePoint(t *testing.T, tx StoreView, dialect, sid string, at ulid.ULID, fromCursor bool) (ResumePoint, error) {
+func traceResumePoint(t *testing.T, tx ipc.StoreView, dialect, sid string, at ulid.ULID, fromCursor bool) (ipc.ResumePoint, error) {
 	t.Helper()
-	f, err := ParseFilter(nil)
+	f, err := ipc.ParseFilter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,14 +216,14 @@ func traceResumePoint(t *testing.T, tx StoreView, dialect, sid string, at ulid.U
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, ok := enc.(WorkerSessionsEncoder); ok && w.IncludesWorkerSessions() {
+	if w, ok := enc.(ipc.WorkerSessionsEncoder); ok && w.IncludesWorkerSessions() {
 		f.IncludeWorkerSessions = true
 	}
-	return ResumePointAt(tx, sid, f, at, fromCursor, nil)
+	return ipc.ResumePointAt(tx, sid, f, at, fromCursor, nil)
 }
 
 // TestDialectGoldenTraces compares every dialect's frames for every
-// recorded real-hub trace with testdata/dialects/<scenario>.<dialect>.golden
+// recorded real-hub trace with testdata/<scenario>.<dialect>.golden
 // (rewrite with -update).
 func TestDialectGoldenTraces(t *testing.T) {
 	for name, te := range loadTraces(t) {
@@ -228,7 +233,7 @@ func TestDialectGoldenTraces(t *testing.T) {
 				if again := goldenLines(t, d, te); again != got {
 					t.Fatal("encoder is not pure: a second run over the same events differs")
 				}
-				checkGolden(t, filepath.Join("testdata", "dialects", name+"."+d+".golden"), got)
+				checkGolden(t, filepath.Join("testdata", name+"."+d+".golden"), got)
 			})
 		}
 	}
@@ -237,7 +242,7 @@ func TestDialectGoldenTraces(t *testing.T) {
 // checkGolden compares got with the file at path (-update rewrites it).
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *updateFixture {
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +293,7 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 					live.apply(t, fs...)
 				}
 				var points []int
-				if at := slices.IndexFunc(te.events, func(ev Event) bool { return ev.ID.String() == te.trace.Reconnect.Since }); at >= 0 {
+				if at := slices.IndexFunc(te.events, func(ev ipc.Event) bool { return ev.ID.String() == te.trace.Reconnect.Since }); at >= 0 {
 					points = append(points, at)
 				}
 				if at := midMessage(te.events); at >= 0 {
@@ -307,7 +312,7 @@ func TestDialectResumeMatchesLive(t *testing.T) {
 					}
 					enc, _ := New().NewEncoder(d, te.trace.SessionID)
 					ms := traceStore(t, te.trace.SessionID, te.events[:at+1])
-					_ = ms.View(func(tx StoreView) error {
+					_ = ms.View(func(tx ipc.StoreView) error {
 						rp, err := traceResumePoint(t, tx, d, te.trace.SessionID, te.events[at].ID, true)
 						if err != nil {
 							t.Fatal(err)

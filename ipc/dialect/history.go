@@ -1,4 +1,4 @@
-package ipc
+package dialect
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -16,20 +17,20 @@ import (
 // rows, seed004 Potpie messages (a delegation's worker tool calls read
 // from the worker's session). Canonical and seed000 keep the canonical
 // shape and are not converted here: an error names the dialect.
-func History(r StoreReader, dialect, sessionID string, msgs []store.Message, more bool) (any, error) {
+func History(r ipc.StoreReader, dialect, sessionID string, msgs []store.Message, more bool) (any, error) {
 	switch dialect {
 	case DialectSeed002:
 		return seed002Rows(msgs), nil
 	case DialectSeed004:
 		var out []s004Message
-		err := r.Store.View(func(tx StoreView) error {
+		err := r.Store.View(func(tx ipc.StoreView) error {
 			var err error
 			out, err = seed004History(tx, sessionID, msgs, more)
 			return err
 		})
 		return out, err
 	}
-	return nil, fmt.Errorf("ipc: dialect %q has no history shape of its own (want %s or %s)", truncate(dialect), DialectSeed002, DialectSeed004)
+	return nil, fmt.Errorf("ipc: dialect %.64q has no history shape of its own (want %s or %s)", dialect, DialectSeed002, DialectSeed004)
 }
 
 // s004Message is a message of seed004's history: the shape potpie-ui's
@@ -64,7 +65,7 @@ type s004Answer struct {
 // running turn is left out: a client resumes it (seed004's Resume replays
 // it). A page that starts inside a turn whose user message is older drops
 // that turn's remains.
-func seed004History(tx StoreView, sid string, msgs []store.Message, more bool) ([]s004Message, error) {
+func seed004History(tx ipc.StoreView, sid string, msgs []store.Message, more bool) ([]s004Message, error) {
 	if more {
 		for len(msgs) > 0 && msgs[0].Role != store.RoleUser {
 			msgs = msgs[1:]
@@ -177,7 +178,7 @@ const s004MaxDepth = 8
 // used whose first message is the call's task (a delegation refused before
 // it started has none).
 type s004Workers struct {
-	tx       StoreView
+	tx       ipc.StoreView
 	sessions []store.Session // oldest first, read once
 	used     map[string]bool
 }
@@ -268,18 +269,13 @@ func (w *s004Workers) find(parent, task string) (string, error) {
 	return "", nil
 }
 
-// snapshotsIn is implemented by encoders whose history shape reads more
-// of the store than the canonical snapshot holds (seed004: the worker
-// sessions); a subscription's snapshot uses it instead of Snapshot.
-type snapshotsIn interface {
-	snapshotIn(tx StoreView, frame []byte) ([]byte, error)
-}
-
 // Snapshot gives seed004's history shape (see History) without
-// the workers' tool calls, which need the store (snapshotIn).
-func (e *seed004) Snapshot(frame []byte) ([]byte, error) { return e.snapshotIn(nil, frame) }
+// the workers' tool calls, which need the store (SnapshotIn).
+func (e *seed004) Snapshot(frame []byte) ([]byte, error) { return e.SnapshotIn(nil, frame) }
 
-func (e *seed004) snapshotIn(tx StoreView, frame []byte) ([]byte, error) {
+// SnapshotIn implements ipc.StoreSnapshotEncoder: seed004's history shape
+// of the snapshot frame, its delegations' tool calls read in tx.
+func (e *seed004) SnapshotIn(tx ipc.StoreView, frame []byte) ([]byte, error) {
 	var convErr error
 	b, err := dialectSnapshot(frame, func(ms []store.Message) []s004Message {
 		out, err := seed004History(tx, e.session, ms, true)

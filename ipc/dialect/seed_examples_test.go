@@ -1,4 +1,4 @@
-package ipc
+package dialect
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/ipc"
 	"agenthub/store"
 )
 
@@ -14,14 +15,14 @@ import (
 func seedEvents(specs ...struct {
 	typ string
 	p   any
-}) []Event {
+}) []ipc.Event {
 	turn := "T"
 	base := time.Date(2025, 11, 2, 6, 0, 0, 0, time.UTC)
-	var evs []Event
+	var evs []ipc.Event
 	for i, s := range specs {
 		raw, _ := json.Marshal(s.p)
 		ts := base.Add(time.Duration(i) * time.Second)
-		evs = append(evs, Event{Type: s.typ, SessionID: "S", TurnID: &turn, TS: Timestamp{ts}, Actor: ActorAgent, Payload: raw})
+		evs = append(evs, ipc.Event{Type: s.typ, SessionID: "S", TurnID: &turn, TS: ipc.Timestamp{Time: ts}, Actor: ipc.ActorAgent, Payload: raw})
 	}
 	return evs
 }
@@ -39,7 +40,7 @@ func spec(typ string, p any) struct {
 // encodeStripped encodes evs in dialect d and returns each frame decoded,
 // without the additive fields (eventId, messageId, status, validated), so it
 // can be compared with the seed document's own examples.
-func encodeStripped(t *testing.T, d string, evs []Event) []map[string]any {
+func encodeStripped(t *testing.T, d string, evs []ipc.Event) []map[string]any {
 	t.Helper()
 	enc, err := New().NewEncoder(d, "S")
 	if err != nil {
@@ -95,11 +96,11 @@ func sameFrames(t *testing.T, got []map[string]any, want ...string) {
 // with "Hello World!" (message.start/chunk/end exactly as the document).
 func TestSeed002WorkedExample(t *testing.T) {
 	evs := seedEvents(
-		spec(TypeMessageStart, MessageStart{MessageID: "msg-001", Role: "assistant"}),
-		spec(TypeTextDelta, TextDelta{MessageID: "msg-001", Text: "Hello"}),
-		spec(TypeTextDelta, TextDelta{MessageID: "msg-001", Text: " World"}),
-		spec(TypeTextDelta, TextDelta{MessageID: "msg-001", Text: "!"}),
-		spec(TypeMessageComplete, MessageComplete{MessageID: "msg-001", StopReason: "end_turn",
+		spec(ipc.TypeMessageStart, ipc.MessageStart{MessageID: "msg-001", Role: "assistant"}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "msg-001", Text: "Hello"}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "msg-001", Text: " World"}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "msg-001", Text: "!"}),
+		spec(ipc.TypeMessageComplete, ipc.MessageComplete{MessageID: "msg-001", StopReason: "end_turn",
 			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "Hello World!"}}}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed002, evs),
@@ -116,15 +117,15 @@ func TestSeed002WorkedExample(t *testing.T) {
 // start and end, and the compaction pair.
 func TestSeed000WorkedExamples(t *testing.T) {
 	evs := seedEvents(
-		spec(TypeMessageStart, MessageStart{MessageID: "M", Role: "assistant"}),
-		spec(TypeTextDelta, TextDelta{MessageID: "M", ContentBlockIndex: 0, Text: "Here is the partial response so far..."}),
-		spec(TypeThinkingDelta, ThinkingDelta{MessageID: "M", ContentBlockIndex: 1, Text: "Let me consider..."}),
-		spec(TypeMessageComplete, MessageComplete{MessageID: "M", StopReason: "end_turn",
+		spec(ipc.TypeMessageStart, ipc.MessageStart{MessageID: "M", Role: "assistant"}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", ContentBlockIndex: 0, Text: "Here is the partial response so far..."}),
+		spec(ipc.TypeThinkingDelta, ipc.ThinkingDelta{MessageID: "M", ContentBlockIndex: 1, Text: "Let me consider..."}),
+		spec(ipc.TypeMessageComplete, ipc.MessageComplete{MessageID: "M", StopReason: "end_turn",
 			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "Final complete response."}}}),
-		spec(TypeToolCalled, ToolCalled{ToolUseID: "toolu_01ABC", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls -la"}`), MessageID: "M"}),
-		spec(TypeToolCompleted, ToolCompleted{ToolUseID: "toolu_01ABC", ToolName: "Bash", Output: "file1.txt\nfile2.txt\n"}),
-		spec(TypeCompactionStarted, CompactionStarted{Trigger: "threshold"}),
-		spec(TypeCompactionComplete, CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000, Reason: "tokens"}),
+		spec(ipc.TypeToolCalled, ipc.ToolCalled{ToolUseID: "toolu_01ABC", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls -la"}`), MessageID: "M"}),
+		spec(ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "toolu_01ABC", ToolName: "Bash", Output: "file1.txt\nfile2.txt\n"}),
+		spec(ipc.TypeCompactionStarted, ipc.CompactionStarted{Trigger: "threshold"}),
+		spec(ipc.TypeCompactionComplete, ipc.CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000, Reason: "tokens"}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed000, evs),
 		`{"streamId":"M","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
@@ -146,11 +147,11 @@ func TestSeed000WorkedExamples(t *testing.T) {
 // part carries the arguments where Potpie's client reads them.
 func TestSeed004WorkedExample(t *testing.T) {
 	evs := seedEvents(
-		spec(TypeToolCalled, ToolCalled{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "Fetching file: app/main.py",
+		spec(ipc.TypeToolCalled, ipc.ToolCalled{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "Fetching file: app/main.py",
 			Summary: "-> fetching contents for file app/main.py", Input: json.RawMessage(`{}`)}),
-		spec(TypeToolOutputDelta, ToolOutputDelta{ToolUseID: "call_123", Stream: "stdout", Text: "```python\n..."}),
-		spec(TypeToolOutputDelta, ToolOutputDelta{ToolUseID: "call_123", Stream: "stdout", Text: "...complete code...\n```"}),
-		spec(TypeToolCompleted, ToolCompleted{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "File content fetched successfully",
+		spec(ipc.TypeToolOutputDelta, ipc.ToolOutputDelta{ToolUseID: "call_123", Stream: "stdout", Text: "```python\n..."}),
+		spec(ipc.TypeToolOutputDelta, ipc.ToolOutputDelta{ToolUseID: "call_123", Stream: "stdout", Text: "...complete code...\n```"}),
+		spec(ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "File content fetched successfully",
 			Summary: "```python\n...complete code...\n```"}),
 	)
 	got := encodeStripped(t, DialectSeed004, evs)
@@ -195,9 +196,9 @@ func TestSeed004WorkedExample(t *testing.T) {
 // or cancelled; seed004 keeps a worker's text out of the response.
 func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 	mid := seedEvents(
-		spec(TypeTextDelta, TextDelta{MessageID: "W", Text: "late "}),
-		spec(TypeTextDelta, TextDelta{MessageID: "W", Text: "join"}),
-		spec(TypeTurnCancelled, TurnCancelled{Reason: "user_cancel"}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "W", Text: "late "}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "W", Text: "join"}),
+		spec(ipc.TypeTurnCancelled, ipc.TurnCancelled{Reason: "user_cancel"}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed000, mid[:1]),
 		`{"streamId":"W","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
@@ -223,7 +224,7 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 		t.Fatalf("abandoned message.end %s", last)
 	}
 	// seed004: the subscribed session's text is the response; a worker's is not.
-	worker := seedEvents(spec(TypeTextDelta, TextDelta{MessageID: "W", Text: "worker text"}))
+	worker := seedEvents(spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "W", Text: "worker text"}))
 	worker[0].SessionID = "worker"
 	if got := encodeStripped(t, DialectSeed004, worker); len(got) != 0 {
 		t.Fatalf("a worker's text reached the seed004 response: %v", got)
@@ -237,27 +238,27 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 // snapshot history shows the same.
 func TestSeed000FailedTurns(t *testing.T) {
 	midStream := seedEvents(
-		spec(TypeMessageStart, MessageStart{MessageID: "M", Role: "assistant"}),
-		spec(TypeTextDelta, TextDelta{MessageID: "M", Text: "part"}),
-		spec(TypeMessageComplete, MessageComplete{MessageID: "M", StopReason: "error",
+		spec(ipc.TypeMessageStart, ipc.MessageStart{MessageID: "M", Role: "assistant"}),
+		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", Text: "part"}),
+		spec(ipc.TypeMessageComplete, ipc.MessageComplete{MessageID: "M", StopReason: "error",
 			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "part"}}}),
-		spec(TypeLLMCallFailed, LLMCallFailed{MessageID: "M", ErrorClass: ErrClassOverloaded, Message: "Anthropic: Overloaded"}),
-		spec(TypeTurnCompleted, TurnCompleted{Status: TurnStatusFailed, Error: "Anthropic: Overloaded", ErrorClass: ErrClassOverloaded}),
+		spec(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{MessageID: "M", ErrorClass: ipc.ErrClassOverloaded, Message: "Anthropic: Overloaded"}),
+		spec(ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusFailed, Error: "Anthropic: Overloaded", ErrorClass: ipc.ErrClassOverloaded}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed000, midStream),
 		`{"streamId":"M","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
 		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"part"}]}}}`,
 		`{"streamId":"M","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"part"}],"stopReason":"error","errorMessage":"Anthropic: Overloaded"}}}`)
 	before := seedEvents(
-		spec(TypeLLMCallFailed, LLMCallFailed{ErrorClass: ErrClassAuth, Message: "invalid x-api-key"}),
-		spec(TypeTurnCompleted, TurnCompleted{Status: TurnStatusFailed, Error: "invalid x-api-key", ErrorClass: ErrClassAuth}),
+		spec(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{ErrorClass: ipc.ErrClassAuth, Message: "invalid x-api-key"}),
+		spec(ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusFailed, Error: "invalid x-api-key", ErrorClass: ipc.ErrClassAuth}),
 	)
 	sameFrames(t, encodeStripped(t, DialectSeed000, before),
 		`{"streamId":"T:error","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
 		`{"streamId":"T:error","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"invalid x-api-key"}}}`)
 
 	failed := func(id string) *store.TurnOutcome {
-		return &store.TurnOutcome{ID: id, Status: store.TurnFailed, Error: &store.TurnError{Class: ErrClassAuth, Message: "boom " + id}}
+		return &store.TurnOutcome{ID: id, Status: store.TurnFailed, Error: &store.TurnError{Class: ipc.ErrClassAuth, Message: "boom " + id}}
 	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	hist := seed000History([]store.Message{

@@ -1,4 +1,4 @@
-package ipc
+package dialect
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"agenthub/ipc"
 )
 
 // A seed004 subscription that resumes inside a long turn — many text
@@ -15,11 +17,11 @@ import (
 // the resume point's id; a client that applies them and then the live
 // stream ends as one that watched it all.
 func TestSeed004ResumeReplaysTheTurnCoalesced(t *testing.T) {
-	b, _ := newTestBus(t, Options{})
+	b, _ := newTestBus(t, ipc.Options{})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
 	mkSession(t, b, "w", "s")
-	commit := func(ds ...Draft) []Event {
+	commit := func(ds ...ipc.Draft) []ipc.Event {
 		t.Helper()
 		evs, err := b.Commit(ctx, ds...)
 		if err != nil {
@@ -27,43 +29,43 @@ func TestSeed004ResumeReplaysTheTurnCoalesced(t *testing.T) {
 		}
 		return evs
 	}
-	d := func(sid, typ string, p any) Draft {
-		return Draft{Type: typ, SessionID: sid, TurnID: "T", Actor: ActorAgent, Payload: p}
+	d := func(sid, typ string, p any) ipc.Draft {
+		return ipc.Draft{Type: typ, SessionID: sid, TurnID: "T", Actor: ipc.ActorAgent, Payload: p}
 	}
-	live := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
-	commit(d("s", TypeTurnStarted, TurnStarted{UserMessageID: "U", Input: "go"}),
-		d("s", TypeMessageStart, MessageStart{MessageID: "M", Role: "assistant"}))
+	live := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
+	commit(d("s", ipc.TypeTurnStarted, ipc.TurnStarted{UserMessageID: "U", Input: "go"}),
+		d("s", ipc.TypeMessageStart, ipc.MessageStart{MessageID: "M", Role: "assistant"}))
 	var want strings.Builder
 	for i := range 2000 {
 		chunk := fmt.Sprintf("w%d ", i)
 		want.WriteString(chunk)
 		commit(delta("s", "M", chunk))
 	}
-	commit(d("s", TypeToolUseStart, ToolUseStart{MessageID: "M", ToolUseID: "t1", ToolName: "bash"}),
-		d("s", TypeToolUseEnd, ToolUseEnd{MessageID: "M", ToolUseID: "t1", FinalInput: json.RawMessage(`{"command":"yes"}`)}),
-		d("s", TypeToolCalled, ToolCalled{ToolUseID: "t1", ToolName: "bash", Input: json.RawMessage(`{"command":"yes"}`), StatusText: "Running: yes"}))
+	commit(d("s", ipc.TypeToolUseStart, ipc.ToolUseStart{MessageID: "M", ToolUseID: "t1", ToolName: "bash"}),
+		d("s", ipc.TypeToolUseEnd, ipc.ToolUseEnd{MessageID: "M", ToolUseID: "t1", FinalInput: json.RawMessage(`{"command":"yes"}`)}),
+		d("s", ipc.TypeToolCalled, ipc.ToolCalled{ToolUseID: "t1", ToolName: "bash", Input: json.RawMessage(`{"command":"yes"}`), StatusText: "Running: yes"}))
 	var out strings.Builder
 	for range 2000 {
 		out.WriteString("y\n")
-		commit(d("s", TypeToolOutputDelta, ToolOutputDelta{ToolUseID: "t1", Stream: "stdout", Text: "y\n"}))
+		commit(d("s", ipc.TypeToolOutputDelta, ipc.ToolOutputDelta{ToolUseID: "t1", Stream: "stdout", Text: "y\n"}))
 	}
-	commit(d("s", TypeToolCompleted, ToolCompleted{ToolUseID: "t1", ToolName: "bash", StatusText: "Ran: yes"}),
-		d("s", TypeToolCalled, ToolCalled{ToolUseID: "t2", ToolName: "delegate", Input: json.RawMessage(`{"task":"t"}`), StatusText: "Starting"}),
-		d("s", TypeDelegateStarted, DelegateStarted{ToolUseID: "t2", WorkerSessionID: "w", Task: "t"}),
-		d("w", TypeToolCalled, ToolCalled{ToolUseID: "wt", ToolName: "read_file", Input: json.RawMessage(`{"path":"a"}`), StatusText: "Reading a"}),
-		d("s", TypeToolOutputDelta, ToolOutputDelta{ToolUseID: "t2", Stream: "worker", Text: "working"}))
-	cursor := commit(d("w", TypeToolCompleted, ToolCompleted{ToolUseID: "wt", ToolName: "read_file", StatusText: "Read a"}))[0].ID.String()
+	commit(d("s", ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "t1", ToolName: "bash", StatusText: "Ran: yes"}),
+		d("s", ipc.TypeToolCalled, ipc.ToolCalled{ToolUseID: "t2", ToolName: "delegate", Input: json.RawMessage(`{"task":"t"}`), StatusText: "Starting"}),
+		d("s", ipc.TypeDelegateStarted, ipc.DelegateStarted{ToolUseID: "t2", WorkerSessionID: "w", Task: "t"}),
+		d("w", ipc.TypeToolCalled, ipc.ToolCalled{ToolUseID: "wt", ToolName: "read_file", Input: json.RawMessage(`{"path":"a"}`), StatusText: "Reading a"}),
+		d("s", ipc.TypeToolOutputDelta, ipc.ToolOutputDelta{ToolUseID: "t2", Stream: "worker", Text: "working"}))
+	cursor := commit(d("w", ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "wt", ToolName: "read_file", StatusText: "Read a"}))[0].ID.String()
 
-	resumed := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed004})
+	resumed := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed004})
 	if !resumed.Ack().ResolvedFilter.IncludeWorkerSessions {
 		t.Fatal("a seed004 subscription does not include the worker sessions")
 	}
-	commit(d("s", TypeToolCompleted, ToolCompleted{ToolUseID: "t2", ToolName: "delegate", StatusText: "Done"}),
-		d("s", TypeTurnCompleted, TurnCompleted{Status: TurnStatusCompleted}))
+	commit(d("s", ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "t2", ToolName: "delegate", StatusText: "Done"}),
+		d("s", ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusCompleted}))
 
 	// answer is what a client of frames ends with: text, and per call its
 	// last event type and joined output.
-	answer := func(s *Subscription, frames *int) string {
+	answer := func(s *ipc.Subscription, frames *int) string {
 		var text strings.Builder
 		calls := map[string]string{}
 		var order []string

@@ -1,4 +1,4 @@
-package ipc
+package dialect
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/ipc"
 	"agenthub/store"
 
 	"github.com/oklog/ulid/v2"
@@ -20,10 +21,10 @@ import (
 // + text + tool-call message streamed in deltas 20 ms apart, the tool run
 // with live output, a delegation with worker output, a compaction and the
 // closing message. Every event has a fixed id and ts.
-func dialectTurn() []Event {
+func dialectTurn() []ipc.Event {
 	base := time.Date(2026, 5, 8, 14, 0, 0, 0, time.UTC)
 	turn := "T1"
-	var evs []Event
+	var evs []ipc.Event
 	at := 0 // ms since base
 	add := func(step int, typ, actor string, p any) {
 		at += step
@@ -35,61 +36,61 @@ func dialectTurn() []Event {
 		var id ulid.ULID
 		_ = id.SetTime(ulid.Timestamp(ts))
 		copy(id[6:], fmt.Sprintf("evt%07d", len(evs)))
-		evs = append(evs, Event{ID: id, Type: typ, SessionID: "S1", TurnID: &turn, TS: Timestamp{ts}, Actor: actor, Payload: raw})
+		evs = append(evs, ipc.Event{ID: id, Type: typ, SessionID: "S1", TurnID: &turn, TS: ipc.Timestamp{Time: ts}, Actor: actor, Payload: raw})
 	}
 	sig := "sig-1"
-	add(0, TypeTurnStarted, ActorUser, TurnStarted{UserMessageID: "U1", Input: "list files"})
-	add(1, TypeRouteDecided, ActorAgent, RouteDecided{Model: "anthropic:m", Reason: "default", Policy: "static", PolicyVersion: "v1"})
-	add(1, TypeLLMCallStarted, ActorAgent, LLMCallStarted{CallID: "C1", Model: "anthropic:m", MessageID: "M1", Attempt: 1})
-	add(5, TypeMessageStart, ActorAgent, MessageStart{MessageID: "M1", Role: store.RoleAssistant, Model: "anthropic:m"})
-	add(20, TypeThinkingDelta, ActorAgent, ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Text: "The user "})
-	add(20, TypeThinkingDelta, ActorAgent, ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Text: "wants ls."})
-	add(20, TypeThinkingDelta, ActorAgent, ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Signature: &sig})
+	add(0, ipc.TypeTurnStarted, ipc.ActorUser, ipc.TurnStarted{UserMessageID: "U1", Input: "list files"})
+	add(1, ipc.TypeRouteDecided, ipc.ActorAgent, ipc.RouteDecided{Model: "anthropic:m", Reason: "default", Policy: "static", PolicyVersion: "v1"})
+	add(1, ipc.TypeLLMCallStarted, ipc.ActorAgent, ipc.LLMCallStarted{CallID: "C1", Model: "anthropic:m", MessageID: "M1", Attempt: 1})
+	add(5, ipc.TypeMessageStart, ipc.ActorAgent, ipc.MessageStart{MessageID: "M1", Role: store.RoleAssistant, Model: "anthropic:m"})
+	add(20, ipc.TypeThinkingDelta, ipc.ActorAgent, ipc.ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Text: "The user "})
+	add(20, ipc.TypeThinkingDelta, ipc.ActorAgent, ipc.ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Text: "wants ls."})
+	add(20, ipc.TypeThinkingDelta, ipc.ActorAgent, ipc.ThinkingDelta{MessageID: "M1", ContentBlockIndex: 0, Signature: &sig})
 	for _, w := range []string{"Let ", "me ", "list ", "the ", "files."} {
-		add(20, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M1", ContentBlockIndex: 1, Text: w})
+		add(20, ipc.TypeTextDelta, ipc.ActorAgent, ipc.TextDelta{MessageID: "M1", ContentBlockIndex: 1, Text: w})
 	}
-	add(20, TypeToolUseStart, ActorAgent, ToolUseStart{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", ToolName: "bash"})
-	add(20, TypeToolUseInputDelta, ActorAgent, ToolUseInputDelta{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", PartialJSON: `{"command":`})
-	add(20, TypeToolUseInputDelta, ActorAgent, ToolUseInputDelta{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", PartialJSON: `"ls"}`})
-	add(20, TypeToolUseEnd, ActorAgent, ToolUseEnd{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", FinalInput: json.RawMessage(`{"command":"ls"}`)})
-	add(5, TypeMessageComplete, ActorAgent, MessageComplete{MessageID: "M1", StopReason: "tool_use", Usage: store.Usage{InputTokens: 10, OutputTokens: 20},
+	add(20, ipc.TypeToolUseStart, ipc.ActorAgent, ipc.ToolUseStart{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", ToolName: "bash"})
+	add(20, ipc.TypeToolUseInputDelta, ipc.ActorAgent, ipc.ToolUseInputDelta{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", PartialJSON: `{"command":`})
+	add(20, ipc.TypeToolUseInputDelta, ipc.ActorAgent, ipc.ToolUseInputDelta{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", PartialJSON: `"ls"}`})
+	add(20, ipc.TypeToolUseEnd, ipc.ActorAgent, ipc.ToolUseEnd{MessageID: "M1", ContentBlockIndex: 2, ToolUseID: "K1", FinalInput: json.RawMessage(`{"command":"ls"}`)})
+	add(5, ipc.TypeMessageComplete, ipc.ActorAgent, ipc.MessageComplete{MessageID: "M1", StopReason: "tool_use", Usage: store.Usage{InputTokens: 10, OutputTokens: 20},
 		FinalContent: []store.ContentBlock{
 			{Type: store.BlockThinking, Thinking: "The user wants ls.", Signature: sig},
 			{Type: store.BlockText, Text: "Let me list the files."},
 			{Type: store.BlockToolCall, ID: "K1", Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)},
 		}})
-	add(1, TypeLLMCallCompleted, ActorAgent, LLMCallCompleted{CallID: "C1", Model: "anthropic:m", MessageID: "M1", StopReason: "tool_use"})
-	add(1, TypeToolCalled, ActorTool, ToolCalled{ToolUseID: "K1", ToolName: "bash", Input: json.RawMessage(`{"command":"ls"}`), MessageID: "M1",
+	add(1, ipc.TypeLLMCallCompleted, ipc.ActorAgent, ipc.LLMCallCompleted{CallID: "C1", Model: "anthropic:m", MessageID: "M1", StopReason: "tool_use"})
+	add(1, ipc.TypeToolCalled, ipc.ActorTool, ipc.ToolCalled{ToolUseID: "K1", ToolName: "bash", Input: json.RawMessage(`{"command":"ls"}`), MessageID: "M1",
 		StatusText: "Running: ls", Summary: "-> executing `ls`"})
-	add(10, TypeToolOutputDelta, ActorTool, ToolOutputDelta{ToolUseID: "K1", Stream: "stdout", Text: "a.txt\n"})
-	add(10, TypeToolOutputDelta, ActorTool, ToolOutputDelta{ToolUseID: "K1", Stream: "stderr", Text: "warn\n"})
-	add(10, TypeToolCompleted, ActorTool, ToolCompleted{ToolUseID: "K1", ToolName: "bash", StatusText: "Command finished (exit 0)",
+	add(10, ipc.TypeToolOutputDelta, ipc.ActorTool, ipc.ToolOutputDelta{ToolUseID: "K1", Stream: "stdout", Text: "a.txt\n"})
+	add(10, ipc.TypeToolOutputDelta, ipc.ActorTool, ipc.ToolOutputDelta{ToolUseID: "K1", Stream: "stderr", Text: "warn\n"})
+	add(10, ipc.TypeToolCompleted, ipc.ActorTool, ipc.ToolCompleted{ToolUseID: "K1", ToolName: "bash", StatusText: "Command finished (exit 0)",
 		Summary: "**exit 0**", Output: "a.txt\nwarn\n", OutputBytes: 11, DurationMS: 30})
-	add(1, TypeToolCalled, ActorTool, ToolCalled{ToolUseID: "K2", ToolName: "read", Input: json.RawMessage(`{"path":"x"}`), MessageID: "M1",
+	add(1, ipc.TypeToolCalled, ipc.ActorTool, ipc.ToolCalled{ToolUseID: "K2", ToolName: "read", Input: json.RawMessage(`{"path":"x"}`), MessageID: "M1",
 		StatusText: "Reading x", Summary: "-> reading `x`"})
-	add(1, TypeToolFailed, ActorTool, ToolFailed{ToolUseID: "K2", ToolName: "read", ErrorClass: ToolErrExec, Message: "no such file",
+	add(1, ipc.TypeToolFailed, ipc.ActorTool, ipc.ToolFailed{ToolUseID: "K2", ToolName: "read", ErrorClass: ipc.ToolErrExec, Message: "no such file",
 		StatusText: "Read failed", Summary: "`x`: no such file"})
-	add(1, TypeDelegateStarted, ActorTool, DelegateStarted{ToolUseID: "K3", WorkerSessionID: "W1", Task: "count lines", Depth: 1,
+	add(1, ipc.TypeDelegateStarted, ipc.ActorTool, ipc.DelegateStarted{ToolUseID: "K3", WorkerSessionID: "W1", Task: "count lines", Depth: 1,
 		StatusText: "Starting worker", Summary: "**Task:** count lines"})
-	add(10, TypeToolOutputDelta, ActorTool, ToolOutputDelta{ToolUseID: "K3", Stream: "worker", Text: "Counting…"})
-	add(10, TypeDelegateCompleted, ActorTool, DelegateCompleted{ToolUseID: "K3", WorkerSessionID: "W1", Success: true, Result: "42",
+	add(10, ipc.TypeToolOutputDelta, ipc.ActorTool, ipc.ToolOutputDelta{ToolUseID: "K3", Stream: "worker", Text: "Counting…"})
+	add(10, ipc.TypeDelegateCompleted, ipc.ActorTool, ipc.DelegateCompleted{ToolUseID: "K3", WorkerSessionID: "W1", Success: true, Result: "42",
 		StatusText: "Worker finished", Summary: "**Result:** 42"})
-	add(1, TypeCompactionStarted, ActorSystem, CompactionStarted{Trigger: "threshold", EstimatedTokens: 900, ContextWindow: 1000})
-	add(1, TypeCompactionComplete, ActorSystem, CompactionCompleted{Removed: 4, Kept: 2, TokensRemoved: 700, TokensKept: 200, Reason: "summary", ContextStartOffset: 4})
-	add(1, TypeMessageStart, ActorAgent, MessageStart{MessageID: "M2", Role: store.RoleAssistant, Model: "anthropic:m"})
-	add(1, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M2", Text: "There "})
-	add(1, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M2", Text: "is "})
-	add(60, TypeBusHandlerWarning, ActorSystem, HandlerWarning{SubscriptionName: "x", Code: CodeClientTooSlow, Message: "m"}) // flushes M2's update
-	add(1, TypeTextDelta, ActorAgent, TextDelta{MessageID: "M2", Text: "one file."})
-	add(1, TypeMessageComplete, ActorAgent, MessageComplete{MessageID: "M2", StopReason: "end_turn",
+	add(1, ipc.TypeCompactionStarted, ipc.ActorSystem, ipc.CompactionStarted{Trigger: "threshold", EstimatedTokens: 900, ContextWindow: 1000})
+	add(1, ipc.TypeCompactionComplete, ipc.ActorSystem, ipc.CompactionCompleted{Removed: 4, Kept: 2, TokensRemoved: 700, TokensKept: 200, Reason: "summary", ContextStartOffset: 4})
+	add(1, ipc.TypeMessageStart, ipc.ActorAgent, ipc.MessageStart{MessageID: "M2", Role: store.RoleAssistant, Model: "anthropic:m"})
+	add(1, ipc.TypeTextDelta, ipc.ActorAgent, ipc.TextDelta{MessageID: "M2", Text: "There "})
+	add(1, ipc.TypeTextDelta, ipc.ActorAgent, ipc.TextDelta{MessageID: "M2", Text: "is "})
+	add(60, ipc.TypeBusHandlerWarning, ipc.ActorSystem, ipc.HandlerWarning{SubscriptionName: "x", Code: ipc.CodeClientTooSlow, Message: "m"}) // flushes M2's update
+	add(1, ipc.TypeTextDelta, ipc.ActorAgent, ipc.TextDelta{MessageID: "M2", Text: "one file."})
+	add(1, ipc.TypeMessageComplete, ipc.ActorAgent, ipc.MessageComplete{MessageID: "M2", StopReason: "end_turn",
 		FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "There is one file."}}})
-	add(1, TypeTurnCompleted, ActorAgent, TurnCompleted{Status: TurnStatusCompleted, StopReason: "end_turn"})
+	add(1, ipc.TypeTurnCompleted, ipc.ActorAgent, ipc.TurnCompleted{Status: ipc.TurnStatusCompleted, StopReason: "end_turn"})
 	return evs
 }
 
 // encodeAll runs a fresh encoder over evs: one line per frame, "<event
 // index> <frame>".
-func encodeAll(t *testing.T, dialect string, evs []Event) []string {
+func encodeAll(t *testing.T, dialect string, evs []ipc.Event) []string {
 	t.Helper()
 	enc, err := New().NewEncoder(dialect, "S1")
 	if err != nil {
@@ -219,15 +220,15 @@ func seed000Updates(t *testing.T, n int) (updates, bytesOut int) {
 	t.Helper()
 	enc, _ := New().NewEncoder(DialectSeed000, "S")
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ev := func(ms int, typ string, p any) Event {
+	ev := func(ms int, typ string, p any) ipc.Event {
 		raw, _ := json.Marshal(p)
-		return Event{Type: typ, SessionID: "S", TS: Timestamp{base.Add(time.Duration(ms) * time.Millisecond)}, Actor: ActorAgent, Payload: raw}
+		return ipc.Event{Type: typ, SessionID: "S", TS: ipc.Timestamp{Time: base.Add(time.Duration(ms) * time.Millisecond)}, Actor: ipc.ActorAgent, Payload: raw}
 	}
-	if _, err := enc.Encode(ev(0, TypeMessageStart, MessageStart{MessageID: "M"})); err != nil {
+	if _, err := enc.Encode(ev(0, ipc.TypeMessageStart, ipc.MessageStart{MessageID: "M"})); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		fs, err := enc.Encode(ev(i+1, TypeTextDelta, TextDelta{MessageID: "M", Text: "0123456789"}))
+		fs, err := enc.Encode(ev(i+1, ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", Text: "0123456789"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,14 +272,14 @@ func TestSeed000ThrottleBoundsOutput(t *testing.T) {
 }
 
 func TestUnknownDialectRejected(t *testing.T) {
-	b, _ := newTestBus(t, Options{})
+	b, _ := newTestBus(t, ipc.Options{})
 	mkSession(t, b, "s", "")
-	_, err := b.Subscribe(context.Background(), SubscribeRequest{SessionID: "s", Dialect: "seed999"})
-	var se *SubscribeError
-	if !errorsAs(err, &se) || se.Code != CodeInvalidFilter || !strings.Contains(se.Message, `"seed999"`) {
+	_, err := b.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: "s", Dialect: "seed999"})
+	var se *ipc.SubscribeError
+	if !errorsAs(err, &se) || se.Code != ipc.CodeInvalidFilter || !strings.Contains(se.Message, `"seed999"`) {
 		t.Fatalf("err %v", err)
 	}
-	f, err := DecodeClientFrame([]byte(`{"type":"subscribe","dialect":"seed002"}`))
+	f, err := ipc.DecodeClientFrame([]byte(`{"type":"subscribe","dialect":"seed002"}`))
 	if err != nil || f.Subscribe.Dialect != DialectSeed002 {
 		t.Fatalf("decode dialect: %+v %v", f.Subscribe, err)
 	}
@@ -288,20 +289,20 @@ func TestUnknownDialectRejected(t *testing.T) {
 // live events (with the canonical event ids), snapshot frames unchanged,
 // and its ack names the dialect.
 func TestSubscriptionDialect(t *testing.T) {
-	b, _ := newTestBus(t, Options{})
+	b, _ := newTestBus(t, ipc.Options{})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
-	start, _ := b.Commit(ctx, Draft{Type: TypeTurnStarted, SessionID: "s", Actor: ActorUser})
-	if _, err := b.Commit(ctx, Draft{Type: TypeMessageStart, SessionID: "s", Actor: ActorAgent, Payload: MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
+	start, _ := b.Commit(ctx, ipc.Draft{Type: ipc.TypeTurnStarted, SessionID: "s", Actor: ipc.ActorUser})
+	if _, err := b.Commit(ctx, ipc.Draft{Type: ipc.TypeMessageStart, SessionID: "s", Actor: ipc.ActorAgent, Payload: ipc.MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
 		t.Fatal(err)
 	}
 	c := start[0].ID.String()
-	s := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &c, Dialect: DialectSeed002})
+	s := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &c, Dialect: DialectSeed002})
 	if s.Ack().Dialect != DialectSeed002 {
 		t.Fatalf("ack dialect %q", s.Ack().Dialect)
 	}
-	evs, err := b.Commit(ctx, delta("s", "M", "hi"), Draft{Type: TypeMessageComplete, SessionID: "s", Actor: ActorAgent,
-		Payload: MessageComplete{MessageID: "M", StopReason: "end_turn", FinalContent: []store.ContentBlock{{Type: "text", Text: "hi"}}}})
+	evs, err := b.Commit(ctx, delta("s", "M", "hi"), ipc.Draft{Type: ipc.TypeMessageComplete, SessionID: "s", Actor: ipc.ActorAgent,
+		Payload: ipc.MessageComplete{MessageID: "M", StopReason: "end_turn", FinalContent: []store.ContentBlock{{Type: "text", Text: "hi"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestSubscriptionDialect(t *testing.T) {
 			t.Fatalf("frame %d event id %s", i, f.EventID)
 		}
 	}
-	snap := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed000})
+	snap := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed000})
 	if f := next(t, snap); !bytes.HasPrefix(f.Data, []byte(`{"type":"snapshot"`)) {
 		t.Fatalf("snapshot frame %s", f.Data)
 	}
@@ -326,11 +327,11 @@ func TestSubscriptionDialect(t *testing.T) {
 // when the client does not hold the message: one it names in
 // known_message_ids, or without those one it saw start before its cursor.
 func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
-	b, _ := newTestBus(t, Options{})
+	b, _ := newTestBus(t, ipc.Options{})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
-	if _, err := b.Commit(ctx, Draft{Type: TypeTurnStarted, SessionID: "s", Actor: ActorUser, Payload: TurnStarted{UserMessageID: "U", Input: "q"}},
-		Draft{Type: TypeMessageStart, SessionID: "s", Actor: ActorAgent, Payload: MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
+	if _, err := b.Commit(ctx, ipc.Draft{Type: ipc.TypeTurnStarted, SessionID: "s", Actor: ipc.ActorUser, Payload: ipc.TurnStarted{UserMessageID: "U", Input: "q"}},
+		ipc.Draft{Type: ipc.TypeMessageStart, SessionID: "s", Actor: ipc.ActorAgent, Payload: ipc.MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := b.Commit(ctx, delta("s", "M", "Hel"), delta("s", "M", "lo"))
@@ -338,16 +339,16 @@ func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cursor := evs[1].ID.String()
-	resumed := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002})
-	resumedUnknown := subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002, KnownMessageIDs: []string{"U"}})
-	snap := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002})
-	snapKnown := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002, KnownMessageIDs: []string{"U", "M"}})
+	resumed := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002})
+	resumedUnknown := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002, KnownMessageIDs: []string{"U"}})
+	snap := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002})
+	snapKnown := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002, KnownMessageIDs: []string{"U", "M"}})
 	next(t, snapKnown)
 	if f := next(t, snap); !bytes.HasPrefix(f.Data, []byte(`{"type":"snapshot"`)) || bytes.Contains(f.Data, []byte(`"streaming"`)) {
 		t.Fatalf("snapshot %s: want seed002 records without the partial message", f.Data)
 	}
-	if _, err := b.Commit(ctx, delta("s", "M", "!"), Draft{Type: TypeMessageComplete, SessionID: "s", Actor: ActorAgent,
-		Payload: MessageComplete{MessageID: "M", StopReason: "end_turn", FinalContent: []store.ContentBlock{{Type: "text", Text: "Hello!"}}}}); err != nil {
+	if _, err := b.Commit(ctx, delta("s", "M", "!"), ipc.Draft{Type: ipc.TypeMessageComplete, SessionID: "s", Actor: ipc.ActorAgent,
+		Payload: ipc.MessageComplete{MessageID: "M", StopReason: "end_turn", FinalContent: []store.ContentBlock{{Type: "text", Text: "Hello!"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	reopen := []string{
@@ -359,7 +360,7 @@ func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
 	// A client resuming after its own cursor holds the message (it saw its
 	// start): seed002 continues it without a second message.start (D4).
 	for name, tc := range map[string]struct {
-		s    *Subscription
+		s    *ipc.Subscription
 		want []string
 	}{"cursor": {resumed, reopen[2:]}, "snapshot": {snap, reopen}, "cursor, held by none": {resumedUnknown, reopen},
 		"snapshot, held": {snapKnown, reopen[2:]}} {
@@ -379,26 +380,26 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // types it does not map.
 func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	reads := map[string][]string{
-		DialectSeed000: {TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd,
-			TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted, TypeToolCalled, TypeToolCompleted, TypeToolFailed, TypeCompactionComplete},
-		DialectSeed002: {TypeTurnStarted, TypeMessageStart, TypeTextDelta, TypeMessageComplete, TypeLLMCallFailed, TypeTurnCompleted,
-			TypeMessageReset},
-		DialectSeed004: {TypeTextDelta, TypeThinkingDelta, TypeMessageReset, TypeMessageComplete, TypeToolUseStart, TypeToolUseEnd,
-			TypeToolCalled, TypeToolCompleted, TypeToolFailed,
-			TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed, TypeToolOutputDelta, TypeTurnCompleted, TypeTurnCancelled},
+		DialectSeed000: {ipc.TypeMessageStart, ipc.TypeMessageReset, ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeToolUseStart, ipc.TypeToolUseInputDelta, ipc.TypeToolUseEnd,
+			ipc.TypeMessageComplete, ipc.TypeLLMCallFailed, ipc.TypeTurnCompleted, ipc.TypeToolCalled, ipc.TypeToolCompleted, ipc.TypeToolFailed, ipc.TypeCompactionComplete},
+		DialectSeed002: {ipc.TypeTurnStarted, ipc.TypeMessageStart, ipc.TypeTextDelta, ipc.TypeMessageComplete, ipc.TypeLLMCallFailed, ipc.TypeTurnCompleted,
+			ipc.TypeMessageReset},
+		DialectSeed004: {ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeMessageReset, ipc.TypeMessageComplete, ipc.TypeToolUseStart, ipc.TypeToolUseEnd,
+			ipc.TypeToolCalled, ipc.TypeToolCompleted, ipc.TypeToolFailed,
+			ipc.TypeDelegateStarted, ipc.TypeDelegateCompleted, ipc.TypeDelegateFailed, ipc.TypeToolOutputDelta, ipc.TypeTurnCompleted, ipc.TypeTurnCancelled},
 	}
-	all := append(append([]string{}, BusTypes...), StreamingTypes...)
+	all := append(append([]string{}, ipc.BusTypes...), ipc.StreamingTypes...)
 	for dialect, types := range reads {
 		for _, typ := range all {
 			enc, err := New().NewEncoder(dialect, "S")
 			if err != nil {
 				t.Fatal(err)
 			}
-			frames, err := enc.Encode(Event{Type: typ, SessionID: "S", Payload: json.RawMessage(`[1]`)})
+			frames, err := enc.Encode(ipc.Event{Type: typ, SessionID: "S", Payload: json.RawMessage(`[1]`)})
 			switch want := slices.Contains(types, typ); {
 			case want && (err == nil || !strings.Contains(err.Error(), typ+" event") || !strings.Contains(err.Error(), "decode payload")):
 				t.Errorf("%s %s: frames %q, err %v; want a decode error naming the event", dialect, typ, frames, err)
-			case !want && (err != nil || len(frames) > 0) && typ != TypeCompactionStarted:
+			case !want && (err != nil || len(frames) > 0) && typ != ipc.TypeCompactionStarted:
 				t.Errorf("%s %s: frames %q, err %v; want nothing", dialect, typ, frames, err)
 			}
 		}
@@ -406,7 +407,7 @@ func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	// A delta whose text is not a string was dropped from seed000's
 	// content without a word; now it is an error.
 	enc, _ := New().NewEncoder(DialectSeed000, "S")
-	ev := Event{Type: TypeTextDelta, SessionID: "S", Payload: json.RawMessage(`{"message_id":"M","content_block_index":0,"text":5}`)}
+	ev := ipc.Event{Type: ipc.TypeTextDelta, SessionID: "S", Payload: json.RawMessage(`{"message_id":"M","content_block_index":0,"text":5}`)}
 	if _, err := enc.Encode(ev); err == nil || !strings.Contains(err.Error(), "decode payload") {
 		t.Fatalf("text.delta with a numeric text: err %v, want a decode error", err)
 	}
@@ -418,16 +419,16 @@ func TestDialectsRejectMalformedPayloads(t *testing.T) {
 // for a message it joined mid-way) stays its own, and a subscriber of
 // another dialect gets its own encoding.
 func TestDialectFramesEncodedOnce(t *testing.T) {
-	b, _ := newTestBus(t, Options{})
+	b, _ := newTestBus(t, ipc.Options{})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
-	a := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
-	if _, err := b.Commit(ctx, Draft{Type: TypeMessageStart, SessionID: "s", Actor: ActorAgent, Payload: MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
+	a := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
+	if _, err := b.Commit(ctx, ipc.Draft{Type: ipc.TypeMessageStart, SessionID: "s", Actor: ipc.ActorAgent, Payload: ipc.MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
 		t.Fatal(err)
 	}
 	next(t, a) // message.start
-	late := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
-	other := subscribe(t, b, SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
+	late := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
+	other := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
 	if _, err := b.Commit(ctx, delta("s", "M", "Hello")); err != nil {
 		t.Fatal(err)
 	}
