@@ -365,10 +365,10 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 	switch shape {
 	case "", ipc.DialectCanonical:
 		shape = ""
-	case dialect.DialectSeed002, dialect.DialectSeed004:
+	case dialect.Seed002, dialect.Seed004:
 	default:
 		writeError(w, http.StatusBadRequest, "invalid_input", fmt.Sprintf("dialect: %.64q has no history shape of its own (want %s or %s)",
-			shape, dialect.DialectSeed002, dialect.DialectSeed004))
+			shape, dialect.Seed002, dialect.Seed004))
 		return
 	}
 	limit, ok := queryLimit(w, q, rpc.MaxMessageLimit)

@@ -17,7 +17,7 @@ import (
 // sharedframes.go). It reports the process's CPU per event, which moves
 // with other load much less than the throughput does.
 func BenchmarkFanout10(b *testing.B) {
-	for _, d := range []string{DialectSeed002, DialectSeed004} {
+	for _, d := range []string{Seed002, Seed004} {
 		b.Run("dialect="+d, func(b *testing.B) {
 			bus, _ := newTestBus(b, ipc.Options{ClientQueue: b.N + 16})
 			mkSession(b, bus, "s", "")

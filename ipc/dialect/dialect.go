@@ -1,3 +1,12 @@
+// Package dialect is the seed dialects: encoders from the canonical
+// events to the wire shapes of the seed projects' clients — seed000's
+// StreamPayload, seed002's message.* frames, seed004's ChatAgentResponse
+// (docs/protocol.md §7) — and those dialects' history shapes (History,
+// GET /sessions/{id}/messages?dialect=). The bus knows them only as
+// ipc.Encoder: it is given a Set in ipc.Options.Dialects, and a
+// subscription that names a dialect gets one encoder of its own from it.
+// Frames that depend on the event alone are encoded once per dialect and
+// shared by the Set's encoders (sharedframes.go).
 package dialect
 
 import (
@@ -9,17 +18,18 @@ import (
 	"agenthub/store"
 )
 
-// DialectNames a subscription may ask for with the additive subscribe field
-// "dialect" (docs/protocol.md "DialectNames"): the canonical envelope, or one
-// seed's wire shape produced from the canonical events by an Encoder.
+// The seed dialects a subscription may ask for with the additive subscribe
+// field "dialect" (docs/protocol.md "Dialects"), besides the canonical
+// envelope: one seed's wire shape made from the canonical events by an
+// Encoder.
 const (
-	DialectSeed000 = "seed000" // StreamPayload {streamId, agentId, event}
-	DialectSeed002 = "seed002" // {type: message.new|message.start|message.chunk|message.end, payload}
-	DialectSeed004 = "seed004" // ChatAgentResponse {message, response, tool_calls, citations, thinking}
+	Seed000 = "seed000" // StreamPayload {streamId, agentId, event}
+	Seed002 = "seed002" // {type: message.new|message.start|message.chunk|message.end, payload}
+	Seed004 = "seed004" // ChatAgentResponse {message, response, tool_calls, citations, thinking}
 )
 
-// DialectNames lists every dialect name a Set accepts, the canonical one first.
-var DialectNames = []string{ipc.DialectCanonical, DialectSeed000, DialectSeed002, DialectSeed004}
+// Names lists every dialect name a Set accepts, the canonical one first.
+var Names = []string{ipc.DialectCanonical, Seed000, Seed002, Seed004}
 
 // The seed000 message_update throttle. An update carries the whole
 // accumulated content (seed 000), so one per delta is quadratic, and even
@@ -39,8 +49,8 @@ const (
 	UpdateGrowthFloor = 16 << 10
 )
 
-// Set makes the seed dialects' encoders (ipc.DialectNames: the bus is given
-// one in Options.DialectNames). The encoders of one Set share the frames that
+// Set makes the seed dialects' encoders (ipc.Names: the bus is given
+// one in Options.Names). The encoders of one Set share the frames that
 // depend on the event alone (sharedframes.go), so each is encoded once per
 // dialect however many subscribers ask. Safe for concurrent use.
 type Set struct {
@@ -50,21 +60,21 @@ type Set struct {
 // New returns a Set of the seed dialects (seed000, seed002, seed004).
 func New() *Set { return &Set{shared: newSharedFrames()} }
 
-// NewEncoder implements DialectNames: the encoder of a seed dialect for a
+// NewEncoder implements Names: the encoder of a seed dialect for a
 // subscription to sessionID. An unknown name is a *FilterError naming it
 // (the subscribe_error code is invalid_filter).
 func (s *Set) NewEncoder(dialect, sessionID string) (ipc.Encoder, error) {
 	switch dialect {
-	case DialectSeed000:
+	case Seed000:
 		return &seed000{session: sessionID, msgs: map[string]*accum{}, tools: map[string]string{}, failed: map[string]bool{}}, nil
-	case DialectSeed002:
+	case Seed002:
 		return &seed002{open: map[string]*s002Stream{}, errored: map[string]bool{}, shared: s.shared}, nil
-	case DialectSeed004:
+	case Seed004:
 		e := newSeed004(sessionID)
 		e.shared = s.shared
 		return e, nil
 	}
-	return nil, ipc.UnknownDialect(dialect, DialectNames)
+	return nil, ipc.UnknownDialect(dialect, Names)
 }
 
 func marshalFrame(v any) ([][]byte, error) {

@@ -129,7 +129,7 @@ func frameTypes(t *testing.T, lines []string, key func(map[string]any) string) [
 // Structural checks that do not depend on the golden files.
 func TestDialectMappings(t *testing.T) {
 	evs := dialectTurn()
-	s000 := encodeAll(t, DialectSeed000, evs)
+	s000 := encodeAll(t, Seed000, evs)
 	got := frameTypes(t, s000, func(m map[string]any) string {
 		return m["streamId"].(string) + ":" + m["event"].(map[string]any)["type"].(string)
 	})
@@ -159,7 +159,7 @@ func TestDialectMappings(t *testing.T) {
 		t.Fatalf("flushed update %s", last)
 	}
 
-	s002 := encodeAll(t, DialectSeed002, evs)
+	s002 := encodeAll(t, Seed002, evs)
 	got = frameTypes(t, s002, func(m map[string]any) string { return m["type"].(string) })
 	if n := strings.Count(strings.Join(got, " "), "message.chunk"); n != 8 || got[0] != "message.new" || got[1] != "message.start" || got[7] != "message.end" || got[len(got)-1] != "message.end" {
 		t.Fatalf("seed002 frames %v", got)
@@ -168,7 +168,7 @@ func TestDialectMappings(t *testing.T) {
 		t.Fatalf("seed002 message.end %s", s002[7])
 	}
 
-	s004 := encodeAll(t, DialectSeed004, evs)
+	s004 := encodeAll(t, Seed004, evs)
 	got = frameTypes(t, s004, func(m map[string]any) string {
 		tcs := m["tool_calls"].([]any)
 		switch {
@@ -218,7 +218,7 @@ func TestDialectMappings(t *testing.T) {
 // 10-byte deltas 1 ms apart.
 func seed000Updates(t *testing.T, n int) (updates, bytesOut int) {
 	t.Helper()
-	enc, _ := New().NewEncoder(DialectSeed000, "S")
+	enc, _ := New().NewEncoder(Seed000, "S")
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ev := func(ms int, typ string, p any) ipc.Event {
 		raw, _ := json.Marshal(p)
@@ -280,7 +280,7 @@ func TestUnknownDialectRejected(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	f, err := ipc.DecodeClientFrame([]byte(`{"type":"subscribe","dialect":"seed002"}`))
-	if err != nil || f.Subscribe.Dialect != DialectSeed002 {
+	if err != nil || f.Subscribe.Dialect != Seed002 {
 		t.Fatalf("decode dialect: %+v %v", f.Subscribe, err)
 	}
 }
@@ -297,8 +297,8 @@ func TestSubscriptionDialect(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := start[0].ID.String()
-	s := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &c, Dialect: DialectSeed002})
-	if s.Ack().Dialect != DialectSeed002 {
+	s := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &c, Dialect: Seed002})
+	if s.Ack().Dialect != Seed002 {
 		t.Fatalf("ack dialect %q", s.Ack().Dialect)
 	}
 	evs, err := b.Commit(ctx, delta("s", "M", "hi"), ipc.Draft{Type: ipc.TypeMessageComplete, SessionID: "s", Actor: ipc.ActorAgent,
@@ -315,7 +315,7 @@ func TestSubscriptionDialect(t *testing.T) {
 			t.Fatalf("frame %d event id %s", i, f.EventID)
 		}
 	}
-	snap := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed000})
+	snap := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: Seed000})
 	if f := next(t, snap); !bytes.HasPrefix(f.Data, []byte(`{"type":"snapshot"`)) {
 		t.Fatalf("snapshot frame %s", f.Data)
 	}
@@ -339,10 +339,10 @@ func TestSubscriptionDialectResumesOpenMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cursor := evs[1].ID.String()
-	resumed := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002})
-	resumedUnknown := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed002, KnownMessageIDs: []string{"U"}})
-	snap := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002})
-	snapKnown := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: DialectSeed002, KnownMessageIDs: []string{"U", "M"}})
+	resumed := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: Seed002})
+	resumedUnknown := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: Seed002, KnownMessageIDs: []string{"U"}})
+	snap := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: Seed002})
+	snapKnown := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Snapshot: true, Dialect: Seed002, KnownMessageIDs: []string{"U", "M"}})
 	next(t, snapKnown)
 	if f := next(t, snap); !bytes.HasPrefix(f.Data, []byte(`{"type":"snapshot"`)) || bytes.Contains(f.Data, []byte(`"streaming"`)) {
 		t.Fatalf("snapshot %s: want seed002 records without the partial message", f.Data)
@@ -380,11 +380,11 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // types it does not map.
 func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	reads := map[string][]string{
-		DialectSeed000: {ipc.TypeMessageStart, ipc.TypeMessageReset, ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeToolUseStart, ipc.TypeToolUseInputDelta, ipc.TypeToolUseEnd,
+		Seed000: {ipc.TypeMessageStart, ipc.TypeMessageReset, ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeToolUseStart, ipc.TypeToolUseInputDelta, ipc.TypeToolUseEnd,
 			ipc.TypeMessageComplete, ipc.TypeLLMCallFailed, ipc.TypeTurnCompleted, ipc.TypeToolCalled, ipc.TypeToolCompleted, ipc.TypeToolFailed, ipc.TypeCompactionComplete},
-		DialectSeed002: {ipc.TypeTurnStarted, ipc.TypeMessageStart, ipc.TypeTextDelta, ipc.TypeMessageComplete, ipc.TypeLLMCallFailed, ipc.TypeTurnCompleted,
+		Seed002: {ipc.TypeTurnStarted, ipc.TypeMessageStart, ipc.TypeTextDelta, ipc.TypeMessageComplete, ipc.TypeLLMCallFailed, ipc.TypeTurnCompleted,
 			ipc.TypeMessageReset},
-		DialectSeed004: {ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeMessageReset, ipc.TypeMessageComplete, ipc.TypeToolUseStart, ipc.TypeToolUseEnd,
+		Seed004: {ipc.TypeTextDelta, ipc.TypeThinkingDelta, ipc.TypeMessageReset, ipc.TypeMessageComplete, ipc.TypeToolUseStart, ipc.TypeToolUseEnd,
 			ipc.TypeToolCalled, ipc.TypeToolCompleted, ipc.TypeToolFailed,
 			ipc.TypeDelegateStarted, ipc.TypeDelegateCompleted, ipc.TypeDelegateFailed, ipc.TypeToolOutputDelta, ipc.TypeTurnCompleted, ipc.TypeTurnCancelled},
 	}
@@ -406,7 +406,7 @@ func TestDialectsRejectMalformedPayloads(t *testing.T) {
 	}
 	// A delta whose text is not a string was dropped from seed000's
 	// content without a word; now it is an error.
-	enc, _ := New().NewEncoder(DialectSeed000, "S")
+	enc, _ := New().NewEncoder(Seed000, "S")
 	ev := ipc.Event{Type: ipc.TypeTextDelta, SessionID: "S", Payload: json.RawMessage(`{"message_id":"M","content_block_index":0,"text":5}`)}
 	if _, err := enc.Encode(ev); err == nil || !strings.Contains(err.Error(), "decode payload") {
 		t.Fatalf("text.delta with a numeric text: err %v, want a decode error", err)
@@ -422,13 +422,13 @@ func TestDialectFramesEncodedOnce(t *testing.T) {
 	b, _ := newTestBus(t, ipc.Options{})
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
-	a := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
+	a := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: Seed002})
 	if _, err := b.Commit(ctx, ipc.Draft{Type: ipc.TypeMessageStart, SessionID: "s", Actor: ipc.ActorAgent, Payload: ipc.MessageStart{MessageID: "M", Role: "assistant"}}); err != nil {
 		t.Fatal(err)
 	}
 	next(t, a) // message.start
-	late := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed002})
-	other := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
+	late := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: Seed002})
+	other := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: Seed004})
 	if _, err := b.Commit(ctx, delta("s", "M", "Hello")); err != nil {
 		t.Fatal(err)
 	}
@@ -457,14 +457,14 @@ func TestSharedFramesBounded(t *testing.T) {
 	ids := make([]ulid.ULID, sharedCap+1)
 	for i := range ids {
 		ids[i] = ulid.Make()
-		if _, err := sf.frame(DialectSeed002, ids[i], mk); err != nil {
+		if _, err := sf.frame(Seed002, ids[i], mk); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := sf.frame(DialectSeed002, ids[sharedCap], mk); err != nil || made != sharedCap+1 {
+	if _, err := sf.frame(Seed002, ids[sharedCap], mk); err != nil || made != sharedCap+1 {
 		t.Fatalf("the newest frame was made again (%d makes, err %v)", made, err)
 	}
-	if _, err := sf.frame(DialectSeed002, ids[0], mk); err != nil || made != sharedCap+2 {
+	if _, err := sf.frame(Seed002, ids[0], mk); err != nil || made != sharedCap+2 {
 		t.Fatalf("the oldest frame was not evicted (%d makes, err %v)", made, err)
 	}
 	n := 0
@@ -472,7 +472,7 @@ func TestSharedFramesBounded(t *testing.T) {
 	if n > sharedCap {
 		t.Fatalf("%d frames kept, bound %d", n, sharedCap)
 	}
-	if _, err := sf.frame(DialectSeed004, ids[1], func() ([]byte, error) { return nil, errors.New("bad") }); err == nil {
+	if _, err := sf.frame(Seed004, ids[1], func() ([]byte, error) { return nil, errors.New("bad") }); err == nil {
 		t.Fatal("an encoding error was not returned")
 	}
 }

@@ -227,7 +227,7 @@ func traceResumePoint(t *testing.T, tx ipc.StoreView, dialect, sid string, at ul
 // (rewrite with -update).
 func TestDialectGoldenTraces(t *testing.T) {
 	for name, te := range loadTraces(t) {
-		for _, d := range []string{DialectSeed000, DialectSeed002, DialectSeed004} {
+		for _, d := range []string{Seed000, Seed002, Seed004} {
 			t.Run(name+"/"+d, func(t *testing.T) {
 				got := goldenLines(t, d, te)
 				if again := goldenLines(t, d, te); again != got {
@@ -281,7 +281,7 @@ func checkGolden(t *testing.T, path, got string) {
 // call_id map with stream_part accumulation).
 func TestDialectResumeMatchesLive(t *testing.T) {
 	for name, te := range loadTraces(t) {
-		for _, d := range []string{DialectSeed000, DialectSeed002, DialectSeed004} {
+		for _, d := range []string{Seed000, Seed002, Seed004} {
 			t.Run(name+"/"+d, func(t *testing.T) {
 				live := newSeedClient(d)
 				enc, _ := New().NewEncoder(d, te.trace.SessionID)
@@ -360,7 +360,7 @@ func newSeedClient(d string) *seedClient {
 // resume prepares the client for a dialect resume: a seed004 client
 // resumes a running turn into a fresh answer (as Potpie's does).
 func (c *seedClient) resume() {
-	if c.dialect == DialectSeed004 {
+	if c.dialect == Seed004 {
 		c.text.Reset()
 		clear(c.calls)
 	}
@@ -381,7 +381,7 @@ func (c *seedClient) apply(t *testing.T, frames ...[]byte) {
 			t.Fatalf("frame %s: %v", f, err)
 		}
 		switch c.dialect {
-		case DialectSeed002:
+		case Seed002:
 			p, _ := m["payload"].(map[string]any)
 			id, _ := p["messageId"].(string)
 			switch m["type"] {
@@ -398,7 +398,7 @@ func (c *seedClient) apply(t *testing.T, frames ...[]byte) {
 			case "message.new":
 				c.put(id, "user:"+p["content"].(map[string]any)["text"].(string))
 			}
-		case DialectSeed000:
+		case Seed000:
 			ev := m["event"].(map[string]any)
 			id, _ := m["messageId"].(string)
 			switch ev["type"] {
@@ -414,7 +414,7 @@ func (c *seedClient) apply(t *testing.T, frames ...[]byte) {
 			case "tool_execution_end":
 				c.put(ev["toolCallId"].(string), fmt.Sprintf("done %v %v", ev["result"], ev["isError"]))
 			}
-		case DialectSeed004:
+		case Seed004:
 			c.text.WriteString(m["response"].(string))
 			for _, x := range m["tool_calls"].([]any) {
 				tc := x.(map[string]any)

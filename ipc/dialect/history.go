@@ -19,9 +19,9 @@ import (
 // shape and are not converted here: an error names the dialect.
 func History(r ipc.StoreReader, dialect, sessionID string, msgs []store.Message, more bool) (any, error) {
 	switch dialect {
-	case DialectSeed002:
+	case Seed002:
 		return seed002Rows(msgs), nil
-	case DialectSeed004:
+	case Seed004:
 		var out []s004Message
 		err := r.Store.View(func(tx ipc.StoreView) error {
 			var err error
@@ -30,7 +30,7 @@ func History(r ipc.StoreReader, dialect, sessionID string, msgs []store.Message,
 		})
 		return out, err
 	}
-	return nil, fmt.Errorf("ipc: dialect %.64q has no history shape of its own (want %s or %s)", dialect, DialectSeed002, DialectSeed004)
+	return nil, fmt.Errorf("ipc: dialect %.64q has no history shape of its own (want %s or %s)", dialect, Seed002, Seed004)
 }
 
 // s004Message is a message of seed004's history: the shape potpie-ui's

@@ -388,7 +388,7 @@ func (e *seed002) chunk(ev ipc.Event) ([][]byte, error) {
 		return nil, err
 	}
 	st.text.WriteString(p.Text)
-	b, err := e.shared.frame(DialectSeed002, ev.ID, func() ([]byte, error) {
+	b, err := e.shared.frame(Seed002, ev.ID, func() ([]byte, error) {
 		return s002Marshal("message.chunk", ev.ID.String(), s002Chunk{MessageID: p.MessageID, Content: s002Content{"text", p.Text}})
 	})
 	if err != nil {

@@ -165,7 +165,7 @@ func (e *seed004) Encode(ev ipc.Event) ([][]byte, error) {
 			return fs[0], nil
 		}
 		if shareable {
-			b, err = e.shared.frame(DialectSeed004, ev.ID, mk)
+			b, err = e.shared.frame(Seed004, ev.ID, mk)
 		} else {
 			b, err = mk()
 		}

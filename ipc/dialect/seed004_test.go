@@ -32,7 +32,7 @@ func TestSeed004ResumeReplaysTheTurnCoalesced(t *testing.T) {
 	d := func(sid, typ string, p any) ipc.Draft {
 		return ipc.Draft{Type: typ, SessionID: sid, TurnID: "T", Actor: ipc.ActorAgent, Payload: p}
 	}
-	live := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: DialectSeed004})
+	live := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Dialect: Seed004})
 	commit(d("s", ipc.TypeTurnStarted, ipc.TurnStarted{UserMessageID: "U", Input: "go"}),
 		d("s", ipc.TypeMessageStart, ipc.MessageStart{MessageID: "M", Role: "assistant"}))
 	var want strings.Builder
@@ -56,7 +56,7 @@ func TestSeed004ResumeReplaysTheTurnCoalesced(t *testing.T) {
 		d("s", ipc.TypeToolOutputDelta, ipc.ToolOutputDelta{ToolUseID: "t2", Stream: "worker", Text: "working"}))
 	cursor := commit(d("w", ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "wt", ToolName: "read_file", StatusText: "Read a"}))[0].ID.String()
 
-	resumed := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: DialectSeed004})
+	resumed := subscribe(t, b, ipc.SubscribeRequest{SessionID: "s", Since: &cursor, Dialect: Seed004})
 	if !resumed.Ack().ResolvedFilter.IncludeWorkerSessions {
 		t.Fatal("a seed004 subscription does not include the worker sessions")
 	}

@@ -103,7 +103,7 @@ func TestSeed002WorkedExample(t *testing.T) {
 		spec(ipc.TypeMessageComplete, ipc.MessageComplete{MessageID: "msg-001", StopReason: "end_turn",
 			FinalContent: []store.ContentBlock{{Type: store.BlockText, Text: "Hello World!"}}}),
 	)
-	sameFrames(t, encodeStripped(t, DialectSeed002, evs),
+	sameFrames(t, encodeStripped(t, Seed002, evs),
 		`{"type":"message.start","payload":{"sessionId":"S","messageId":"msg-001","role":"agent","timestamp":"2025-11-02T06:00:00.000Z"}}`,
 		`{"type":"message.chunk","payload":{"messageId":"msg-001","content":{"type":"text","text":"Hello"}}}`,
 		`{"type":"message.chunk","payload":{"messageId":"msg-001","content":{"type":"text","text":" World"}}}`,
@@ -127,7 +127,7 @@ func TestSeed000WorkedExamples(t *testing.T) {
 		spec(ipc.TypeCompactionStarted, ipc.CompactionStarted{Trigger: "threshold"}),
 		spec(ipc.TypeCompactionComplete, ipc.CompactionCompleted{Removed: 24, Kept: 8, TokensRemoved: 45000, TokensKept: 12000, Reason: "tokens"}),
 	)
-	sameFrames(t, encodeStripped(t, DialectSeed000, evs),
+	sameFrames(t, encodeStripped(t, Seed000, evs),
 		`{"streamId":"M","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
 		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."}]}}}`,
 		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"Here is the partial response so far..."},{"type":"thinking","thinking":"Let me consider..."}]}}}`,
@@ -154,7 +154,7 @@ func TestSeed004WorkedExample(t *testing.T) {
 		spec(ipc.TypeToolCompleted, ipc.ToolCompleted{ToolUseID: "call_123", ToolName: "fetch_file", StatusText: "File content fetched successfully",
 			Summary: "```python\n...complete code...\n```"}),
 	)
-	got := encodeStripped(t, DialectSeed004, evs)
+	got := encodeStripped(t, Seed004, evs)
 	sameFrames(t, got[:1],
 		`{"message":"","response":"","tool_calls":[{"call_id":"call_123","event_type":"call","tool_name":"fetch_file","tool_response":"Fetching file: app/main.py","tool_call_details":{"summary":"-> fetching contents for file app/main.py","arguments":{}},"is_complete":true}],"citations":[]}`)
 	// The seed's reducer (processStreamChunk / updateStreamingToolCall).
@@ -200,14 +200,14 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 		spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "W", Text: "join"}),
 		spec(ipc.TypeTurnCancelled, ipc.TurnCancelled{Reason: "user_cancel"}),
 	)
-	sameFrames(t, encodeStripped(t, DialectSeed000, mid[:1]),
+	sameFrames(t, encodeStripped(t, Seed000, mid[:1]),
 		`{"streamId":"W","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
 		`{"streamId":"W","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"late "}]}}}`)
-	got := encodeStripped(t, DialectSeed002, mid)
+	got := encodeStripped(t, Seed002, mid)
 	sameFrames(t, got[:2],
 		`{"type":"message.start","payload":{"sessionId":"S","messageId":"W","role":"agent","timestamp":"2025-11-02T06:00:00.000Z"}}`,
 		`{"type":"message.chunk","payload":{"messageId":"W","content":{"type":"text","text":"late "}}}`)
-	enc, _ := New().NewEncoder(DialectSeed002, "S")
+	enc, _ := New().NewEncoder(Seed002, "S")
 	var last []byte
 	for _, ev := range mid {
 		fs, err := enc.Encode(ev)
@@ -226,7 +226,7 @@ func TestDialectsOpenUnseenMessagesAndCloseAbandonedOnes(t *testing.T) {
 	// seed004: the subscribed session's text is the response; a worker's is not.
 	worker := seedEvents(spec(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "W", Text: "worker text"}))
 	worker[0].SessionID = "worker"
-	if got := encodeStripped(t, DialectSeed004, worker); len(got) != 0 {
+	if got := encodeStripped(t, Seed004, worker); len(got) != 0 {
 		t.Fatalf("a worker's text reached the seed004 response: %v", got)
 	}
 }
@@ -245,7 +245,7 @@ func TestSeed000FailedTurns(t *testing.T) {
 		spec(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{MessageID: "M", ErrorClass: ipc.ErrClassOverloaded, Message: "Anthropic: Overloaded"}),
 		spec(ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusFailed, Error: "Anthropic: Overloaded", ErrorClass: ipc.ErrClassOverloaded}),
 	)
-	sameFrames(t, encodeStripped(t, DialectSeed000, midStream),
+	sameFrames(t, encodeStripped(t, Seed000, midStream),
 		`{"streamId":"M","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
 		`{"streamId":"M","agentId":"S","event":{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"part"}]}}}`,
 		`{"streamId":"M","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"part"}],"stopReason":"error","errorMessage":"Anthropic: Overloaded"}}}`)
@@ -253,7 +253,7 @@ func TestSeed000FailedTurns(t *testing.T) {
 		spec(ipc.TypeLLMCallFailed, ipc.LLMCallFailed{ErrorClass: ipc.ErrClassAuth, Message: "invalid x-api-key"}),
 		spec(ipc.TypeTurnCompleted, ipc.TurnCompleted{Status: ipc.TurnStatusFailed, Error: "invalid x-api-key", ErrorClass: ipc.ErrClassAuth}),
 	)
-	sameFrames(t, encodeStripped(t, DialectSeed000, before),
+	sameFrames(t, encodeStripped(t, Seed000, before),
 		`{"streamId":"T:error","agentId":"S","event":{"type":"message_start","message":{"role":"assistant","content":[]}}}`,
 		`{"streamId":"T:error","agentId":"S","event":{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"invalid x-api-key"}}}`)
 
