@@ -49,8 +49,8 @@ const (
 	UpdateGrowthFloor = 16 << 10
 )
 
-// Set makes the seed dialects' encoders (ipc.Names: the bus is given
-// one in Options.Names). The encoders of one Set share the frames that
+// Set makes the seed dialects' encoders (an ipc.Dialects: the bus is given
+// one in Options.Dialects). The encoders of one Set share the frames that
 // depend on the event alone (sharedframes.go), so each is encoded once per
 // dialect however many subscribers ask. Safe for concurrent use.
 type Set struct {
