@@ -476,6 +476,8 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 	}
 }
 
+var _ agent.Recorder = (*recorder)(nil)
+
 // recorder implements agent.Recorder for one session.
 type recorder struct {
 	h *Hub

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -96,6 +97,9 @@ func (s *Shell) Context() context.Context {
 	defer s.mu.Unlock()
 	return s.ctx
 }
+
+// The window transport's coalescer emits its batches through the Shell.
+var _ wailsipc.Emitter = (*Shell)(nil)
 
 // Emit implements wailsipc.Emitter: it delivers `localChat:event` batches
 // to the page through the Wails runtime, with the Wails context. Before

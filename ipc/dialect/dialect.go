@@ -49,6 +49,15 @@ const (
 	UpdateGrowthFloor = 16 << 10
 )
 
+// The seams the bus knows the dialects by.
+var (
+	_ ipc.Dialects              = (*Set)(nil)
+	_ ipc.Encoder               = (*seed000)(nil)
+	_ ipc.Encoder               = (*seed002)(nil)
+	_ ipc.WorkerSessionsEncoder = (*seed004)(nil)
+	_ ipc.StoreSnapshotEncoder  = (*seed004)(nil)
+)
+
 // Set makes the seed dialects' encoders (an ipc.Dialects: the bus is given
 // one in Options.Dialects). The encoders of one Set share the frames that
 // depend on the event alone (sharedframes.go), so each is encoded once per
