@@ -34,7 +34,7 @@ type harness struct {
 	bus     *ipc.Bus
 	hub     *hub.Hub
 	srv     *llmtest.Server
-	reg     *llm.Registry
+	reg     hub.Providers
 	cfg     hub.Config
 	closeFn func()
 }
@@ -73,6 +73,15 @@ func fixedLengthTempDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	return dir
+}
+
+// scripted makes the hub's providers the in-memory twin playing replies
+// (for tests of the hub's logic, not of a provider's wire format).
+func (h *harness) scripted(replies ...llmtest.Reply) *llmtest.Scripted {
+	s := llmtest.NewScripted(replies...)
+	h.reg = s
+	h.hub.SetProviders(s)
+	return s
 }
 
 // open opens the store, bus and hub on h.dir and starts the hub.
