@@ -3,7 +3,7 @@
 // Package desktoptest drives the real desktop binary (Wails window under
 // Xvfb) end to end: a fake Anthropic server, the dashboard API and a
 // WebSocket client on one side, the window's rendered transcript (reported
-// by frontend/src/app/testhooks.ts through App.TestReport) on the other.
+// by frontend/src/testing/testhooks.ts through smoketest.Page.TestReport) on the other.
 // It is built only with the smoketest tag and runs only when
 // AGENTHUB_DESKTOP_BIN names a binary built with that tag (`make
 // test-desktop` builds build/bin/agenthub-smoketest and sets both);

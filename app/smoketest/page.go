@@ -9,7 +9,7 @@ import "sync"
 // smoketest tag (the binary the desktop tests drive) and into the Wails
 // bindings generator (tag bindings), so frontend/wailsjs keeps declaring
 // TestReport; a product build has neither the method nor these types, and
-// the page's test hooks (frontend/src/app/testhooks.ts) find nothing to call.
+// the page's test hooks (frontend/src/testing/testhooks.ts) find nothing to call.
 
 // Page is bound to the window beside the App in a build with the harness:
 // the page's test hooks report to it.
@@ -27,7 +27,7 @@ func (p *Page) setSink(fn func(PageReport)) {
 	p.mu.Unlock()
 }
 
-// PageReport is what the page's test hooks (frontend/src/app/testhooks.ts)
+// PageReport is what the page's test hooks (frontend/src/testing/testhooks.ts)
 // tell the desktop test harness: a page load ("loaded") or the transcript
 // the window renders ("transcript", or "painted" once it has been drawn).
 type PageReport struct {

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { useStore } from 'zustand';
-import type { Backend } from './app/backend';
+import type { Backend } from './transport/backend';
 import { ChatPane } from './app/ChatPane';
 import { useAttention } from './app/attention';
 import { HelpDialog } from './app/HelpDialog';

@@ -8,7 +8,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { APPROVAL_MODES } from "../protocol";
 import { sessionRecord } from "../state";
 import type { AppController } from "./controller";
-import type { ConnectionTest, HubClient, SettingsView } from "./hub";
+import type { ConnectionTest, HubClient, SettingsView } from "../transport/hub";
 import type { AppInfo } from "./info";
 import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "./attention";
 import { InfoPanel } from "./InfoPanel";

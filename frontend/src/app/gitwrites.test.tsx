@@ -5,7 +5,7 @@ import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames"
 import { mountPerTest } from "../testing/mount";
 import { ChatPane } from "./ChatPane";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules } from "./PermissionRules";
 import { SettingsDialog } from "./SettingsDialog";

@@ -20,7 +20,7 @@ import {
 } from "../protocol";
 
 export type { ModelInfo };
-import type { RpcClient } from "../transport/rpc";
+import type { RpcClient } from "./rpc";
 
 /** The answer to a turn submission (ipc.SubmitResult). */
 export interface SubmitResult {

@@ -5,7 +5,7 @@
 import type { ApprovalAnswer, ApprovalMode, AttachmentRef, TurnChanges, TurnUndone, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
-import type { ConnectionTest, ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "./hub";
+import type { ConnectionTest, ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "../transport/hub";
 
 /** A session record with defaults. */
 export function session(id: string, over: Partial<Session> = {}): Session {

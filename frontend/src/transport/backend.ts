@@ -7,13 +7,13 @@
 import { AnswerQuit, ChooseFolder, FrontendReady, Info, OpenLink, UploadAttachment } from '../../wailsjs/go/app/App';
 import type { AttachmentInfo } from '../protocol';
 import { EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
-import type { QuitChoice } from './QuitDialog';
-import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from '../transport/wails';
-import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from '../transport/rpc';
-import type { Transport, TransportHandlers } from '../transport/types';
-import { WsTransport } from '../transport/ws';
+import type { QuitChoice } from '../app/QuitDialog';
+import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from './wails';
+import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from './rpc';
+import type { Transport, TransportHandlers } from './types';
+import { WsTransport } from './ws';
 import { createHubClient, type HubClient } from './hub';
-import { parseInfo, type AppInfo, type ReadyReport } from './info';
+import { parseInfo, type AppInfo, type ReadyReport } from '../app/info';
 import { bearerHeader, sessionStorageOf, takeDashboardToken } from './token';
 import type { SignedUrl } from '../chat/resources';
 
