@@ -13,7 +13,7 @@ import { COMPOSER_ID } from './chat';
 import { AppController } from './app/controller';
 import type { AppInfo } from './app/info';
 import { installLinkHandler } from './app/links';
-import { SettingsDialog } from './app/SettingsDialog';
+import { SettingsDialog } from './app/settings/SettingsDialog';
 import { Sidebar } from './app/Sidebar';
 import { applyTheme, loadTheme, nextTheme, type Theme } from './app/theme';
 import { Welcome } from './app/Welcome';

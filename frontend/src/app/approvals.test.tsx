@@ -10,7 +10,7 @@ import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules, ruleLabel, withRule } from "./PermissionRules";
-import { SettingsDialog, settingsPatch } from "./SettingsDialog";
+import { SettingsDialog, settingsPatch } from "./settings/SettingsDialog";
 import { Sidebar } from "./Sidebar";
 
 // jsdom has no layout: give the virtualised list a viewport so rows render.

@@ -5,7 +5,7 @@ import { newestTopLevel } from "../state";
 import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import { exportFileName } from "./ExportMenu";
-import { settingsPatch } from "./SettingsDialog";
+import { settingsPatch } from "./settings/SettingsDialog";
 import { filterSessions, nestSessions } from "./Sidebar";
 
 function setup(frames: (id: string) => ServerFrame[] = () => []) {

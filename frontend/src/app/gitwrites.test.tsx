@@ -8,7 +8,7 @@ import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules } from "./PermissionRules";
-import { SettingsDialog } from "./SettingsDialog";
+import { SettingsDialog } from "./settings/SettingsDialog";
 
 // jsdom has no layout: give the virtualised list a viewport so rows render.
 Object.defineProperties(HTMLElement.prototype, {

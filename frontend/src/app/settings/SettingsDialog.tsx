@@ -5,18 +5,18 @@
 // the bash sandbox enforces, the MCP servers, the dashboard port, and About.
 
 import { useEffect, useState, type FormEvent } from "react";
-import { APPROVAL_MODES } from "../protocol";
-import { sessionRecord } from "../state";
-import type { AppController } from "./controller";
-import type { ConnectionTest, HubClient, SettingsView } from "../transport/hub";
-import type { AppInfo } from "./info";
-import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "./attention";
-import { InfoPanel } from "./InfoPanel";
-import { McpServers } from "./McpServers";
-import { PermissionRules } from "./PermissionRules";
-import { Prices } from "./Prices";
-import { SessionSandbox } from "./SessionSandbox";
-import { useModal } from "../chat/modals";
+import { APPROVAL_MODES } from "../../protocol";
+import { sessionRecord } from "../../state";
+import type { AppController } from "../controller";
+import type { ConnectionTest, HubClient, SettingsView } from "../../transport/hub";
+import type { AppInfo } from "../info";
+import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "../attention";
+import { InfoPanel } from "../InfoPanel";
+import { McpServers } from "../McpServers";
+import { PermissionRules } from "../PermissionRules";
+import { Prices } from "../Prices";
+import { SessionSandbox } from "../SessionSandbox";
+import { useModal } from "../../chat/modals";
 
 const MODE_NAMES: Record<(typeof APPROVAL_MODES)[number], string> = {
   ask: "Ask before commands, edits and workers",
