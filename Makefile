@@ -217,9 +217,11 @@ bench-desktop: smoketest
 	xvfb-run -a ./build/bin/agenthub-bench -desktop -desktop-bin "$(abspath $(SMOKE_BIN))" \
 	  -bare-bin "$(abspath build/bin/barewails)" -out docs
 
-# Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
-# with every core kept busy, to flush out flaky tests (docs/testing.md).
-test-stress: deps frontend $(NPM_STAMP)
+# Not part of `make test`: every test three times — the Go tests of every
+# package with -race (e2e/ and the real binary's included), the smoketest
+# and desktop ones, the bench module's, the keyring's and vitest — with
+# every core kept busy, to flush out flaky tests (docs/testing.md).
+test-stress: deps frontend headless smoketest
 	./scripts/test-stress.sh
 
 clean:
