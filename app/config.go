@@ -1,7 +1,3 @@
-// Package app is Agent Hub's application layer: the configuration parsed
-// from the command line, the data dir and its settings file, the running
-// instance (store, dashboard listener) and the Wails-bound App facade. The
-// hub, agent loop, LLM providers and tools live in its sub-packages.
 package app
 
 import (
@@ -79,10 +75,11 @@ type Config struct {
 	// Sandbox is --sandbox: "auto" confines bash with Landlock where the
 	// kernel supports it (app/sandbox), "off" runs it unconfined.
 	Sandbox string
-	// Harness holds the desktop test harness's settings (--smoke-test):
-	// only builds with the smoketest tag have any (smoke.go); in a product
-	// build it is an empty struct and the flag does not exist.
-	Harness harnessConfig
+	// Driver holds the flags of the registered window Driver, which may
+	// hand the desktop window to a WindowDriver (the desktop test harness,
+	// app/smoketest, in builds with the smoketest tag); nil in a product
+	// build, which has no such flags.
+	Driver Driver
 	// ShowVersion is --version: print the version and exit.
 	ShowVersion bool
 }
@@ -109,8 +106,8 @@ func DefaultConfig(workdir string) Config {
 }
 
 // ParseFlags parses args (without the program name) over DefaultConfig(workdir)
-// and validates the result. getenv supplies AGENTHUB_SMOKE in smoketest
-// builds (nil means none).
+// and validates the result. getenv completes a registered Driver's flags
+// from the environment (nil means none).
 // --help writes the usage to stdout and returns flag.ErrHelp; any other bad
 // input writes the problem to stderr and returns an error naming the flag.
 func ParseFlags(args []string, workdir string, getenv func(string) string, stdout, stderr io.Writer) (Config, error) {
@@ -137,7 +134,10 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking) or auto-all (default: approval_mode in settings, else ask)")
 	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash (Linux: user namespaces where allowed, Landlock, seccomp; see \"Bash sandbox here\" below); off runs it unconfined")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
-	cfg.Harness.addFlags(fs)
+	if newDriver != nil {
+		cfg.Driver = newDriver()
+		cfg.Driver.AddFlags(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Agent Hub — an LLM agent hub with a desktop window and a localhost dashboard.\n\n")
 		fmt.Fprintf(out, "Usage: agenthub [flags]\n\nFlags:\n")
@@ -181,7 +181,9 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 			cfg.WorkspaceSet = true
 		}
 	})
-	cfg.Harness.fromEnv(getenv)
+	if cfg.Driver != nil {
+		cfg.Driver.FromEnv(getenv)
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return cfg, err

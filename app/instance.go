@@ -18,12 +18,14 @@ import (
 	"agenthub/app/permission"
 	"agenthub/app/search"
 	"agenthub/app/secrets"
+	"agenthub/app/settings"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/dialect"
 	"agenthub/store"
 
-	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // DBFile is the bbolt file's name inside the data dir.
@@ -70,7 +72,7 @@ type Instance struct {
 	// commits.
 	Search *search.Index
 
-	settings *settingsService
+	settings *settings.Service
 	getenv   func(string) string
 	log      *slog.Logger
 	unlock   func() error // releases the data dir's instance lock
@@ -105,7 +107,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if err := EnsureDataDir(dir); err != nil {
 		return nil, err
 	}
-	st, err := LoadSettings(dir)
+	st, err := settings.Load(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +119,11 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if vault == nil {
 		vault = secrets.Open(dir)
 	}
-	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
+	status := settings.Status{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
 	if r, ok := vault.(interface{ Reason() string }); ok {
 		log.Info("API keys are kept in a 0600 file, not the system keyring", "reason", r.Reason())
 	}
-	moved, err := loadKeys(dir, vault, &st)
+	moved, err := settings.LoadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())
 	}
@@ -141,8 +143,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		}
 	}
 	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
-		settings: newSettingsService(dir, st, vault, status), getenv: opts.Getenv, log: log}
-	inst.settings.sources = func(s Settings) map[string]string { return valueSources(s, cfg, opts.Getenv) }
+		settings: settings.NewService(dir, st, vault, status), getenv: opts.Getenv, log: log}
+	flags := settings.Flags{Model: cfg.Model, ApprovalMode: cfg.ApprovalMode}
+	inst.settings.SetSources(func(s settings.Settings) map[string]string { return settings.ValueSources(s, flags, opts.Getenv) })
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}
@@ -179,6 +182,7 @@ func (in *Instance) startServices() error {
 		DeltaRetention:       cfg.DeltaRetention,
 		Logger:               in.log,
 		RoutingPolicyVersion: func() string { return hub.RoutingPolicy + "@" + hub.RoutingPolicyVersion },
+		Dialects:             dialect.New(),
 	})
 	if err != nil {
 		index.Close()
@@ -187,7 +191,7 @@ func (in *Instance) startServices() error {
 	}
 	in.Bus = bus
 	st := in.settings.Current()
-	st.applyPrices()
+	st.ApplyPrices()
 	var live atomic.Pointer[hub.Hub] // status reports wait for the hub
 	in.MCP = mcp.NewManager(mcp.Options{
 		DataDir: cfg.DataDir, Version: cfg.Version, Logger: in.log,
@@ -213,13 +217,13 @@ func (in *Instance) startServices() error {
 		Search:          index,
 		AutoTitle:       true,
 		Logger:          in.log,
-	}, bus, llm.New(st.llmConfig()), in.settings)
+	}, bus, llm.New(st.LLMConfig()), in.settings)
 	if err != nil {
 		return fmt.Errorf("start hub: %w", err)
 	}
-	in.settings.setListener(func(s Settings) {
-		s.applyPrices()
-		h.SetProviders(llm.New(s.llmConfig()))
+	in.settings.SetListener(func(s settings.Settings) {
+		s.ApplyPrices()
+		h.SetProviders(llm.New(s.LLMConfig()))
 		in.MCP.Configure(validMCP(s.MCPServers, in.log))
 	})
 	if err := h.Start(context.Background()); err != nil {
@@ -263,7 +267,7 @@ func openStore(dir string, log *slog.Logger) (*store.DB, func() error, error) {
 	if unlock != nil { // compaction swaps the file: only under our own lock
 		st, err := store.CompactIfSparse(path, CompactFreeRatio, LockTimeout)
 		switch {
-		case errors.Is(err, bolt.ErrTimeout):
+		case errors.Is(err, berrors.ErrTimeout):
 			_ = release()
 			return nil, nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
 		case err != nil:
@@ -273,7 +277,7 @@ func openStore(dir string, log *slog.Logger) (*store.DB, func() error, error) {
 		}
 	}
 	db, err := store.Open(path, store.Options{Timeout: LockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		_ = release()
 		return nil, nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
 	}
@@ -291,7 +295,7 @@ const CompactFreeRatio = 0.5
 // dashboardAddr decides whether the dashboard runs and where: always when
 // headless; on the desktop only when --listen was given or the settings
 // enable it. An explicit --listen beats settings' dashboard_listen.
-func dashboardAddr(cfg Config, st Settings, headless bool) (string, bool) {
+func dashboardAddr(cfg Config, st settings.Settings, headless bool) (string, bool) {
 	addr := cfg.Listen
 	if !cfg.ListenSet && st.DashboardListen != "" {
 		addr = st.DashboardListen
@@ -305,9 +309,9 @@ type Info struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	// Mode is "desktop" or "headless".
-	Mode     string         `json:"mode"`
-	DataDir  string         `json:"data_dir"`
-	Provider ProviderStatus `json:"provider"`
+	Mode     string                  `json:"mode"`
+	DataDir  string                  `json:"data_dir"`
+	Provider settings.ProviderStatus `json:"provider"`
 	// Model is the default model ("" when none is chosen yet).
 	Model string `json:"model"`
 	// DashboardURL is the first-load URL with token, "" when the dashboard is off.
@@ -357,7 +361,7 @@ func (in *Instance) Info() Info {
 		Version:   in.Config.Version,
 		Mode:      mode,
 		DataDir:   in.Config.DataDir,
-		Provider:  DetectProvider(in.settings.Current(), in.getenv),
+		Provider:  settings.DetectProvider(in.settings.Current(), in.getenv),
 		Model:     model,
 		Workspace: in.defaultWorkspace(),
 		Commit:    BuildCommit(),

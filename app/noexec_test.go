@@ -27,7 +27,7 @@ var programStarters = map[string]bool{
 	"app/tool/proc_other.go":      true,
 	"app/mcp/process.go":          true,
 	"app/mcp/mcptest/mcptest.go":  true,
-	"app/smoke.go":                true,
+	"app/smoketest/smoke.go":      true,
 }
 
 // TestOnlyKnownFilesStartPrograms fails when a non-test file of the app

@@ -191,7 +191,7 @@ func buildWireFixture(t *testing.T) wireFixture {
 	}
 	since := fx.Events[0].ID.String()
 	epoch := "01KR3ZG000EP0CH0000000000A"
-	snap, err := encodeSnapshot(fxSess, []store.Message{fxMsg}, fx.Events[len(fx.Events)-1].ID, epoch, "2026-05-08T14:23:11Z", true)
+	snap, err := EncodeSnapshot(fxSess, []store.Message{fxMsg}, fx.Events[len(fx.Events)-1].ID, epoch, "2026-05-08T14:23:11Z", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestParallelToolsOverlap(t *testing.T) {
 		testTool{name: "slow_a", run: rendezvous(aStarted, bStarted)},
 		testTool{name: "slow_b", run: rendezvous(bStarted, aStarted)},
 	)
-	f.srv.Enqueue(toolsReply([2]string{"tu_a", "slow_a"}, [2]string{"tu_b", "slow_b"}), textReply("both done"))
+	script := f.scripted(toolCalls([2]string{"tu_a", "slow_a"}, [2]string{"tu_b", "slow_b"}), llmtest.TextReply("both done"))
 	out := f.run(context.Background())
 	if out.Status != agent.StatusCompleted || out.FinalText != "both done" {
 		t.Fatalf("outcome %+v", out)
@@ -60,9 +60,14 @@ func TestParallelToolsOverlap(t *testing.T) {
 	if len(called) != 2 || len(completed) != 2 || called[1] > completed[0] {
 		t.Fatalf("tool events not overlapping: called at %v, completed at %v (%v)", called, completed, f.rec.types())
 	}
-	res := toolResults(t, f.srv.Requests()[1])
-	if res["tu_a"].Text != "done" || res["tu_b"].Text != "done" || res["tu_a"].IsError {
-		t.Fatalf("results sent to the model: %+v", res)
+	sent := map[string]store.Message{}
+	for _, m := range script.Requests()[1].Messages {
+		if m.Role == store.RoleToolResult {
+			sent[m.ToolCallID] = m
+		}
+	}
+	if a, b := sent["tu_a"], sent["tu_b"]; len(a.Content) == 0 || a.Content[0].Text != "done" || a.IsError || len(b.Content) == 0 || b.Content[0].Text != "done" {
+		t.Fatalf("results sent to the model: %+v", sent)
 	}
 }
 
@@ -80,7 +85,7 @@ func TestCancelAtSeamSyntheticResults(t *testing.T) {
 	defer cancel()
 	f.cfg.BeforeTools = func(context.Context) { cancel() }
 	f.cfg.CancelText = func(context.Context) string { return "cancelled: test" }
-	f.srv.Enqueue(toolsReply([2]string{"tu_1", "t1"}, [2]string{"tu_2", "t2"}))
+	f.scripted(toolCalls([2]string{"tu_1", "t1"}, [2]string{"tu_2", "t2"}))
 	out := f.run(ctx)
 	if out.Status != agent.StatusCancelled || strings.Join(out.CancelledTools, ",") != "tu_1,tu_2" {
 		t.Fatalf("outcome %+v", out)
@@ -119,7 +124,7 @@ func TestCancelMidToolSyntheticResult(t *testing.T) {
 			cancel()
 		}
 	}
-	f.srv.Enqueue(toolsReply([2]string{"tu_1", "block"}))
+	f.scripted(toolCalls([2]string{"tu_1", "block"}))
 	out := f.run(ctx)
 	if out.Status != agent.StatusCancelled || len(out.CancelledTools) != 1 {
 		t.Fatalf("outcome %+v", out)

@@ -140,6 +140,9 @@ func specs(tools []tool.Tool) []llm.ToolSpec {
 	return out
 }
 
+// The loop hands the provider a Sink, and it is this one.
+var _ llm.Sink = (*streamSink)(nil)
+
 // streamSink turns the provider's callbacks into streaming events. One
 // sink serves every attempt of a call: the message it streams is one.
 type streamSink struct {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"agenthub/app"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 )
 
 // TestDesktopLaunchFromHome is issue 40 row 1 with the real window: the app
@@ -43,11 +43,11 @@ func TestDesktopLaunchFromHome(t *testing.T) {
 		"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
 	d := startDesktopIn(t, home, bin, artifacts, env,
 		"--listen", "127.0.0.1:0", "--model", "anthropic:"+model, "--approval-mode", "auto-edits")
-	d.awaitReport("the app started in the page", func(r app.PageReport) bool { return r.Ready })
+	d.awaitReport("the app started in the page", func(r smoketest.PageReport) bool { return r.Ready })
 	dash := readDashboard(t, dataDir) // the data dir is the fresh one under this home
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "click", "selector": ".welcome-actions .btn-primary"}})
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
-	d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
+	d.awaitReport("a painted frame", func(r smoketest.PageReport) bool { return r.Kind == "painted" })
 	d.screenshot("desktop-launch-from-home.png") // the new session asks for a folder
 
 	// No folder is assumed: not the launch directory ($HOME).
@@ -73,9 +73,9 @@ func TestDesktopLaunchFromHome(t *testing.T) {
 		}
 	}
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
-	d.awaitReport("the session", func(r app.PageReport) bool { return r.SessionID == sess.SessionID })
+	d.awaitReport("the session", func(r smoketest.PageReport) bool { return r.SessionID == sess.SessionID })
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
-	d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
+	d.awaitReport("a painted frame", func(r smoketest.PageReport) bool { return r.Kind == "painted" })
 	d.screenshot("desktop-launch-from-home-refused.png")
 	if _, err := os.Stat(filepath.Join(home, "PWNED")); err == nil {
 		t.Error("the planted command ran")

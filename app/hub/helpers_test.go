@@ -17,6 +17,7 @@ import (
 	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/store"
 )
 
@@ -26,16 +27,15 @@ const testModel = "anthropic:claude-sonnet-4-6"
 const waitLimit = 30 * time.Second
 
 type harness struct {
-	t       *testing.T
-	dir     string
-	ws      string
-	db      *store.DB
-	bus     *ipc.Bus
-	hub     *hub.Hub
-	srv     *llmtest.Server
-	reg     *llm.Registry
-	cfg     hub.Config
-	closeFn func()
+	t   *testing.T
+	dir string
+	ws  string
+	db  *store.DB
+	bus *ipc.Bus
+	hub *hub.Hub
+	srv *llmtest.Server
+	reg hub.Providers
+	cfg hub.Config
 }
 
 type harnessOpt func(*hub.Config)
@@ -74,6 +74,15 @@ func fixedLengthTempDir(t *testing.T) string {
 	return dir
 }
 
+// scripted makes the hub's providers the in-memory twin playing replies
+// (for tests of the hub's logic, not of a provider's wire format).
+func (h *harness) scripted(replies ...llmtest.Reply) *llmtest.Scripted {
+	s := llmtest.NewScripted(replies...)
+	h.reg = s
+	h.hub.SetProviders(s)
+	return s
+}
+
 // open opens the store, bus and hub on h.dir and starts the hub.
 func (h *harness) open() {
 	t := h.t
@@ -82,7 +91,7 @@ func (h *harness) open() {
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
-	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000})
+	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000, Dialects: dialect.New()})
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
 	}

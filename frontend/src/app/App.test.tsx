@@ -2,10 +2,11 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App, sessionFromHash } from '../App';
+import { App } from '../App';
+import { sessionFromHash } from './workspace';
 import { TRACES } from '../state/traces';
-import { httpBackend, inWails, type Backend } from './backend';
-import { FakeHub, ScriptedTransport, session } from './fakes';
+import { httpBackend, inWails, type Backend } from '../transport/backend';
+import { FakeHub, ScriptedTransport, session } from '../testing/fakes';
 import type { AppInfo, ReadyReport } from './info';
 
 declare global {

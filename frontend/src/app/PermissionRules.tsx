@@ -4,7 +4,7 @@
 
 import { useEffect, useState, type KeyboardEvent } from "react";
 import type { PermissionAction, PermissionRule } from "../protocol";
-import type { HubClient } from "./hub";
+import type { HubClient } from "../transport/hub";
 
 /** The tools a rule can name ("*": every tool). */
 export const RULE_TOOLS = ["bash", "edit_file", "write_file", "delegate", "read_file", "list_dir", "glob", "grep", "*"] as const;

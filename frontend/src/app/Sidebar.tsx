@@ -12,7 +12,7 @@ import { formatCost } from "../chat/MessageView";
 import type { Session } from "../protocol";
 import { sessionRunning } from "../state";
 import type { AppController } from "./controller";
-import type { SearchHit } from "./hub";
+import type { SearchHit } from "../transport/hub";
 import { Icon } from "./Icon";
 
 /** Orders sessions newest first with each worker right after its parent. */

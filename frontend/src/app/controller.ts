@@ -9,7 +9,7 @@ import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRe
 import { createAppStore, newestTopLevel, sessionRecord, toolCallOf, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
-import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "./hub";
+import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "../transport/hub";
 
 /** Controller options. */
 export interface ControllerOptions {

@@ -4,9 +4,9 @@ import { TRACES } from "../state/traces";
 import { attentionTitle, notificationsEnabled, NOTIFY_KEY, sessionWindowTitle } from "./attention";
 import { folderName } from "./ChatPane";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import { modelOptions } from "./SessionOptions";
-import { keyPlaceholder, settingsPatch, sourceText } from "./SettingsDialog";
+import { keyPlaceholder, settingsPatch, sourceText } from "./settings/SettingsDialog";
 import { shortcutFor } from "./shortcuts";
 import { queryWords } from "./Sidebar";
 

@@ -5,10 +5,10 @@ import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames"
 import { mountPerTest } from "../testing/mount";
 import { ChatPane } from "./ChatPane";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules } from "./PermissionRules";
-import { SettingsDialog } from "./SettingsDialog";
+import { SettingsDialog } from "./settings/SettingsDialog";
 
 // jsdom has no layout: give the virtualised list a viewport so rows render.
 Object.defineProperties(HTMLElement.prototype, {

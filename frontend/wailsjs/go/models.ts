@@ -1,41 +1,11 @@
 export namespace app {
 	
-	export class FrameStats {
-	    frames: number;
-	    max_gap_ms: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new FrameStats(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.frames = source["frames"];
-	        this.max_gap_ms = source["max_gap_ms"];
-	    }
-	}
-	export class ProviderStatus {
-	    configured: boolean;
-	    providers: string[];
-	    sources: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ProviderStatus(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.configured = source["configured"];
-	        this.providers = source["providers"];
-	        this.sources = source["sources"];
-	    }
-	}
 	export class Info {
 	    name: string;
 	    version: string;
 	    mode: string;
 	    data_dir: string;
-	    provider: ProviderStatus;
+	    provider: settings.ProviderStatus;
 	    model: string;
 	    dashboard_url: string;
 	    workspace: string;
@@ -54,7 +24,7 @@ export namespace app {
 	        this.version = source["version"];
 	        this.mode = source["mode"];
 	        this.data_dir = source["data_dir"];
-	        this.provider = this.convertValues(source["provider"], ProviderStatus);
+	        this.provider = this.convertValues(source["provider"], settings.ProviderStatus);
 	        this.model = source["model"];
 	        this.dashboard_url = source["dashboard_url"];
 	        this.workspace = source["workspace"];
@@ -81,6 +51,91 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class ReadyReport {
+	    version: string;
+	    data_dir: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReadyReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.data_dir = source["data_dir"];
+	    }
+	}
+
+}
+
+export namespace ipc {
+	
+	export class AttachmentInfo {
+	    id: string;
+	    name?: string;
+	    kind: string;
+	    media_type: string;
+	    bytes: number;
+	    width?: number;
+	    height?: number;
+	    resized?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AttachmentInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.media_type = source["media_type"];
+	        this.bytes = source["bytes"];
+	        this.width = source["width"];
+	        this.height = source["height"];
+	        this.resized = source["resized"];
+	    }
+	}
+
+}
+
+export namespace settings {
+	
+	export class ProviderStatus {
+	    configured: boolean;
+	    providers: string[];
+	    sources: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.configured = source["configured"];
+	        this.providers = source["providers"];
+	        this.sources = source["sources"];
+	    }
+	}
+
+}
+
+export namespace smoketest {
+	
+	export class FrameStats {
+	    frames: number;
+	    max_gap_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FrameStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.frames = source["frames"];
+	        this.max_gap_ms = source["max_gap_ms"];
+	    }
 	}
 	export class RenderedMessage {
 	    role: string;
@@ -163,52 +218,6 @@ export namespace app {
 		    }
 		    return a;
 		}
-	}
-	
-	export class ReadyReport {
-	    version: string;
-	    data_dir: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ReadyReport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.version = source["version"];
-	        this.data_dir = source["data_dir"];
-	    }
-	}
-
-}
-
-export namespace ipc {
-	
-	export class AttachmentInfo {
-	    id: string;
-	    name?: string;
-	    kind: string;
-	    media_type: string;
-	    bytes: number;
-	    width?: number;
-	    height?: number;
-	    resized?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new AttachmentInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.kind = source["kind"];
-	        this.media_type = source["media_type"];
-	        this.bytes = source["bytes"];
-	        this.width = source["width"];
-	        this.height = source["height"];
-	        this.resized = source["resized"];
-	    }
 	}
 
 }
