@@ -85,6 +85,26 @@ describe("Settings: one save model", () => {
     ctl.dispose();
   });
 
+  it("a Save the hub refuses says why and loses nothing: the staged entries stay marked", async () => {
+    const hub = new FakeHub();
+    hub.updateSettings = (patch) => {
+      hub.calls.push(["updateSettings", patch]);
+      return Promise.reject(new Error('mcp_servers.t: command "/usr/bin/mcp-t" not found'));
+    };
+    const { ctl, closed } = await dialog(hub);
+    stageServerAndPrice();
+    await act(async () => button("Save").click());
+    expect(q(".settings-footer")!.textContent).toContain('Could not save: mcp_servers.t: command "/usr/bin/mcp-t" not found');
+    expect(q('[data-server="t"] [data-testid="pending"]')!.textContent).toBe("added · not saved yet");
+    expect(q('[data-price="llama3.1"] [data-testid="pending"]')!.textContent).toBe("added · not saved yet");
+    act(() => q<HTMLButtonElement>('button[aria-label="Close settings"]')!.click());
+    expect(closed()).toBe(0);
+    await act(async () => button("Save and close").click());
+    expect(closed()).toBe(0); // refused again: it stays open and nothing is lost
+    expect(q('[data-server="t"] [data-testid="pending"]')).not.toBeNull();
+    ctl.dispose();
+  });
+
   it("asks before closing with changes not saved yet: keep editing, save and close, or discard", async () => {
     const hub = new FakeHub();
     const { ctl, closed } = await dialog(hub);
