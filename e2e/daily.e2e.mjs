@@ -269,7 +269,9 @@ await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: sh
   await prices.locator('input[aria-label="Input price"]').fill('3');
   await prices.locator('input[aria-label="Output price"]').fill('15');
   await prices.locator('button', { hasText: 'Set price' }).click();
-  await prices.locator('.rule code', { hasText: 'claude-unknown-9' }).waitFor({ timeout: T });
+  await prices.locator('.rule[data-pending="added"] code', { hasText: 'claude-unknown-9' }).waitFor({ timeout: T });
+  await page.locator('.settings-footer button[type="submit"]').click(); // issue 34 #18: one Save for the dialog
+  await prices.locator('.rule:not([data-pending]) code', { hasText: 'claude-unknown-9' }).waitFor({ timeout: T });
   await closeSettings();
 
   step('issue 34 #6: Compact summarises everything but the last exchange, however little context is used');

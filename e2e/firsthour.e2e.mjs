@@ -2,7 +2,8 @@
 // browser: one row per run (E2E_ROW; firsthour_test.go scripts the provider
 // and starts a fresh headless binary for each), driven by real clicks and
 // key presses, synchronised on the DOM only. Rows 1, 2, 4, 5 and 10 save their
-// screenshots as artifacts/firsthour-row-NN*.png.
+// screenshots as artifacts/firsthour-row-NN*.png (row 10 also row 18's
+// firsthour-row-18-one-save.png).
 
 import { T, runScenario } from './scenario.mjs';
 
@@ -22,6 +23,45 @@ async function eventually(check, what) {
     if (Date.now() > until) throw new Error(what);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Row 18: one save model in Settings. An MCP server and a price added in the
+ * dialog are staged, marked "not saved yet" (nothing saved: closing asks);
+ * the one Save at the bottom saves them with the rest, and the server then
+ * shows its live state.
+ */
+async function oneSaveModel(page, shot) {
+  const command = process.env.E2E_MCP_COMMAND;
+  expect(command, 'E2E_MCP_COMMAND is not set');
+  const block = page.locator('[data-testid="mcp-servers"]');
+  await block.locator('input[aria-label="Server name"]').fill('t');
+  await block.locator('input[aria-label="Command"]').fill(command);
+  await block.locator('textarea[aria-label="Environment"]').fill('AGENTHUB_MCPTEST=stdio');
+  await block.locator('button', { hasText: 'Add server' }).click();
+  const prices = page.locator('[data-testid="prices"]');
+  await prices.locator('input[aria-label="Model"]').fill('ollama:llama3.1');
+  await prices.locator('input[aria-label="Input price"]').fill('0.5');
+  await prices.locator('input[aria-label="Output price"]').fill('1');
+  await prices.locator('button', { hasText: 'Set price' }).click();
+  const server = block.locator('.mcp-server[data-server="t"]');
+  const price = prices.locator('.rule[data-price="llama3.1"]');
+  await server.locator('[data-testid="pending"]', { hasText: 'not saved yet' }).waitFor({ timeout: T });
+  await price.locator('[data-testid="pending"]', { hasText: 'not saved yet' }).waitFor({ timeout: T });
+  expect((await server.getAttribute('data-status')) === 'unsaved', `the staged server is ${await server.getAttribute('data-status')}, not unsaved`);
+  // Closing now would lose them: it asks instead (Esc, a real key), and Keep editing keeps them.
+  await page.keyboard.press('Escape');
+  const ask = page.locator('[data-testid="unsaved-confirm"]');
+  await ask.waitFor({ timeout: T });
+  await ask.locator('button', { hasText: 'Keep editing' }).click();
+  await ask.waitFor({ state: 'detached', timeout: T });
+  await shot('firsthour-row-18-one-save');
+  await page.locator('.settings-footer button', { hasText: 'Save' }).click();
+  await page.locator('.settings-footer', { hasText: 'Saved.' }).waitFor({ timeout: T });
+  await block.locator('.mcp-server[data-server="t"][data-status="ready"]:not([data-pending])').waitFor({ timeout: T });
+  await server.locator('.mcp-state', { hasText: 'ready · 7 tools' }).waitFor({ timeout: T });
+  await prices.locator('.rule[data-price="llama3.1"]:not([data-pending])').waitFor({ timeout: T });
+  expect((await page.locator('.modal [data-testid="pending"]').count()) === 0, 'something is still marked not saved after Save');
 }
 
 const rows = {
@@ -206,7 +246,7 @@ const rows = {
     expect((await page.locator('.notice').count()) === 0, 'a banner stayed');
   },
 
-  /** First launch without a provider: Settings first, Test connection, the default model named, configured models only; row 18: the key store in words, Save at the bottom. */
+  /** First launch without a provider: Settings first, Test connection, the default model named, configured models only; row 18: the key store in words, Save at the bottom, one save model. */
   async 10({ page, shot }) {
     const primary = page.locator('.welcome-actions .btn-primary');
     expect((await primary.innerText()) === 'Open Settings', `the first step offered is "${await primary.innerText()}"`);
@@ -227,12 +267,47 @@ const rows = {
     const prices = await page.locator('fieldset.settings-mcp', { hasText: 'Prices' }).boundingBox();
     expect(save && prices && save.y >= prices.y + prices.height - 1, 'Save is not at the bottom of Settings');
     await shot('firsthour-row-10-settings-tested');
+    await oneSaveModel(page, shot);
     await page.locator('button[aria-label="Close settings"]').click();
     await page.locator('[data-testid="default-model"]', { hasText: 'anthropic:claude-sonnet-4-6' }).waitFor({ timeout: T });
     expect(!(await page.locator('.welcome').innerText()).includes('not set'), 'home says the default model is not set');
     await page.locator('.welcome-actions .btn-primary', { hasText: 'New session' }).click();
     const offered = await page.locator('.new-session datalist option').evaluateAll((os) => os.map((o) => o.value));
     expect(offered.length > 0 && offered.every((v) => v.startsWith('anthropic:')), `the picker offers ${offered.join(', ')}`);
+    // Row 18: what Save saved is what getSettings answers when Settings opens again.
+    await page.locator('.side-bottom button', { hasText: 'Settings' }).click();
+    await page.locator('[data-testid="mcp-servers"] .mcp-server[data-server="t"]:not([data-pending])').waitFor({ timeout: T });
+    await page.locator('[data-testid="prices"] .rule[data-price="llama3.1"]:not([data-pending])', { hasText: 'in $0.5 · out $1' }).waitFor({ timeout: T });
+    expect((await page.locator('.modal [data-testid="pending"]').count()) === 0, 'Settings reopened with changes marked not saved');
+  },
+
+  /**
+   * One binding for a new session: the ? sheet names it (the desktop menu's
+   * is the same, app/window TestNewSessionShortcutMatchesThePage), and
+   * pressing what it names opens a new session from inside a session.
+   */
+  async 16({ page, send, idle, composer }) {
+    await send('Hello.');
+    await page.locator('.msg-assistant', { hasText: 'First session.' }).waitFor({ timeout: T });
+    await idle();
+    await page.locator('.chat-title h1').click(); // out of the message box: ? is text there
+    await page.keyboard.press('?');
+    const sheet = page.locator('.help-dialog');
+    await sheet.waitFor({ timeout: T });
+    const binding = (await sheet.locator('tr', { has: page.locator('td', { hasText: /^New session$/ }) }).locator('kbd').innerText()).trim();
+    expect(binding === 'Ctrl+Alt+N', `the ? sheet says New session is ${JSON.stringify(binding)}`);
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'detached', timeout: T });
+    const rowsBefore = await page.locator('.side-row').count();
+    expect(rowsBefore === 1 && (await page.locator('.new-session').count()) === 0, `before the keys: ${rowsBefore} sessions, new-session view shown`);
+    await composer.click(); // it works from the message box too (what people are typing in)
+    await page.keyboard.press(binding.replace('Ctrl', 'Control').replace(/\+([A-Z])$/, (_, k) => `+${k.toLowerCase()}`));
+    await page.locator('.new-session').waitFor({ timeout: T });
+    await eventually(() => page.evaluate(() => document.activeElement?.id === 'composer-input'), 'the new session\'s message box does not have the focus');
+    await page.keyboard.type('Second.');
+    await page.keyboard.press('Enter');
+    await page.locator('.msg-assistant', { hasText: 'Second session.' }).waitFor({ timeout: T });
+    await eventually(async () => (await page.locator('.side-row').count()) === rowsBefore + 1, 'the keys did not open a new session');
   },
 
   /** @ completes in a new session's first message, the list at the @. */

@@ -26,6 +26,9 @@ type firstHourRow struct {
 	approvalMode string
 	// mcp configures the mcptest server as "t" in settings.json.
 	mcp bool
+	// mcpCommand gives the scenario the command that serves mcptest
+	// (E2E_MCP_COMMAND), for a row that adds the server from Settings.
+	mcpCommand bool
 	// check runs after the scenario, on what the provider and the folder saw.
 	check func(t *testing.T, srv *llmtest.Server, project string)
 }
@@ -42,7 +45,9 @@ func toolTurn(id, name, input string) llmtest.Response {
 var unauthorized = llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key"))
 
 // firstHourRows are the rows whose fix a browser shows (row 1 holds row 12
-// too); rows 13 and 17 are the desktop window's (app/desktoptest).
+// too, row 10 row 18); rows 13 and 17 are the desktop window's
+// (app/desktoptest; row 16's menu half is app/window's
+// TestNewSessionShortcutMatchesThePage).
 var firstHourRows = []firstHourRow{
 	{row: 1, approvalMode: "ask", script: func(srv *llmtest.Server) gates {
 		srv.Enqueue(toolTurn("toolu_ls", "bash", `{"command": "git status && ls -la"}`), answer("Listed."))
@@ -88,7 +93,7 @@ var firstHourRows = []firstHourRow{
 		srv.Enqueue(answer("Right model."))
 		return nil
 	}},
-	{row: 10, firstLaunch: true, script: func(srv *llmtest.Server) gates {
+	{row: 10, firstLaunch: true, mcpCommand: true, script: func(srv *llmtest.Server) gates {
 		srv.Enqueue(answer("pong")) // Test connection's one tiny call
 		return nil
 	}, check: func(t *testing.T, srv *llmtest.Server, _ string) {
@@ -115,6 +120,10 @@ var firstHourRows = []firstHourRow{
 		srv.Enqueue(toolTurn("toolu_ok", "bash", `{"command": "echo approved"}`), answer("Ran it."))
 		return nil
 	}},
+	{row: 16, script: func(srv *llmtest.Server) gates {
+		srv.Enqueue(answer("First session."), answer("Second session."))
+		return nil
+	}},
 	{row: 19, script: func(srv *llmtest.Server) gates {
 		srv.Enqueue(answer("A short answer."))
 		stall := llmtest.NewGate()
@@ -126,7 +135,8 @@ var firstHourRows = []firstHourRow{
 
 // TestFirstHourInBrowser walks issue 34 in chromium, one row per subtest
 // against its own fresh headless binary (firsthour.e2e.mjs, E2E_ROW), with
-// real clicks and key presses; rows 2, 4, 5 and 10 save screenshots.
+// real clicks and key presses; rows 1, 2, 4, 5 and 10 save screenshots
+// (row 10 also row 18's firsthour-row-18-one-save.png).
 func TestFirstHourInBrowser(t *testing.T) {
 	for _, r := range firstHourRows {
 		t.Run(fmt.Sprintf("row%02d", r.row), func(t *testing.T) { firstHour(t, r) })
@@ -154,11 +164,14 @@ func firstHour(t *testing.T, r firstHourRow) {
 	t.Setenv("E2E_PROJECT", project)
 	t.Setenv("E2E_ROW", fmt.Sprint(r.row))
 	dataDir, workspace := freshDirs(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.mcpCommand {
+		t.Setenv("E2E_MCP_COMMAND", self)
+	}
 	if r.mcp {
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
 		settings, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{"t": map[string]any{
 			"command": self, "env": map[string]string{"AGENTHUB_MCPTEST": "stdio"}}}})
 		if err := os.WriteFile(filepath.Join(dataDir, "settings.json"), settings, 0o600); err != nil {

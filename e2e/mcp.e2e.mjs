@@ -1,9 +1,10 @@
 // MCP servers in a real browser (scenario.mjs runs it; e2e_test.go's
 // TestMCPInBrowser scripts the provider): Settings adds a stdio server
-// (this test binary serving mcptest), shows it ready with its tools; a turn
-// calls t__fast, which asks first (MCP tools default to ask), `y` approves,
-// the card shows the server's answer; removing the server in Settings
-// takes it away.
+// (this test binary serving mcptest) — staged, marked not saved yet, saved
+// by Save at the bottom — and shows it ready with its tools; a turn calls
+// t__fast, which asks first (MCP tools default to ask), `y` approves, the
+// card shows the server's answer; removing the server in Settings (staged,
+// then Save) takes it away.
 
 import { T, runScenario } from './scenario.mjs';
 
@@ -24,7 +25,9 @@ await runScenario('mcp', async ({ page, step, shot }) => {
   await block.locator('input[aria-label="Command"]').fill(command);
   await block.locator('textarea[aria-label="Environment"]').fill('AGENTHUB_MCPTEST=stdio');
   await block.locator('button', { hasText: 'Add server' }).click();
-  const server = block.locator('.mcp-server[data-server="t"][data-status="ready"]');
+  await block.locator('.mcp-server[data-server="t"][data-pending="added"][data-status="unsaved"]').waitFor({ timeout: T });
+  await page.locator('.settings-footer button', { hasText: 'Save' }).click();
+  const server = block.locator('.mcp-server[data-server="t"][data-status="ready"]:not([data-pending])');
   await server.waitFor({ timeout: T });
   await server.locator('.mcp-state', { hasText: 'ready · 7 tools' }).waitFor({ timeout: T });
   await server.locator('.mcp-tools', { hasText: 't__fast' }).waitFor({ timeout: T });
@@ -50,6 +53,9 @@ await runScenario('mcp', async ({ page, step, shot }) => {
   await page.locator('.side-bottom button', { hasText: 'Settings' }).click();
   const gone = page.locator('[data-testid="mcp-servers"] .mcp-server[data-server="t"]');
   await gone.locator('button', { hasText: 'Remove' }).click();
+  await gone.locator('[data-testid="pending"]', { hasText: 'removed · not saved yet' }).waitFor({ timeout: T });
+  await page.locator('.settings-footer button', { hasText: 'Save' }).click();
   await gone.waitFor({ state: 'detached', timeout: T });
   await page.keyboard.press('Escape');
+  await page.locator('[role="dialog"]').waitFor({ state: 'detached', timeout: T });
 });

@@ -2,7 +2,7 @@
 import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
-import { FakeHub } from "../testing/fakes";
+import type { ModelPrice } from "../transport/hub";
 import { priceKey, Prices } from "./Prices";
 
 const dom = mountPerTest();
@@ -16,25 +16,35 @@ function type(el: HTMLInputElement, value: string) {
 }
 
 describe("Settings → Prices", () => {
-  it("sets a price for an unknown model (keyed without the provider) and removes it", async () => {
+  it("stages a price for an unknown model (keyed without the provider) and its removal, each marked not saved yet", async () => {
     expect(priceKey(" anthropic:claude-unknown-9 ")).toBe("claude-unknown-9");
-    const hub = new FakeHub();
-    let saved: Record<string, unknown> = {};
-    act(() => dom.root.render(<Prices hub={hub} prices={{}} onSaved={(p) => (saved = p)} />));
+    const saved: Record<string, ModelPrice> = { "old-model": { input: 1, output: 2 } };
+    let staged: Record<string, ModelPrice> = saved;
+    const render = () => act(() => dom.root.render(<Prices saved={saved} prices={staged} onChange={(p) => (staged = p)} />));
+    render();
     const input = (label: string) => dom.host.querySelector<HTMLInputElement>(`input[aria-label="${label}"]`)!;
+    const row = (k: string) => dom.host.querySelector(`[data-price="${k}"]`);
+    expect(row("old-model")!.getAttribute("data-pending")).toBeNull();
     type(input("Model"), "anthropic:claude-unknown-9");
     type(input("Input price"), "3");
     type(input("Output price"), "15");
-    await act(async () => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
-    expect(hub.calls).toContainEqual(["updateSettings", { prices: { "claude-unknown-9": { input: 3, output: 15 } } }]);
-    expect(saved).toEqual({ "claude-unknown-9": { input: 3, output: 15 } });
+    act(() => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
+    expect(staged).toEqual({ "old-model": { input: 1, output: 2 }, "claude-unknown-9": { input: 3, output: 15 } });
+    render();
+    expect(row("claude-unknown-9")!.querySelector('[data-testid="pending"]')!.textContent).toBe("added · not saved yet");
+
     type(input("Input price"), "-1");
     type(input("Model"), "x");
     type(input("Output price"), "1");
-    await act(async () => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
+    act(() => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
     expect(dom.host.querySelector('[role="alert"]')?.textContent).toContain("≥ 0");
-    act(() => dom.root.render(<Prices hub={hub} prices={{ "claude-unknown-9": { input: 3, output: 15 } }} onSaved={(p) => (saved = p)} />));
-    await act(async () => dom.host.querySelector<HTMLButtonElement>('button[aria-label="Remove the price of claude-unknown-9"]')!.click());
-    expect(hub.calls.at(-1)).toEqual(["updateSettings", { prices: {} }]);
+
+    act(() => dom.host.querySelector<HTMLButtonElement>('button[aria-label="Remove the price of old-model"]')!.click());
+    expect(Object.keys(staged)).toEqual(["claude-unknown-9"]);
+    render();
+    expect(row("old-model")!.querySelector('[data-testid="pending"]')!.textContent).toBe("removed · not saved yet");
+    act(() => dom.host.querySelector<HTMLButtonElement>('button[aria-label="Keep the price of old-model"]')!.click());
+    render();
+    expect(row("old-model")!.getAttribute("data-pending")).toBeNull();
   });
 });

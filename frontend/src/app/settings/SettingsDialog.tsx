@@ -2,27 +2,22 @@
 // when typed; where they are stored), base URLs, default model, the default
 // approval mode, where each value comes from (environment, flag, settings,
 // default), auto titles and notifications, the permission rules of the open session's workspace, what
-// the bash sandbox enforces, the MCP servers, the dashboard port, and About.
+// the bash sandbox enforces, the MCP servers, the prices, the dashboard port, and About.
 // Each fieldset is a component of its own in this folder; the dialog holds
-// the form's state and saves it.
+// the form's state — the MCP servers and prices staged in it too — and
+// saves it with the one Save at the bottom. Closing with changes not saved
+// yet asks first (SettingsFooter).
 
-import { useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { sessionRecord } from "../../state";
 import type { AppController } from "../controller";
-import type { HubClient, ModelInfo, SettingsView } from "../../transport/hub";
-import type { Session } from "../../protocol";
+import type { HubClient, SettingsView } from "../../transport/hub";
 import type { AppInfo } from "../info";
 import { InfoPanel } from "../InfoPanel";
-import { McpServers } from "../McpServers";
-import { Prices } from "../Prices";
 import { useModal } from "../../chat/modals";
-import { ApprovalFields } from "./ApprovalFields";
-import { DashboardFields } from "./DashboardFields";
-import { settingsPatch, type FormProps } from "./fields";
-import { ModelFields } from "./ModelFields";
-import { ProviderFields } from "./ProviderFields";
-import { SecurityFields } from "./SecurityFields";
-import { SessionFields } from "./SessionFields";
+import { settingsPatch } from "./fields";
+import { SettingsFooter } from "./SettingsFooter";
+import { SettingsForm, StagedLists, type Secrets } from "./SettingsForm";
 
 export { keyPlaceholder, settingsPatch, sourceText } from "./fields";
 
@@ -34,21 +29,29 @@ export interface SettingsDialogProps {
   onClose: () => void;
 }
 
+const NO_SECRETS: Secrets = { anthropic: "", openai: "" };
+
 /** The settings dialog. */
 export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps) {
   useModal();
   const [before, setBefore] = useState<SettingsView | null>(null);
-  const [form, setForm] = useState<SettingsView>({});
-  const [secrets, setSecrets] = useState({ anthropic: "", openai: "" });
+  const [form, setFormState] = useState<SettingsView>({});
+  const [secrets, setSecrets] = useState<Secrets>(NO_SECRETS);
   const [status, setStatus] = useState<string>("");
+  const [confirming, setConfirming] = useState(false);
   const models = ctl.store.getState().ui.models;
   const selected = ctl.store.getState().ui.selectedId;
   const session = selected ? sessionRecord(ctl.store.getState(), selected) : undefined;
+  const dirty = before !== null && Object.keys(settingsPatch(before, form, secrets)).length > 0;
+  const setForm = (next: SettingsView) => {
+    setFormState(next);
+    setStatus("");
+  };
 
   useEffect(() => {
     let live = true;
     hub.getSettings().then(
-      (s) => live && (setBefore(s), setForm(s)),
+      (s) => live && (setBefore(s), setFormState(s)),
       (err: unknown) => live && (setBefore({}), setStatus(`Could not read settings: ${err instanceof Error ? err.message : String(err)}`)),
     );
     return () => {
@@ -56,11 +59,14 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
     };
   }, [hub]);
 
+  /** Closes, or asks first when something is not saved yet. */
+  const requestClose = useCallback(() => (dirty ? setConfirming(true) : onClose()), [dirty, onClose]);
+
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && (confirming ? setConfirming(false) : requestClose());
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  }, [requestClose, confirming]);
 
   /** Saves what changed; resolves false when the hub refused it. */
   const apply = async (quiet: boolean): Promise<boolean> => {
@@ -73,8 +79,8 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
     try {
       const next = await hub.updateSettings(patch);
       setBefore(next);
-      setForm(next);
-      setSecrets({ anthropic: "", openai: "" });
+      setFormState(next);
+      setSecrets(NO_SECRETS);
       setStatus("Saved. Provider changes apply to new turns; the dashboard setting applies at the next start.");
       void ctl.loadModels();
       return true;
@@ -87,94 +93,37 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
     e.preventDefault();
     await apply(false);
   };
+  const saveAndClose = async () => {
+    setConfirming(false);
+    if (await apply(true)) onClose();
+  };
 
   return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && requestClose()}>
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="settings-title">
         <header className="modal-head">
           <h2 id="settings-title">Settings</h2>
-          <button type="button" className="icon-btn" aria-label="Close settings" onClick={onClose}>
+          <button type="button" className="icon-btn" aria-label="Close settings" onClick={requestClose}>
             ×
           </button>
         </header>
-        {before === null ? <p className="muted">Loading…</p> : <SettingsForm {...{ before, form, setForm, hub, info, models, session, secrets, setSecrets }} save={save} apply={apply} />}
-        {before && (
-          // Outside the settings form: the server form is a form of its own;
-          // each server added or removed is saved as it is.
-          <fieldset className="settings-mcp">
-            <legend>MCP servers</legend>
-            <p className="muted settings-note">A server is saved as you add or remove it.</p>
-            <McpServers
-              hub={hub}
-              saved={before.mcp_servers ?? {}}
-              workspace={session?.workspace_path}
-              onSaved={(next) => {
-                setBefore(next);
-                setForm({ ...form, mcp_servers: next.mcp_servers });
-              }}
-            />
-          </fieldset>
-        )}
-        {before && (
-          <fieldset className="settings-mcp">
-            <legend>Prices</legend>
-            <p className="muted settings-note">A price is saved as you set or remove it.</p>
-            <Prices
-              hub={hub}
-              prices={before.prices ?? {}}
-              onSaved={(prices) => {
-                setBefore({ ...before, prices });
-                setForm({ ...form, prices });
-              }}
-            />
-          </fieldset>
+        {before === null ? (
+          <p className="muted">Loading…</p>
+        ) : (
+          <>
+            <SettingsForm {...{ before, form, setForm, hub, info, models, session, secrets, setSecrets }} save={save} apply={apply} />
+            <StagedLists hub={hub} before={before} form={form} setForm={setForm} workspace={session?.workspace_path} />
+          </>
         )}
         <details className="about">
           <summary>About this instance</summary>
           <InfoPanel info={info} />
         </details>
         {before && (
-          // Save at the bottom of the whole dialog: it saves the fields above.
-          <div className="settings-actions settings-footer">
-            <span className="muted" role="status">
-              {status}
-            </span>
-            <button type="submit" form="settings-form" className="btn btn-primary">
-              Save
-            </button>
-          </div>
+          // Save at the bottom of the whole dialog: it saves everything above.
+          <SettingsFooter status={status} dirty={dirty} confirming={confirming} onSaveAndClose={() => void saveAndClose()} onDiscard={onClose} onKeepEditing={() => setConfirming(false)} />
         )}
       </div>
     </div>
-  );
-}
-
-type Secrets = { anthropic: string; openai: string };
-
-/** The fields saved together with Save: one fieldset each. */
-function SettingsForm(
-  props: FormProps & {
-    hub: HubClient;
-    info: AppInfo;
-    models: ModelInfo[];
-    session: Session | undefined;
-    secrets: Secrets;
-    setSecrets: (s: Secrets) => void;
-    save: (e: FormEvent) => Promise<void>;
-    apply: (quiet: boolean) => Promise<boolean>;
-  },
-) {
-  const { hub, secrets, setSecrets } = props;
-  const form = { before: props.before, form: props.form, setForm: props.setForm };
-  return (
-    <form className="settings" id="settings-form" onSubmit={(e) => void props.save(e)}>
-      <ModelFields {...form} models={props.models} />
-      <ProviderFields {...form} hub={hub} provider="anthropic" secret={secrets.anthropic} setSecret={(v) => setSecrets({ ...secrets, anthropic: v })} save={() => props.apply(true)} />
-      <ProviderFields {...form} hub={hub} provider="openai" secret={secrets.openai} setSecret={(v) => setSecrets({ ...secrets, openai: v })} save={() => props.apply(true)} />
-      <SessionFields {...form} />
-      <ApprovalFields {...form} hub={hub} workspace={props.session?.workspace_path} />
-      <SecurityFields before={props.before} hub={hub} session={props.session} />
-      <DashboardFields {...form} url={props.info.dashboard_url} />
-    </form>
   );
 }

@@ -3,6 +3,7 @@
 // dialog sends.
 
 import type { SettingsView } from "../../transport/hub";
+import { sameValue } from "./staged";
 
 /** The state every fieldset of the settings form edits. */
 export interface FormProps {
@@ -21,7 +22,11 @@ export function bind({ form, setForm }: FormProps, k: keyof SettingsView) {
   };
 }
 
-/** The patch to send: text fields as edited, secrets only when the user typed a new value. */
+/**
+ * The patch to send: text fields as edited, secrets only when the user typed
+ * a new value, the MCP servers and the prices whole when any entry was
+ * staged (a patch carrying either replaces the saved set). Empty: nothing to save.
+ */
 export function settingsPatch(before: SettingsView, form: SettingsView, secrets: { anthropic: string; openai: string }): SettingsView {
   const patch: SettingsView = {};
   const keys = ["provider", "model", "anthropic_base_url", "openai_base_url", "approval_mode"] as const;
@@ -30,6 +35,8 @@ export function settingsPatch(before: SettingsView, form: SettingsView, secrets:
   if ((form.auto_title ?? true) !== (before.auto_title ?? true)) patch.auto_title = form.auto_title ?? true;
   if (secrets.anthropic.trim()) patch.anthropic_api_key = secrets.anthropic.trim();
   if (secrets.openai.trim()) patch.openai_api_key = secrets.openai.trim();
+  if (!sameValue(form.mcp_servers ?? {}, before.mcp_servers ?? {})) patch.mcp_servers = form.mcp_servers ?? {};
+  if (!sameValue(form.prices ?? {}, before.prices ?? {})) patch.prices = form.prices ?? {};
   return patch;
 }
 
