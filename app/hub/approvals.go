@@ -73,6 +73,10 @@ func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) (*store.Too
 		mode = a.h.defaultApprovalMode()
 	}
 	call := a.h.permissionCall(rec.WorkspacePath, c)
+	if ok, why := a.r.wf.restrict.Allows(c.ToolName, call.Command); !ok {
+		return nil, &agent.Denied{Message: "This tool call was refused: " + why + "."}
+	}
+	call.ConfinedReads = a.h.cfg.ToolOptions.Sandbox != nil
 	d := permission.Decide(a.h.perms.Rules(rec.WorkspacePath), mode, call)
 	switch d.Action {
 	case permission.Allow:
@@ -392,7 +396,7 @@ func contains(ss []string, s string) bool {
 func (h *Hub) SetApprovalMode(ctx context.Context, sessionID, mode string) (store.Session, error) {
 	m, err := permission.ParseMode(mode)
 	if err != nil || mode == "" {
-		return store.Session{}, fmt.Errorf("mode %q: want ask, auto-edits or auto-all: %w", mode, ipc.ErrInvalidInput)
+		return store.Session{}, fmt.Errorf("mode %q: want ask, auto-edits, auto-all or plan: %w", mode, ipc.ErrInvalidInput)
 	}
 	return h.updateRecord(ctx, sessionID, func(r *store.Session) { r.ApprovalMode = string(m) })
 }
