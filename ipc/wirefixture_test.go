@@ -63,7 +63,7 @@ var (
 		Agent:   &store.SessionAgent{Name: "explorer", Path: "/home/me/code/proj/.claude/agents/explorer.md", Tools: []string{"read_file", "bash(git log:*)"}, Model: fxModel},
 	}
 	fxTodos = []store.Todo{{ID: "1", Text: "Reproduce the flaky test", Status: store.TodoDone}, {ID: "2", Text: "Fix the race", Status: store.TodoInProgress}}
-	fxMsg = store.Message{
+	fxMsg   = store.Message{
 		ID: fxMessage, SessionID: fxSession, Offset: 7, TurnID: fxTurn, Role: store.RoleToolResult,
 		Content: []store.ContentBlock{{Type: store.BlockText, Text: "ok"}}, Status: store.StatusComplete,
 		StopReason: "end_turn", Usage: &fxUsage, Model: fxModel, ToolCallID: fxTool, ToolName: "bash", IsError: true,

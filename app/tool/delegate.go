@@ -119,7 +119,7 @@ func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) 
 		failed.StatusText = "Sub-agent cancelled"
 		return failed, err
 	}
-	result, err := t.d.Delegate(ctx, env, DelegateRequest{Task: in.Task, Context: in.Context, Agent: in.Agent})
+	result, err := t.d.Delegate(ctx, env, DelegateRequest(in))
 	if err != nil {
 		e := AsError(err)
 		if cerr := ctx.Err(); cerr != nil {

@@ -1,0 +1,190 @@
+package hub_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"agenthub/app/llm"
+	"agenthub/app/llm/llmtest"
+	"agenthub/ipc"
+	"agenthub/store"
+)
+
+// call is a scripted tool call block.
+func call(id, name, input string) llmtest.Block {
+	return llmtest.Block{ToolID: id, ToolName: name, ToolInput: []string{input}}
+}
+
+// toolNames are the tools a request offered, in order.
+func toolNames(r llm.Request) []string {
+	var out []string
+	for _, t := range r.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// requestText is every text block of a request's messages.
+func requestText(r llm.Request) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		b.WriteString(store.TextOf(m.Content))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// endOfTurn collects the session's events up to its turn's end.
+func endOfTurn(w *watcher, sid string) []ev {
+	start := len(w.got)
+	w.turnEnd(sid)
+	return w.got[start:]
+}
+
+// byCall maps the payload of each event of type typ in es to its call.
+func byCall[T any](t *testing.T, es []ev, typ string, id func(T) string) map[string]T {
+	out := map[string]T{}
+	for _, e := range es {
+		if e.Type == typ {
+			var p T
+			e.decode(t, &p)
+			out[id(p)] = p
+		}
+	}
+	return out
+}
+
+// failures maps each tool.failed of es to its call.
+func failures(t *testing.T, es []ev) map[string]ipc.ToolFailed {
+	return byCall(t, es, ipc.TypeToolFailed, func(f ipc.ToolFailed) string { return f.ToolUseID })
+}
+
+// completions maps each tool.completed of es to its call.
+func completions(t *testing.T, es []ev) map[string]ipc.ToolCompleted {
+	return byCall(t, es, ipc.TypeToolCompleted, func(c ipc.ToolCompleted) string { return c.ToolUseID })
+}
+
+// Plan mode: the model's edit, its write and a bash line that writes are
+// refused with a reason it reads (the session's mode is auto-all
+// otherwise: every one of them would have run), a line that only reads
+// runs, and present_plan stores the plan with the session.
+func TestPlanModeRefusesEditsAndWritingBash(t *testing.T) {
+	h := newHarness(t, sandboxed(t))
+	if err := os.WriteFile(filepath.Join(h.ws, "notes.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := h.session()
+	if _, err := h.hub.SetApprovalMode(context.Background(), s.ID, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	w := h.watch(s.ID, false)
+	script := h.scripted(
+		llmtest.Reply{Blocks: []llmtest.Block{
+			call("tu_edit", "edit_file", `{"path":"notes.txt","old":"alpha","new":"BETA"}`),
+			call("tu_write", "write_file", `{"path":"new.txt","content":"x"}`),
+			call("tu_touch", "bash", `{"command":"touch made.txt"}`),
+			call("tu_sneak", "bash", `{"command":"cat notes.txt > copy.txt"}`),
+			call("tu_cat", "bash", `{"command":"cat notes.txt | wc -l"}`),
+		}},
+		llmtest.ToolReply("tu_plan", "present_plan", `{"plan":"1. Change alpha to BETA in notes.txt\n2. Check it"}`),
+		llmtest.TextReply("The plan is ready."),
+	)
+	h.submit(s.ID, "Change alpha to BETA")
+	es := endOfTurn(w, s.ID)
+	failed := failures(t, es)
+	for _, id := range []string{"tu_edit", "tu_write", "tu_touch", "tu_sneak"} {
+		f, ok := failed[id]
+		if !ok || f.ErrorClass != ipc.ToolErrDenied || !strings.Contains(f.Message, "plan mode") {
+			t.Errorf("%s: %+v (ran: %v), want denied in plan mode", id, f, !ok)
+		}
+	}
+	done := completions(t, es)
+	if c := done["tu_cat"]; strings.TrimSpace(c.Output) != "1" {
+		t.Errorf("the reading line: %+v", c)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "notes.txt")); string(b) != "alpha\n" {
+		t.Errorf("notes.txt = %q", b)
+	}
+	for _, f := range []string{"new.txt", "made.txt", "copy.txt"} {
+		if fileExists(h.ws, f) {
+			t.Errorf("%s was made in plan mode", f)
+		}
+	}
+	rec, _ := h.hub.GetSession(context.Background(), s.ID)
+	if rec.Plan == nil || rec.Plan.Status != store.PlanProposed || rec.Plan.ToolUseID != "tu_plan" ||
+		rec.Plan.Text != "1. Change alpha to BETA in notes.txt\n2. Check it" {
+		t.Fatalf("the session's plan: %+v", rec.Plan)
+	}
+	first := script.Requests()[0]
+	if !strings.Contains(first.System, "plan mode") || !slices.Contains(toolNames(first), "present_plan") {
+		t.Errorf("the first request does not say plan mode or offer present_plan: tools %v", toolNames(first))
+	}
+}
+
+// "Build it" continues the same session: the session leaves plan mode for
+// the mode chosen, the plan (as the user edited it) is the message of the
+// next turn, whose model sees the planning turn too, and the accepted
+// plan stays with the session after a restart.
+func TestBuildItContinuesTheSameSession(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	ctx := context.Background()
+	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	w := h.watch(s.ID, false)
+	script := h.scripted(
+		llmtest.ToolReply("tu_plan", "present_plan", `{"plan":"Write hello.txt"}`),
+		llmtest.TextReply("Planned."),
+		llmtest.ToolReply("tu_build", "write_file", `{"path":"hello.txt","content":"hello\n"}`),
+		llmtest.TextReply("Built."),
+	)
+	h.submit(s.ID, "Plan a greeting file")
+	endOfTurn(w, s.ID)
+	if _, err := h.hub.BuildPlan(ctx, s.ID, ipc.BuildPlanRequest{Mode: "plan"}); !errors.Is(err, ipc.ErrInvalidInput) {
+		t.Errorf("building in plan mode: %v", err)
+	}
+	edited := "Write hello.txt with one line: hello"
+	res, err := h.hub.BuildPlan(ctx, s.ID, ipc.BuildPlanRequest{Mode: "auto-edits", Plan: &edited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := endOfTurn(w, s.ID)
+	if es[len(es)-1].TurnID == nil || *es[len(es)-1].TurnID != res.TurnID {
+		t.Fatalf("the build turn is not the one that ended")
+	}
+	if c := completions(t, es)["tu_build"]; c.ToolUseID == "" || !fileExists(h.ws, "hello.txt") {
+		t.Fatalf("the build turn's write did not run: %v", types(es))
+	}
+	reqs := script.Requests()
+	build := requestText(reqs[2])
+	if !strings.Contains(build, "Plan a greeting file") || !strings.Contains(build, "<plan>\n"+edited+"\n</plan>") ||
+		!strings.Contains(build, "edited and approved") {
+		t.Errorf("the build request lacks the planning turn or the edited plan:\n%s", build)
+	}
+	if strings.Contains(reqs[2].System, "plan mode") || slices.Contains(toolNames(reqs[2]), "present_plan") {
+		t.Error("the build turn still runs in plan mode")
+	}
+	check := func(rec store.Session) {
+		t.Helper()
+		p := rec.Plan
+		if rec.ApprovalMode != "auto-edits" || p == nil || p.Status != store.PlanAccepted || p.Mode != "auto-edits" ||
+			!p.Edited || p.Text != edited || p.TurnID != res.TurnID || p.ToolUseID != "tu_plan" {
+			t.Fatalf("session after Build it: mode %s, plan %+v", rec.ApprovalMode, p)
+		}
+	}
+	rec, _ := h.hub.GetSession(ctx, s.ID)
+	check(rec)
+	if _, err := h.hub.BuildPlan(ctx, s.ID, ipc.BuildPlanRequest{Mode: "ask"}); !errors.Is(err, ipc.ErrInvalidInput) {
+		t.Errorf("building the same plan twice: %v", err)
+	}
+	h.close()
+	h.open()
+	rec, _ = h.hub.GetSession(ctx, s.ID)
+	check(rec)
+}
