@@ -47,7 +47,7 @@ var (
 	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137, OutputEstimated: true}
 	fxInput = json.RawMessage(`{"command":"go test ./...","timeout_ms":60000}`)
 	// Every key set so the TS side sees each (a real rule has a prefix or a command, not both).
-	fxRule = &PermissionRule{Tool: "bash", Prefix: "go test", Command: "go test ./...", Action: "allow"}
+	fxRule = &PermissionRule{Tool: "bash", Prefix: "go test", Command: "go test ./...", Action: "allow", ReadOnly: true}
 	fxSess = store.Session{
 		ID: fxSession, Title: "Fix the flaky test", TitleSource: "auto", WorkspacePath: "/home/me/code/proj", ActiveModel: fxModel,
 		ParentSessionID: "01JZ3K7P0Q2S4V6W8Y0A2C4E6G", CreatedAt: time.Date(2026, 5, 8, 14, 20, 0, 0, time.UTC),

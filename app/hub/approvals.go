@@ -108,11 +108,11 @@ func (h *Hub) permissionCall(workspace string, c agent.ApprovalCall) permission.
 
 // wireRule and ruleOf convert between the wire's rule and app/permission's.
 func wireRule(r permission.Rule) *ipc.PermissionRule {
-	return &ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Command: r.Command, Action: string(r.Action)}
+	return &ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Command: r.Command, Action: string(r.Action), ReadOnly: r.ReadOnly}
 }
 
 func ruleOf(r ipc.PermissionRule) permission.Rule {
-	return permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Command: strings.TrimSpace(r.Command), Action: permission.Action(r.Action)}
+	return permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Command: strings.TrimSpace(r.Command), Action: permission.Action(r.Action), ReadOnly: r.ReadOnly}
 }
 
 // editContextLines is how many unchanged lines an edit's prompt shows on
