@@ -39,7 +39,7 @@ export function ApprovalModeSwitch({ mode, onChange, disabled = false }: Approva
           type="button"
           role="radio"
           aria-checked={m === mode}
-          className={`mode-opt${m === mode ? " is-on" : ""}${m === "auto-all" ? " mode-warn" : ""}`}
+          className={`mode-opt${m === mode ? " is-on" : ""}${m === "auto-all" ? " mode-warn" : ""}${m === "plan" ? " mode-plan" : ""}`}
           title={MODES[m].title}
           disabled={disabled}
           onClick={() => m !== mode && onChange(m)}

@@ -12,6 +12,7 @@ import { DelegationCard } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
 import { ToolCard } from "./ToolCard";
+import { PlanCard } from "./plan/PlanCard";
 import { TurnFiles } from "./TurnFiles";
 import { TurnOutcomeView } from "./TurnOutcome";
 
@@ -179,6 +180,7 @@ export function ToolCallView({ toolUseId }: { toolUseId: string }) {
   const active = useSessionSelector((s) => isPending(s?.tools[toolUseId]) && firstPendingId(s) === toolUseId);
   if (delegation && !isPending(tool)) return <DelegationCard card={delegation} approval={tool?.approval?.resolution ?? null} {...(onOpenSession ? { onOpenSession } : {})} />;
   if (!tool) return null;
+  if (tool.toolName === "present_plan" && !isPending(tool) && tool.status !== "error" && tool.status !== "cancelled") return <PlanCard card={tool} />;
   return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m, r, git) => onAnswer(toolUseId, a, m, r, git) } : {})} />;
 }
 

@@ -307,6 +307,41 @@ export interface PermissionRules {
   rules: PermissionRule[];
 }
 
+/**
+ * A custom command or skill the composer offers as /name (ipc.CommandInfo,
+ * RPC listCommands): shell is the commands its !`…` lines run first;
+ * needs_trust says the user must let a repository's command run them.
+ */
+export interface CommandInfo {
+  name: string;
+  kind: "command" | "skill" | string;
+  description: string;
+  argument_hint?: string;
+  source: "project" | "user" | string;
+  path: string;
+  shell?: string[];
+  needs_trust?: boolean;
+  allowed_tools?: string[];
+  model?: string;
+}
+
+/** A named sub-agent (ipc.AgentInfo): delegate's choices, @agent-name in the composer. */
+export interface AgentInfo {
+  name: string;
+  description: string;
+  source: string;
+  path: string;
+  tools?: string[];
+  model?: string;
+}
+
+/** The answer of listCommands (ipc.CommandList); problems are files left out and why. */
+export interface CommandList {
+  commands: CommandInfo[];
+  agents: AgentInfo[];
+  problems: { path: string; error: string }[];
+}
+
 /** Turn statuses (store.Turn*). */
 export type TurnStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
 

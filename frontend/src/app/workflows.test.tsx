@@ -1,0 +1,223 @@
+// @vitest-environment jsdom
+// Slash commands, the trust question, Shift+Tab, the todo panel and the plan
+// card in the chat view, over the fake hub (docs/workflows.md).
+import { act } from "react";
+import { describe, expect, it } from "vitest";
+import { BUILTIN_COMMANDS, customCommands, matchCommands, parseSlash, slashAt } from "../chat/commands";
+import type { Message, ServerFrame, Session } from "../protocol";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
+import { eventFrame, wire, nextEventId } from "../testing/frames";
+import { mountPerTest } from "../testing/mount";
+import { ChatPane } from "./ChatPane";
+import { AppController } from "./controller";
+import { added, progress, removed, toggled } from "./todo/todos";
+
+// jsdom has no layout: give the virtualised list a viewport so rows render.
+Object.defineProperties(HTMLElement.prototype, {
+  clientHeight: { configurable: true, get: () => 800 },
+  offsetHeight: { configurable: true, get: () => 800 },
+  clientWidth: { configurable: true, get: () => 1000 },
+  offsetWidth: { configurable: true, get: () => 1000 },
+});
+
+const dom = mountPerTest();
+const SID = "01KWF0000000000000000000S1";
+
+async function setup(over: Partial<Session> = {}, messages: Message[] = [], prepare: (hub: FakeHub) => void = () => {}) {
+  const hub = new FakeHub();
+  const rec = session(SID, { approval_mode: "ask", workspace_path: "/repo", ...over });
+  hub.sessions = [rec];
+  prepare(hub);
+  const clock = manualScheduler();
+  const transports: ScriptedTransport[] = [];
+  const snapshot = wire({ type: "snapshot", session: rec, messages, snapshot_at_event_id: nextEventId() });
+  const ctl = new AppController({
+    hub,
+    pollMs: 0,
+    schedule: clock.schedule,
+    transport: () => {
+      const t = new ScriptedTransport(() => [snapshot]);
+      transports.push(t);
+      return t;
+    },
+  });
+  await act(async () => {
+    await ctl.start(SID);
+    clock.tick();
+  });
+  act(() => dom.root.render(<ChatPane ctl={ctl} sessionId={SID} defaultModel="" />));
+  const push = async (...frames: ServerFrame[]) =>
+    act(async () => {
+      transports.at(-1)!.push(...frames);
+      clock.tick();
+      await Promise.resolve();
+    });
+  return { hub, ctl, push };
+}
+
+const q = <T extends HTMLElement = HTMLElement>(sel: string) => document.querySelector<T>(sel);
+const all = (sel: string) => [...document.querySelectorAll<HTMLElement>(sel)];
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 0)));
+
+async function type(value: string) {
+  const ta = q<HTMLTextAreaElement>("textarea[aria-label=Message]")!;
+  const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
+  await act(async () => {
+    setter.call(ta, value);
+    ta.setSelectionRange(value.length, value.length);
+    ta.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await settle();
+  return ta;
+}
+
+async function press(key: string, shiftKey = false) {
+  const ta = q<HTMLTextAreaElement>("textarea[aria-label=Message]")!;
+  await act(async () => {
+    ta.dispatchEvent(new KeyboardEvent("keydown", { key, shiftKey, bubbles: true, cancelable: true }));
+  });
+  await settle();
+}
+
+const review = { name: "review", kind: "command", description: "Review a file", argument_hint: "<file>", source: "project", path: "/repo/.claude/commands/review.md" };
+const deploy = { ...review, name: "deploy", description: "Deploy", shell: ["make deploy"], needs_trust: true, path: "/repo/.claude/commands/deploy.md" };
+
+describe("slash commands (pure)", () => {
+  it("reads what is typed and sent", () => {
+    expect(slashAt("/rev", 4)).toEqual({ query: "rev" });
+    expect(slashAt("/review a", 9)).toBeNull();
+    expect(slashAt("a /rev", 6)).toBeNull();
+    expect(parseSlash("/review  src/a.go  ")).toEqual({ name: "review", args: "src/a.go" });
+    expect(parseSlash("/usr/bin is a folder")).toBeNull(); // a path is a message
+    expect(parseSlash("hello /x")).toBeNull();
+    const cs = [...BUILTIN_COMMANDS, ...customCommands([review, { ...review, name: "plan" }])];
+    expect(cs.filter((c) => c.name === "plan")).toHaveLength(1); // a file cannot take a built-in's name
+    expect(matchCommands(cs, "re").map((c) => c.name)).toEqual(["review"]);
+    expect(matchCommands(cs, "o").map((c) => c.name)).toEqual(["compact", "model", "undo"]);
+  });
+});
+
+describe("the todo list (pure)", () => {
+  it("ticks, adds and removes", () => {
+    const l = [{ id: "1", text: "a", status: "in_progress" }, { id: "u3", text: "b", status: "cancelled" }];
+    expect(toggled(l, "1")[0]!.status).toBe("done");
+    expect(toggled(toggled(l, "1"), "1")[0]!.status).toBe("pending");
+    expect(added(l, "  c ").at(-1)).toEqual({ id: "u4", text: "c", status: "pending" });
+    expect(added(l, "   ")).toBe(l);
+    expect(removed(l, "1").map((t) => t.id)).toEqual(["u3"]);
+    expect(progress(toggled(l, "1"))).toBe("1 of 1 done");
+  });
+});
+
+describe("the composer's slash commands", () => {
+  it("lists built-ins and the folder's commands, inserts the one chosen and runs it", async () => {
+    const { hub, ctl } = await setup({}, [], (h) => (h.commands = { commands: [review], agents: [], problems: [] }));
+    await type("/");
+    const names = all("[data-testid=slash-option] .slash-name").map((e) => e.textContent);
+    expect(names).toEqual(["/plan", "/compact", "/model", "/title", "/clear", "/undo", "/review"]);
+    await type("/rev");
+    expect(all("[data-testid=slash-option]").map((e) => e.textContent)).toEqual(["/review<file>Review a filecommand · project"]);
+    await press("Enter");
+    const ta = await type("/review src/a.go");
+    await press("Enter");
+    expect(hub.calls.find((c) => c[0] === "runCommand")).toEqual(["runCommand", SID, "review", "src/a.go", false]);
+    expect(ta.value).toBe("");
+    ctl.dispose();
+  });
+
+  it("asks before a repository command runs shell lines; Cancel runs nothing and keeps the text", async () => {
+    const { hub, ctl } = await setup({}, [], (h) => (h.commands = { commands: [deploy], agents: [], problems: [] }));
+    const ta = await type("/deploy staging");
+    await press("Enter");
+    expect(q("[data-testid=trust-confirm]")?.textContent).toContain("make deploy");
+    await act(async () => q("[data-testid=trust-cancel]")!.click());
+    await settle();
+    expect(hub.calls.some((c) => c[0] === "runCommand")).toBe(false);
+    expect(ta.value).toBe("/deploy staging");
+    await press("Enter");
+    await act(async () => q("[data-testid=trust-run]")!.click());
+    await settle();
+    expect(hub.calls.find((c) => c[0] === "runCommand")).toEqual(["runCommand", SID, "deploy", "staging", true]);
+    ctl.dispose();
+  });
+
+  it("runs the built-ins, and Shift+Tab cycles the approval mode", async () => {
+    const { hub, ctl } = await setup({ active_model: "openai:gpt-4.1" });
+    await press("Tab", true);
+    expect(hub.calls.filter((c) => c[0] === "setApprovalMode")).toEqual([["setApprovalMode", SID, "auto-edits"]]);
+    await type("/plan look at the parser");
+    await press("Enter");
+    expect(hub.calls.filter((c) => c[0] === "setApprovalMode" || c[0] === "submitTurn").slice(1)).toEqual([
+      ["setApprovalMode", SID, "plan"],
+      ["submitTurn", SID, "look at the parser"],
+    ]);
+    await type("/title Parser work");
+    await press("Enter");
+    expect(hub.calls.find((c) => c[0] === "renameSession")).toEqual(["renameSession", SID, "Parser work"]);
+    await type("/clear");
+    await press("Enter");
+    expect(hub.calls.find((c) => c[0] === "createSession")).toEqual(["createSession", { workspace_path: "/repo", model: "openai:gpt-4.1" }]);
+    ctl.dispose();
+  });
+});
+
+describe("the todo panel", () => {
+  it("shows the list live, and the user's tick and addition go to the hub", async () => {
+    const todos = [{ id: "1", text: "Read the code", status: "done" }, { id: "2", text: "Fix the bug", status: "in_progress" }];
+    const { hub, ctl, push } = await setup({ todos, todos_by: "agent" });
+    expect(q("[data-testid=todo-progress]")?.textContent).toBe("1 of 2 done");
+    expect(all("[data-testid=todo-item]").map((e) => e.dataset.status)).toEqual(["done", "in_progress"]);
+    await act(async () => q<HTMLInputElement>('input[aria-label="Done: Fix the bug"]')!.click());
+    expect(hub.calls.find((c) => c[0] === "setTodos")).toEqual(["setTodos", SID, [todos[0], { ...todos[1], status: "done" }]]);
+    const next = [...todos, { id: "3", text: "Add a test", status: "pending" }];
+    await push(eventFrame(SID, null, "todo.updated", { todos: next, by: "agent", tool_use_id: "tu_9" }, "agent"));
+    expect(all("[data-testid=todo-item] .todo-text").map((e) => e.textContent)).toEqual(["Read the code", "Fix the bug", "Add a test"]);
+    ctl.dispose();
+  });
+
+  it("offers to start a list when there is none", async () => {
+    const { ctl } = await setup();
+    expect(q("[data-testid=todo-panel]")).toBeNull();
+    await act(async () => q("[data-testid=todo-start]")!.click());
+    expect(q('input[aria-label="Add a todo"]')).not.toBeNull();
+    ctl.dispose();
+  });
+});
+
+describe("the plan card", () => {
+  const plan = "1. Read **parser.go**\n2. Fix the off-by-one";
+  const messages: Message[] = [
+    { id: "m1", session_id: SID, offset: 0, turn_id: "t1", role: "user", content: [{ type: "text", text: "Plan the fix" }], status: "complete", created_at: "2026-05-08T14:00:00Z" },
+    { id: "m2", session_id: SID, offset: 1, turn_id: "t1", role: "assistant", content: [{ type: "toolCall", id: "tu_plan", name: "present_plan", arguments: { plan } }], status: "complete", created_at: "2026-05-08T14:00:01Z" },
+    { id: "m3", session_id: SID, offset: 2, turn_id: "t1", role: "toolResult", content: [{ type: "text", text: "shown" }], status: "complete", tool_call_id: "tu_plan", tool_name: "present_plan", created_at: "2026-05-08T14:00:02Z" },
+  ];
+  const proposed = { text: plan, tool_use_id: "tu_plan", status: "proposed", created_at: "2026-05-08T14:00:02Z" };
+
+  it("shows the plan with Build it, Keep planning and Edit; Build it builds it as edited", async () => {
+    const { hub, ctl } = await setup({ approval_mode: "plan", plan: proposed }, messages);
+    const card = q("[data-testid=plan-card]")!;
+    expect(card.dataset.state).toBe("proposed");
+    expect(card.querySelector(".plan-text strong")?.textContent).toBe("parser.go");
+    await act(async () => q("[data-testid=plan-edit]")!.click());
+    const edit = q<HTMLTextAreaElement>('textarea[aria-label="Edit the plan"]')!;
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
+    await act(async () => {
+      setter.call(edit, `${plan}\n3. Add a test`);
+      edit.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => q("[data-testid=plan-build]")!.click());
+    await settle();
+    expect(hub.calls.find((c) => c[0] === "buildPlan")).toEqual(["buildPlan", SID, "auto-edits", `${plan}\n3. Add a test`]);
+    await act(async () => q("[data-testid=plan-keep]")!.click());
+    expect(document.activeElement?.getAttribute("aria-label")).toBe("Message");
+    ctl.dispose();
+  });
+
+  it("says where an accepted plan is being built, without buttons (after a reload too)", async () => {
+    const { ctl } = await setup({ approval_mode: "auto-edits", plan: { ...proposed, status: "accepted", mode: "auto-edits", edited: true, turn_id: "t2" } }, messages);
+    expect(q("[data-testid=plan-card]")?.dataset.state).toBe("accepted");
+    expect(q("[data-testid=plan-card] .tool-status-text")?.textContent).toBe("Building in Auto edits (edited)");
+    expect(q("[data-testid=plan-build]")).toBeNull();
+    ctl.dispose();
+  });
+});
