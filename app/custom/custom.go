@@ -133,7 +133,7 @@ func (s Set) Agent(name string) (Agent, bool) {
 
 // Builtins are the names of the window's own commands; a file cannot take
 // one (Load reports it as a problem).
-var Builtins = []string{"compact", "model", "plan", "title", "clear", "undo", "help"}
+var Builtins = []string{"compact", "model", "plan", "title", "clear", "undo"}
 
 // Folders, relative to a project folder or to a user base folder.
 var (

@@ -26,7 +26,7 @@ export function SlashList({ options, active, pick }: ReturnType<typeof useSlashC
           onMouseDown={(e) => (e.preventDefault(), pick(c))}
         >
           <span className="slash-name">/{c.name}</span>
-          {c.argumentHint && <span className="slash-hint">{c.argumentHint}</span>}
+          <span className="slash-hint">{c.argumentHint ?? ""}</span>
           <span className="slash-desc">{c.description}</span>
           <span className="slash-origin">{origin(c)}</span>
           {c.shell && c.shell.length > 0 && (

@@ -1,0 +1,86 @@
+// Plan mode, the todo panel and slash commands in a real browser
+// (docs/workflows.md; TestWorkflowsInBrowser scripts the provider and
+// writes the repository's .claude/commands/review.md): "/" lists the
+// commands, /review runs the repository's command, the model's todo list
+// is a pinned panel the user ticks and adds to, /plan switches to plan
+// mode, the plan card's "Build it" builds the plan in the same session,
+// and a reload shows the list and the built plan again.
+
+import { T, runScenario } from './scenario.mjs';
+
+/** Fails with what unless cond. */
+function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+await runScenario('workflows', async ({ page, step, shot }) => {
+  await page.setViewportSize({ width: 1100, height: 820 });
+  await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
+
+  step('a session in the folder');
+  await page.evaluate(async () => {
+    const token = sessionStorage.getItem('agenthub.token');
+    const r = await fetch('/sessions', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Typos in the notes' }) });
+    if (!r.ok) throw new Error(`POST /sessions: ${r.status}`);
+  });
+  await page.reload();
+  await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
+  const composer = page.locator('textarea[aria-label="Message"]');
+  await composer.waitFor({ timeout: T });
+
+  step('"/" lists the built-ins and the repository\'s command; @ offers the agents');
+  await composer.fill('@exp');
+  await page.locator('#mention-list li', { hasText: 'agent-explorer' }).waitFor({ timeout: T });
+  await composer.fill('/');
+  const review = page.locator('[data-testid="slash-option"]', { hasText: '/review' });
+  await review.waitFor({ timeout: T });
+  const names = await page.locator('[data-testid="slash-option"] .slash-name').allInnerTexts();
+  for (const n of ['/plan', '/compact', '/model', '/title', '/clear', '/undo', '/review']) expect(names.includes(n), `"/" lists ${names}, not ${n}`);
+  expect((await review.innerText()).includes('Review a file for typos'), 'the command\'s description is missing');
+  await shot('workflows-slash');
+
+  step('/review runs the command; the model keeps a todo list, shown pinned');
+  await composer.pressSequentially('rev');
+  await composer.press('Enter');
+  expect((await composer.inputValue()) === '/review ', `Enter completed to ${JSON.stringify(await composer.inputValue())}`);
+  await composer.pressSequentially('typos');
+  await composer.press('Enter');
+  await page.locator('.msg-assistant', { hasText: 'One typo' }).waitFor({ timeout: T });
+  const panel = page.locator('[data-testid="todo-panel"]');
+  await panel.locator('[data-testid="todo-item"]').nth(2).waitFor({ timeout: T });
+  expect((await panel.locator('[data-testid="todo-progress"]').innerText()) === '1 of 3 done', 'the progress is wrong');
+
+  step('the user ticks an item and adds one');
+  await panel.getByLabel('Done: List the typos').click(); // the hub's todo.updated ticks it
+  await panel.locator('[data-testid="todo-item"][data-status="done"]').nth(1).waitFor({ timeout: T });
+  await panel.getByLabel('Add a todo').fill('Re-read the file');
+  await panel.getByLabel('Add a todo').press('Enter');
+  await panel.locator('[data-testid="todo-item"]', { hasText: 'Re-read the file' }).waitFor({ timeout: T });
+  await panel.locator('.todo-by').waitFor({ timeout: T });
+  await shot('workflows-todo');
+
+  step('/plan switches to plan mode; the model presents its plan');
+  await composer.fill('/plan Fix the typo');
+  await composer.press('Enter');
+  await page.locator('.mode-switch[data-mode="plan"]').waitFor({ timeout: T });
+  const card = page.locator('[data-testid="plan-card"][data-state="proposed"]');
+  await card.waitFor({ timeout: T });
+  await page.locator('.msg-assistant', { hasText: 'The plan is ready for you.' }).waitFor({ timeout: T });
+  expect((await card.locator('.plan-text h2').innerText()) === 'Fix the typo', 'the plan is not rendered as Markdown');
+  await shot('workflows-plan');
+
+  step('"Build it" builds the plan in the same session, in auto edits');
+  await card.locator('[data-testid="plan-build"]').click();
+  await page.locator('.msg-assistant', { hasText: 'Fixed the typo.' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="plan-card"][data-state="accepted"]').waitFor({ timeout: T });
+  await page.locator('.mode-switch[data-mode="auto-edits"]').waitFor({ timeout: T });
+  await shot('workflows-built');
+
+  step('after a reload the todo list and the built plan are still there');
+  await page.reload();
+  await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
+  await page.locator('[data-testid="todo-item"]', { hasText: 'Re-read the file' }).waitFor({ timeout: T });
+  await page.locator('[data-testid="plan-card"][data-state="accepted"]').waitFor({ timeout: T });
+  const status = await page.locator('[data-testid="plan-card"] .tool-status-text').innerText();
+  expect(status === 'Building in Auto edits', `the plan card says ${status}`);
+});
