@@ -222,7 +222,7 @@ bench-desktop: smoketest
 # and desktop ones, the bench module's, the keyring's and vitest — with
 # every core kept busy, to flush out flaky tests (docs/testing.md).
 test-stress: deps frontend headless smoketest
-	./scripts/test-stress.sh
+	AGENTHUB_HEADLESS_VERSION="$(VERSION)" ./scripts/test-stress.sh
 
 clean:
 	rm -rf build/bin $(ARTIFACTS)

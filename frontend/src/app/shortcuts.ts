@@ -34,7 +34,7 @@ export const LOCAL_KEYS: readonly { keys: string; description: string }[] = [
   { keys: "/", description: "Commands: /plan, /compact, /model, /title, /clear, /undo and the folder's own (at the start of the message box)" },
   { keys: "↑ ↓ Home End", description: "Move between sessions in the sidebar" },
   { keys: "F2 / Delete", description: "Rename / delete the focused session" },
-  { keys: "y / a / n", description: "Allow once / always / deny a waiting tool call" },
+  { keys: "y / a / n", description: "Allow once / always / deny a waiting tool call (also from the message box while it is empty)" },
   { keys: "Esc", description: "Close a dialog, clear the search, stop the turn from the message box" },
 ];
 
