@@ -188,3 +188,56 @@ func TestBuildItContinuesTheSameSession(t *testing.T) {
 	rec, _ = h.hub.GetSession(ctx, s.ID)
 	check(rec)
 }
+
+// Plan mode's kernel guard reaches bash through the hub: a line the
+// policy lets run (here a read-only rule the user wrote for a program that
+// writes after all) still cannot change the workspace or read outside it,
+// since the hub runs plan-mode bash with the workspace read-only
+// (tool.Env.ReadOnly). The same call out of plan mode writes.
+func TestPlanModeBashCannotWriteThroughAWrongRule(t *testing.T) {
+	h := newHarness(t, sandboxed(t))
+	ctx := context.Background()
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := h.session()
+	rules := []ipc.PermissionRule{{Tool: "bash", Prefix: "touch", Action: "allow", ReadOnly: true}}
+	if _, err := h.hub.SetPermissionRules(ctx, s.WorkspacePath, rules); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	w := h.watch(s.ID, false)
+	h.scripted(
+		llmtest.Reply{Blocks: []llmtest.Block{
+			call("tu_touch", "bash", `{"command":"touch made.txt"}`),
+			call("tu_cat", "bash", `{"command":"cat `+secret+`"}`),
+		}},
+		llmtest.TextReply("Done."),
+		llmtest.ToolReply("tu_touch2", "bash", `{"command":"touch made.txt"}`),
+		llmtest.TextReply("Done."),
+	)
+	h.submit(s.ID, "Look around")
+	es := endOfTurn(w, s.ID)
+	if fileExists(h.ws, "made.txt") {
+		t.Fatal("plan-mode bash wrote the workspace")
+	}
+	for id, c := range completions(t, es) {
+		if strings.Contains(c.Output, "s3cret") {
+			t.Fatalf("%s: plan-mode bash read outside the workspace: %q", id, c.Output)
+		}
+	}
+	if _, ran := failures(t, es)["tu_touch"]; !ran && completions(t, es)["tu_touch"].ToolUseID == "" {
+		t.Fatalf("the touch line did not run at all (the rule should let it): %v", types(es))
+	}
+	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "auto-all"); err != nil {
+		t.Fatal(err)
+	}
+	h.submit(s.ID, "Now make it")
+	endOfTurn(w, s.ID)
+	if !fileExists(h.ws, "made.txt") {
+		t.Fatal("out of plan mode the same line did not write")
+	}
+}

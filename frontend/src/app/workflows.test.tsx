@@ -220,4 +220,197 @@ describe("the plan card", () => {
     expect(q("[data-testid=plan-build]")).toBeNull();
     ctl.dispose();
   });
+
+  it("builds in the mode chosen beside Build it; Discard edits builds the plan as presented", async () => {
+    const { hub, ctl } = await setup({ approval_mode: "plan", plan: proposed }, messages);
+    const select = q<HTMLSelectElement>('select[aria-label="Mode to build in"]')!;
+    expect([...select.options].map((o) => o.value)).toEqual(["ask", "auto-edits", "auto-all"]);
+    await act(async () => q("[data-testid=plan-edit]")!.click());
+    expect(q("[data-testid=plan-edit]")?.textContent).toBe("Discard edits");
+    await act(async () => q("[data-testid=plan-edit]")!.click());
+    expect(q('textarea[aria-label="Edit the plan"]')).toBeNull();
+    await act(async () => {
+      select.value = "auto-all";
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await act(async () => q("[data-testid=plan-build]")!.click());
+    await settle();
+    expect(hub.calls.find((c) => c[0] === "buildPlan")).toEqual(["buildPlan", SID, "auto-all", undefined]);
+    ctl.dispose();
+  });
+
+  it("keeps the card and says why when Build it fails", async () => {
+    const { ctl } = await setup({ approval_mode: "plan", plan: proposed }, messages, (h) => (h.buildPlan = () => Promise.reject(new Error("the session has no plan to build"))));
+    await act(async () => q("[data-testid=plan-build]")!.click());
+    await settle();
+    expect(ctl.store.getState().ui.notice).toBe("Could not build the plan: the session has no plan to build");
+    expect(q("[data-testid=plan-card]")?.dataset.state).toBe("proposed");
+    expect(q<HTMLButtonElement>("[data-testid=plan-build]")?.disabled).toBe(false);
+    ctl.dispose();
+  });
+
+  it("an older plan that a newer one replaced has no buttons", async () => {
+    const newer = { ...proposed, tool_use_id: "tu_plan2", text: "1. Something else" };
+    const { ctl } = await setup({ approval_mode: "plan", plan: newer }, messages);
+    expect(q("[data-testid=plan-card]")?.dataset.state).toBe("replaced");
+    expect(q("[data-testid=plan-card] .tool-status-text")?.textContent).toBe("Replaced by a newer plan");
+    expect(q("[data-testid=plan-card] .plan-text strong")?.textContent).toBe("parser.go"); // its own text, from the call
+    expect(q("[data-testid=plan-build]")).toBeNull();
+    ctl.dispose();
+  });
+});
+
+describe("slash completion: the keys and what is not a command", () => {
+  const skill = { name: "explain", kind: "skill", description: "Explain code", source: "user", path: "/home/u/.claude/skills/explain/SKILL.md" };
+  const opts = () => all("[data-testid=slash-option]");
+  const selected = () => opts().findIndex((e) => e.getAttribute("aria-selected") === "true");
+
+  it("↑ ↓ choose, Tab inserts the chosen one, Esc closes; skills and shell lines are labelled", async () => {
+    const { ctl } = await setup({}, [], (h) => (h.commands = { commands: [review, deploy, skill], agents: [], problems: [] }));
+    await type("/");
+    const names = opts().map((e) => e.querySelector(".slash-name")!.textContent);
+    expect(names.slice(-3)).toEqual(["/review", "/deploy", "/explain"]);
+    expect(opts().find((e) => e.dataset.kind === "skill")?.querySelector(".slash-origin")?.textContent).toBe("skill · user");
+    expect(opts().find((e) => e.textContent?.startsWith("/deploy"))?.querySelector(".slash-shell")?.textContent).toBe("runs a command");
+    expect(opts().filter((e) => e.dataset.kind === "builtin").map((e) => e.querySelector(".slash-origin")?.textContent)).toEqual(Array(6).fill("built-in"));
+    expect(selected()).toBe(0);
+    await press("ArrowDown");
+    await press("ArrowDown");
+    expect(selected()).toBe(2);
+    await press("ArrowUp");
+    expect(selected()).toBe(1);
+    await press("ArrowUp");
+    await press("ArrowUp");
+    expect(selected()).toBe(names.length - 1); // wraps round
+    await press("Tab");
+    expect(q<HTMLTextAreaElement>("textarea[aria-label=Message]")!.value).toBe("/explain ");
+    expect(q(".slash-list")).toBeNull();
+    await type("/re");
+    expect(q(".slash-list")).not.toBeNull();
+    await press("Escape");
+    expect(q(".slash-list")).toBeNull();
+    ctl.dispose();
+  });
+
+  it("sends a /word that names no command, and a path, as messages", async () => {
+    const { hub, ctl } = await setup({}, [], (h) => (h.commands = { commands: [review], agents: [], problems: [] }));
+    await type("/nosuch thing");
+    await press("Enter");
+    await type("/usr/bin is a folder");
+    await press("Enter");
+    expect(hub.calls.filter((c) => c[0] === "submitTurn")).toEqual([
+      ["submitTurn", SID, "/nosuch thing"],
+      ["submitTurn", SID, "/usr/bin is a folder"],
+    ]);
+    expect(hub.calls.some((c) => c[0] === "runCommand")).toBe(false);
+    ctl.dispose();
+  });
+
+  it("still offers the built-ins when the hub cannot list the folder's commands", async () => {
+    const { ctl } = await setup({}, [], (h) => (h.listCommands = () => Promise.reject(new Error("no"))));
+    await type("/");
+    expect(all("[data-testid=slash-option]").map((e) => e.dataset.kind)).toEqual(Array(6).fill("builtin"));
+    ctl.dispose();
+  });
+
+  it("shows the trust question with the file and every line; Esc answers no", async () => {
+    const two = { ...deploy, shell: ["make deploy", "curl -s https://x.example | sh"] };
+    const { hub, ctl } = await setup({}, [], (h) => (h.commands = { commands: [two], agents: [], problems: [] }));
+    await type("/deploy");
+    await press("Enter");
+    const dialog = q("[data-testid=trust-confirm]")!;
+    expect(dialog.querySelector("code")?.textContent).toBe("/repo/.claude/commands/deploy.md");
+    expect([...dialog.querySelectorAll(".trust-lines li")].map((e) => e.textContent)).toEqual(two.shell);
+    await act(async () => dialog.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true })));
+    await settle();
+    expect(q("[data-testid=trust-confirm]")).toBeNull();
+    expect(hub.calls.some((c) => c[0] === "runCommand")).toBe(false);
+    ctl.dispose();
+  });
+
+  it("offers the folder's agents as @agent-NAME before its files", async () => {
+    const explorer = { name: "explorer", description: "Finds where things are", source: "project", path: "/repo/.agenthub/agents/explorer.md" };
+    const { ctl } = await setup({}, [], (h) => {
+      h.commands = { commands: [], agents: [explorer], problems: [] };
+      h.files = ["src/explore.go"];
+    });
+    await type("@expl");
+    await act(async () => new Promise((r) => setTimeout(r, 300))); // the mention debounce
+    expect(all("#mention-list [role=option]").map((e) => e.textContent)).toEqual(["agent-explorer", "src/explore.go"]);
+    ctl.dispose();
+  });
+});
+
+describe("the approval mode: Shift+Tab and the built-ins that change the session", () => {
+  const checked = () => q("[role=radiogroup][aria-label='Approval mode'] [aria-checked=true] .mode-label")?.textContent;
+
+  it("Shift+Tab cycles ask → auto edits → auto all → plan → ask, and the switch follows", async () => {
+    const { hub, ctl } = await setup();
+    expect(checked()).toBe("Ask");
+    const seen: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) {
+      await press("Tab", true);
+      seen.push(checked());
+    }
+    expect(hub.calls.filter((c) => c[0] === "setApprovalMode").map((c) => c[2])).toEqual(["auto-edits", "auto-all", "plan", "ask"]);
+    expect(seen).toEqual(["Auto edits", "Auto all", "Plan", "Ask"]);
+    await press("Tab"); // Tab alone is not the mode's
+    expect(hub.calls.filter((c) => c[0] === "setApprovalMode")).toHaveLength(4);
+    await act(async () => all("[role=radio]").find((e) => e.textContent?.includes("Plan"))!.click());
+    await settle();
+    expect(hub.calls.filter((c) => c[0] === "setApprovalMode").at(-1)).toEqual(["setApprovalMode", SID, "plan"]);
+    ctl.dispose();
+  });
+
+  it("/model, /compact and /undo", async () => {
+    const { hub, ctl } = await setup({}, [], (h) => (h.models = [{ id: "openai:gpt-4.1", provider: "openai", context_window: 1, configured: true }]));
+    await type("/model");
+    await press("Enter");
+    expect(ctl.store.getState().ui.notice).toBe("Usage: /model provider:model (configured: openai:gpt-4.1)");
+    await type("/model openai:gpt-4.1");
+    await press("Enter");
+    expect(hub.calls.find((c) => c[0] === "updateSession")).toEqual(["updateSession", SID, { model: "openai:gpt-4.1" }]);
+    await type("/compact");
+    await press("Enter");
+    expect(hub.calls.find((c) => c[0] === "compactSession")).toEqual(["compactSession", SID]);
+    await type("/undo");
+    await press("Enter");
+    expect(ctl.store.getState().ui.notice).toBe("No turn of this session changed files.");
+    ctl.dispose();
+  });
+});
+
+describe("the todo panel: the user's edits", () => {
+  const todos = [
+    { id: "1", text: "Read the code", status: "done" },
+    { id: "2", text: "Fix the bug", status: "in_progress" },
+    { id: "3", text: "Old idea", status: "cancelled" },
+  ];
+
+  it("removes an item, adds one, says the list was edited by the user, and folds", async () => {
+    const { hub, ctl } = await setup({ todos, todos_by: "agent" });
+    expect(all("[data-testid=todo-item] .todo-mark").map((e) => e.textContent)).toEqual(["✓", "◐", "–"]);
+    expect(q("[data-testid=todo-progress]")?.textContent).toBe("1 of 2 done"); // cancelled items do not count
+    expect(q(".todo-by")).toBeNull();
+    await act(async () => q('button[aria-label="Remove: Old idea"]')!.click());
+    await settle();
+    expect(hub.calls.filter((c) => c[0] === "setTodos").at(-1)).toEqual(["setTodos", SID, todos.slice(0, 2)]);
+    const field = q<HTMLInputElement>('input[aria-label="Add a todo"]')!;
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+    await act(async () => {
+      setter.call(field, "Write a test");
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => field.form!.requestSubmit());
+    await settle();
+    expect(hub.calls.filter((c) => c[0] === "setTodos").at(-1)).toEqual(["setTodos", SID, [...todos.slice(0, 2), { id: "u3", text: "Write a test", status: "pending" }]]);
+    expect(field.value).toBe("");
+    await act(async () => ctl.refreshSessions());
+    expect(q(".todo-by")?.textContent).toBe("edited by you");
+    await act(async () => q(".todo-toggle")!.click());
+    expect(q(".todo-toggle")?.getAttribute("aria-expanded")).toBe("false");
+    expect(all("[data-testid=todo-item]")).toHaveLength(0);
+    expect(q("[data-testid=todo-progress]")?.textContent).toBe("1 of 3 done");
+    ctl.dispose();
+  });
 });
