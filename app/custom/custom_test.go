@@ -217,6 +217,41 @@ func TestProblems(t *testing.T) {
 	}
 }
 
+// A repository's tool list that cannot be read, or that names nothing
+// Agent Hub has, never leaves a command or an agent unrestricted: the
+// command gets no tools, the agent whose list is a mapping is left out.
+func TestToolListsNeverWiden(t *testing.T) {
+	_, ws := project(t)
+	write(t, ws, ".claude/commands/mapped.md", "---\nallowed-tools:\n  Bash: true\n---\nx\n")
+	write(t, ws, ".claude/commands/unknown.md", "---\nallowed-tools: WebSearch, NotebookEdit\n---\nx\n")
+	write(t, ws, ".claude/commands/empty.md", "---\nallowed-tools: []\n---\nx\n")
+	write(t, ws, ".claude/agents/mapped.md", "---\nname: mapped\ndescription: d\ntools:\n  write: false\n---\nx\n")
+	write(t, ws, ".claude/agents/unknown.md", "---\nname: unknown\ndescription: d\ntools: WebSearch\n---\nx\n")
+	set := custom.Load(ws, nil, nil)
+	tools := []string{"bash", "read_file", "write_file", "edit_file", "delegate", "skill", "github__create_issue"}
+	for _, name := range []string{"mapped", "unknown", "empty"} {
+		c, ok := set.Command(name)
+		if !ok {
+			t.Errorf("/%s is missing: %v", name, set.Problems)
+			continue
+		}
+		for _, tool := range tools {
+			if c.Tools.Offers(tool) {
+				t.Errorf("/%s offers %s (tools %v)", name, tool, c.Tools)
+			}
+		}
+	}
+	if a, ok := set.Agent("mapped"); ok {
+		t.Errorf("the agent whose tools are a mapping is there, with %v", a.Tools)
+	}
+	a, ok := set.Agent("unknown")
+	for _, tool := range tools {
+		if !ok || a.Tools.Offers(tool) {
+			t.Errorf("the agent with only unknown tools: present %v, offers %s (%v)", ok, tool, a.Tools)
+		}
+	}
+}
+
 func TestExpand(t *testing.T) {
 	c := custom.Command{Name: "fix", Kind: custom.KindCommand,
 		Body: "Fix issue #$1 in @$2 ($3). Context: !`git log -3`\nAll: $ARGUMENTS\n"}

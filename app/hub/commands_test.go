@@ -119,3 +119,60 @@ func TestCommandShellLinesAsk(t *testing.T) {
 		t.Fatalf("the stored message: %s", describe(ms))
 	}
 }
+
+// A command's allowed-tools bound its turn's workers too: the model
+// delegates (allowed-tools names Task) to the generic worker and to a
+// named agent whose own tools include Write, in an auto-all session; each
+// worker is offered no write and its write is refused.
+func TestCommandRestrictionCarriesIntoWorkers(t *testing.T) {
+	home := t.TempDir()
+	h := newHarness(t, func(c *hub.Config) {
+		c.CustomDirs = func() []custom.UserDir {
+			return []custom.UserDir{{Base: home, Commands: []string{"commands"}}}
+		}
+	})
+	writeFile(t, filepath.Join(home, "commands/scan.md"), "---\nallowed-tools: Read, Task\n---\nScan for $ARGUMENTS\n")
+	writeFile(t, filepath.Join(h.ws, ".claude/agents/writer.md"), "---\nname: writer\ndescription: Writes files\ntools: Read, Write\n---\nWrite what you are asked to.\n")
+	s := h.session()
+	w := h.watch(s.ID, true)
+	script := h.scripted(
+		llmtest.ToolReply("tu_d1", "delegate", `{"task":"write one"}`),
+		llmtest.ToolReply("tu_w1", "write_file", `{"path":"one.txt","content":"x"}`),
+		llmtest.TextReply("could not"),
+		llmtest.ToolReply("tu_d2", "delegate", `{"task":"write two","agent":"writer"}`),
+		llmtest.ToolReply("tu_w2", "write_file", `{"path":"two.txt","content":"x"}`),
+		llmtest.TextReply("could not either"),
+		llmtest.TextReply("Neither worker could write."),
+	)
+	if _, err := h.hub.RunCommand(context.Background(), ipc.RunCommandRequest{SessionID: s.ID, Name: "scan", Arguments: "typos"}); err != nil {
+		t.Fatal(err)
+	}
+	es := endOfTurn(w, s.ID)
+	reqs := script.Requests()
+	if len(reqs) != 7 {
+		t.Fatalf("%d requests, want 7: %v", len(reqs), types(es))
+	}
+	for _, i := range []int{1, 4} { // the workers' first requests
+		if slices.Contains(toolNames(reqs[i]), "write_file") {
+			t.Errorf("worker request %d offered %v", i, toolNames(reqs[i]))
+		}
+	}
+	started := 0
+	for _, e := range es {
+		if e.Type == ipc.TypeDelegateStarted {
+			started++
+		}
+	}
+	if started != 2 {
+		t.Fatalf("%d workers started, want 2: %v", started, types(es))
+	}
+	refused := 0
+	for _, f := range failures(t, es) {
+		if f.ToolName == "write_file" && f.ErrorClass == ipc.ToolErrDenied {
+			refused++
+		}
+	}
+	if refused != 2 || fileExists(h.ws, "one.txt") || fileExists(h.ws, "two.txt") {
+		t.Fatalf("the workers' writes: %d refused, one.txt %v, two.txt %v", refused, fileExists(h.ws, "one.txt"), fileExists(h.ws, "two.txt"))
+	}
+}

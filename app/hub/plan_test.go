@@ -241,3 +241,43 @@ func TestPlanModeBashCannotWriteThroughAWrongRule(t *testing.T) {
 		t.Fatal("out of plan mode the same line did not write")
 	}
 }
+
+// A worker started in plan mode plans too: the user approves the
+// delegation, and the worker's edit and writing bash line are refused as
+// its parent's would be (the session is auto-all underneath).
+func TestPlanModeWorkerPlansToo(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	s := h.session()
+	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	w := h.watch(s.ID, true)
+	h.scripted(
+		llmtest.ToolReply("tu_del", "delegate", `{"task":"Make the change"}`),
+		llmtest.Reply{Blocks: []llmtest.Block{
+			call("tu_w", "write_file", `{"path":"made.txt","content":"x"}`),
+			call("tu_b", "bash", `{"command":"touch touched.txt"}`),
+		}},
+		llmtest.TextReply("I could not change anything."),
+		llmtest.TextReply("The worker only planned."),
+	)
+	h.submit(s.ID, "Change it")
+	req := w.approvalRequest()
+	if req.ToolName != "delegate" {
+		t.Fatalf("asked for %+v", req)
+	}
+	if err := h.hub.ApproveTool(ctx, ipc.ApproveToolRequest{SessionID: s.ID, ToolUseID: req.ToolUseID, Decision: ipc.DecisionOnce}); err != nil {
+		t.Fatal(err)
+	}
+	es := endOfTurn(w, s.ID)
+	refused := 0
+	for _, f := range failures(t, es) {
+		if (f.ToolName == "write_file" || f.ToolName == "bash") && f.ErrorClass == ipc.ToolErrDenied && strings.Contains(f.Message, "plan mode") {
+			refused++
+		}
+	}
+	if refused != 2 || fileExists(h.ws, "made.txt") || fileExists(h.ws, "touched.txt") {
+		t.Fatalf("the worker's calls: %d refused in plan mode; made %v, touched %v; %v", refused, fileExists(h.ws, "made.txt"), fileExists(h.ws, "touched.txt"), types(es))
+	}
+}
