@@ -91,11 +91,7 @@ func TestRepositoryCommand(t *testing.T) {
 // session, like any bash call, and a denial reaches the model.
 func TestCommandShellLinesAsk(t *testing.T) {
 	home := t.TempDir()
-	h := newHarness(t, asking, func(c *hub.Config) {
-		c.CustomDirs = func() []custom.UserDir {
-			return []custom.UserDir{{Base: home, Commands: []string{"commands"}}}
-		}
-	})
+	h := newHarness(t, asking, userCommands(home))
 	writeFile(t, filepath.Join(home, "commands/st.md"), "---\nallowed-tools: Bash\n---\nStatus: !`echo STATUS`\n")
 	s := h.session()
 	w := h.watch(s.ID, false)
@@ -126,11 +122,7 @@ func TestCommandShellLinesAsk(t *testing.T) {
 // worker is offered no write and its write is refused.
 func TestCommandRestrictionCarriesIntoWorkers(t *testing.T) {
 	home := t.TempDir()
-	h := newHarness(t, func(c *hub.Config) {
-		c.CustomDirs = func() []custom.UserDir {
-			return []custom.UserDir{{Base: home, Commands: []string{"commands"}}}
-		}
-	})
+	h := newHarness(t, userCommands(home))
 	writeFile(t, filepath.Join(home, "commands/scan.md"), "---\nallowed-tools: Read, Task\n---\nScan for $ARGUMENTS\n")
 	writeFile(t, filepath.Join(h.ws, ".claude/agents/writer.md"), "---\nname: writer\ndescription: Writes files\ntools: Read, Write\n---\nWrite what you are asked to.\n")
 	s := h.session()
@@ -174,5 +166,14 @@ func TestCommandRestrictionCarriesIntoWorkers(t *testing.T) {
 	}
 	if refused != 2 || fileExists(h.ws, "one.txt") || fileExists(h.ws, "two.txt") {
 		t.Fatalf("the workers' writes: %d refused, one.txt %v, two.txt %v", refused, fileExists(h.ws, "one.txt"), fileExists(h.ws, "two.txt"))
+	}
+}
+
+// userCommands makes home/commands the user's own commands folder.
+func userCommands(home string) harnessOpt {
+	return func(c *hub.Config) {
+		c.CustomDirs = func() []custom.UserDir {
+			return []custom.UserDir{{Base: home, Commands: []string{"commands"}}}
+		}
 	}
 }
