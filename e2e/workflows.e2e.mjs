@@ -4,7 +4,8 @@
 // commands, /review runs the repository's command, the model's todo list
 // is a pinned panel the user ticks and adds to, /plan switches to plan
 // mode, the plan card's "Build it" builds the plan in the same session,
-// and a reload shows the list and the built plan again.
+// and a reload and a restart of the binary on the same data dir (sync
+// "restart" answers with its new URL) show the list and the built plan again.
 
 import { T, runScenario } from './scenario.mjs';
 
@@ -13,7 +14,7 @@ function expect(cond, what) {
   if (!cond) throw new Error(what);
 }
 
-await runScenario('workflows', async ({ page, step, shot }) => {
+await runScenario('workflows', async ({ page, step, shot, sync }) => {
   await page.setViewportSize({ width: 1100, height: 820 });
   await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
 
@@ -83,4 +84,15 @@ await runScenario('workflows', async ({ page, step, shot }) => {
   await page.locator('[data-testid="plan-card"][data-state="accepted"]').waitFor({ timeout: T });
   const status = await page.locator('[data-testid="plan-card"] .tool-status-text').innerText();
   expect(status === 'Building in Auto edits', `the plan card says ${status}`);
+
+  step('after a restart of the binary the todo list and the built plan are still there');
+  await page.goto(await sync('restart'));
+  await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
+  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
+  await page.locator('.side-row .side-open', { hasText: 'Typos in the notes' }).click();
+  const restarted = page.locator('[data-testid="todo-panel"]');
+  await restarted.locator('[data-testid="todo-item"]', { hasText: 'Re-read the file' }).waitFor({ timeout: T });
+  expect((await restarted.locator('[data-testid="todo-progress"]').innerText()) === '2 of 4 done', 'the progress after a restart is wrong');
+  await page.locator('[data-testid="plan-card"][data-state="accepted"]').waitFor({ timeout: T });
+  await page.locator('.mode-switch[data-mode="auto-edits"]').waitFor({ timeout: T });
 });

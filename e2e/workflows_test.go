@@ -12,7 +12,8 @@ import (
 // TestWorkflowsInBrowser: the repository's /review command through the
 // composer's "/" completion, the todo list the model keeps (and the user
 // ticks and adds to) as a pinned panel, plan mode with /plan, the plan card
-// and "Build it", and all of it again after a reload (workflows.e2e.mjs;
+// and "Build it", and all of it again after a reload and after a restart of
+// the binary on the same data dir (workflows.e2e.mjs;
 // its screenshots are docs/workflows-*.png).
 func TestWorkflowsInBrowser(t *testing.T) {
 	root, node, ctx := browserTest(t, 3*time.Minute)
@@ -41,11 +42,16 @@ func TestWorkflowsInBrowser(t *testing.T) {
 		".agenthub/agents/explorer.md": "---\nname: explorer\ndescription: Finds where things are\ntools: Read, Grep\n---\nAnswer with paths.\n",
 	})
 	home := t.TempDir() // the user's own folders: empty
-	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace,
-		[]string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")},
-		"--approval-mode", "ask")
-	t.Cleanup(stop)
-	runScenario(t, ctx, root, node, "workflows.e2e.mjs", info, nil)
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace, env, "--approval-mode", "ask")
+	t.Cleanup(func() { stop() })
+	restart := func() string {
+		stop()
+		var again dashboardInfo
+		again, stop = launchHeadless(t, ctx, bin, dataDir, workspace, env, "--approval-mode", "ask")
+		return again.URL
+	}
+	runScenarioWith(t, ctx, root, node, "workflows.e2e.mjs", info, nil, actions{"restart": restart})
 	if b, err := os.ReadFile(filepath.Join(workspace, "notes.txt")); err != nil || string(b) != "the notes\n" {
 		t.Errorf("notes.txt after Build it = %q (%v)", b, err)
 	}
