@@ -10,6 +10,7 @@ import (
 
 	"agenthub/app/custom"
 	"agenthub/app/hub"
+	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -175,5 +176,67 @@ func userCommands(home string) harnessOpt {
 		c.CustomDirs = func() []custom.UserDir {
 			return []custom.UserDir{{Base: home, Commands: []string{"commands"}}}
 		}
+	}
+}
+
+// anthropicOnly is the scripted twin with only Anthropic configured.
+type anthropicOnly struct{ *llmtest.Scripted }
+
+func (anthropicOnly) Config() llm.Config {
+	return llm.Config{AnthropicAPIKey: "scripted", IgnoreEnv: true}
+}
+
+// A command's model and a named agent's are the turn's and the worker's
+// (haiku and opus are Anthropic's aliases), never the session's; a model
+// whose provider is not configured is not used, and route.decided says
+// why.
+func TestCommandAndAgentModels(t *testing.T) {
+	home := t.TempDir()
+	h := newHarness(t, userCommands(home))
+	writeFile(t, filepath.Join(home, "commands/fast.md"), "---\nmodel: haiku\nallowed-tools: Task\n---\nQuickly: $ARGUMENTS\n")
+	writeFile(t, filepath.Join(home, "commands/elsewhere.md"), "---\nmodel: openai:gpt-4.1\n---\nElsewhere: $ARGUMENTS\n")
+	writeFile(t, filepath.Join(h.ws, ".claude/agents/big.md"), "---\nname: big\ndescription: Thinks hard\nmodel: opus\n---\nThink.\n")
+	s := h.session()
+	w := h.watch(s.ID, true)
+	script := llmtest.NewScripted(
+		llmtest.ToolReply("tu_d", "delegate", `{"task":"think","agent":"big"}`),
+		llmtest.TextReply("thought"),
+		llmtest.TextReply("Done quickly."),
+		llmtest.TextReply("Done here."),
+	)
+	h.hub.SetProviders(anthropicOnly{script})
+	ctx := context.Background()
+	route := func(es []ev) ipc.RouteDecided {
+		var r ipc.RouteDecided
+		for _, e := range es {
+			if e.Type == ipc.TypeRouteDecided && e.SessionID == s.ID {
+				e.decode(t, &r)
+				return r
+			}
+		}
+		t.Fatalf("no route.decided: %v", types(es))
+		return r
+	}
+	if _, err := h.hub.RunCommand(ctx, ipc.RunCommandRequest{SessionID: s.ID, Name: "fast", Arguments: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := route(endOfTurn(w, s.ID)); r.Model != "anthropic:claude-haiku-4-5" || !strings.Contains(r.Reason, "/fast") {
+		t.Errorf("/fast's route: %+v", r)
+	}
+	if rec, _ := h.hub.GetSession(ctx, s.ID); rec.ActiveModel != testModel {
+		t.Errorf("after /fast the session's model is %q, want %q (the command's model is its turn's only)", rec.ActiveModel, testModel)
+	}
+	if _, err := h.hub.RunCommand(ctx, ipc.RunCommandRequest{SessionID: s.ID, Name: "elsewhere", Arguments: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := route(endOfTurn(w, s.ID)); r.Model != testModel || !strings.Contains(r.Reason, "openai:gpt-4.1") || !strings.Contains(r.Reason, "not used") {
+		t.Errorf("/elsewhere's route: %+v", r)
+	}
+	var got []string
+	for _, r := range script.Requests() {
+		got = append(got, r.Model)
+	}
+	if want := []string{"claude-haiku-4-5", "claude-opus-4-6", "claude-haiku-4-5", strings.TrimPrefix(testModel, "anthropic:")}; !slices.Equal(got, want) {
+		t.Errorf("the requests' models %v, want %v", got, want)
 	}
 }

@@ -365,6 +365,7 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 	})
 
 	route, failure := h.route(r.ctx, sess)
+	sessionModel := route.Model // a command's model is its turn's, never pinned to the session
 	if o := r.turn.Options; o != nil && o.Model != "" && failure == "" {
 		if ok, why := h.modelConfigured(o.Model); ok {
 			route.Model, route.Reason = o.Model, "model of the command "+o.Command
@@ -373,11 +374,11 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 		}
 	}
 	var pin func(*store.Session)
-	if route.Model != "" && sess.ActiveModel == "" {
+	if sessionModel != "" && sess.ActiveModel == "" {
 		// A session created without a model keeps the one routing resolved.
 		pin = func(s *store.Session) {
 			if s.ActiveModel == "" {
-				s.ActiveModel = route.Model
+				s.ActiveModel = sessionModel
 			}
 		}
 	}
