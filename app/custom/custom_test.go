@@ -1,6 +1,7 @@
 package custom_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,6 +104,10 @@ You are a code explorer. Report file paths and line numbers.
 	write(t, base, "home/.claude/commands/standup.md", "---\ndescription: Summarise yesterday's work\n---\nSummarise git log since yesterday.\n")
 	write(t, base, "config/opencode/command/lint.md", "---\ndescription: Lint the code\n---\nRun the linter.\n")
 	write(t, base, "home/.claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code\n---\nReview.\n")
+	write(t, ws, ".opencode/commands/fmt.md", "---\ndescription: Format the code\n---\nFormat it.\n")
+	write(t, base, "home/.claude/skills/notes/SKILL.md", "---\nname: notes\ndescription: Keeps meeting notes\n---\nBullet points.\n")
+	write(t, base, "config/opencode/commands/typecheck.md", "---\ndescription: Type-check\n---\nRun tsc.\n")
+	write(t, base, "config/agenthub/agents/helper.md", "---\ndescription: Helps\n---\nHelp.\n")
 
 	set := custom.Load(ws, users(base), nil)
 	byName := map[string]custom.Command{}
@@ -111,7 +116,7 @@ You are a code explorer. Report file paths and line numbers.
 		byName[c.Name] = c
 		names = append(names, c.Name)
 	}
-	want := []string{"deploy", "test", "sql", "frontend:component", "review", "changelog", "standup", "lint"}
+	want := []string{"deploy", "test", "fmt", "sql", "frontend:component", "review", "changelog", "standup", "notes", "lint", "typecheck"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("commands %v, want %v (nearest folder first, then the user's; problems %v)", names, want, set.Problems)
 	}
@@ -145,14 +150,17 @@ You are a code explorer. Report file paths and line numbers.
 	if c := byName["standup"]; c.Source != custom.SourceUser {
 		t.Errorf("standup: %+v", c)
 	}
-	if len(set.Skills()) != 2 {
+	if c := byName["notes"]; c.Kind != custom.KindSkill || c.Source != custom.SourceUser || c.Body != "Bullet points.\n" {
+		t.Errorf("the user's skill: %+v", c)
+	}
+	if len(set.Skills()) != 3 {
 		t.Errorf("skills %v", set.Skills())
 	}
 	var agents []string
 	for _, a := range set.Agents {
 		agents = append(agents, a.Name)
 	}
-	if !slices.Equal(agents, []string{"writer", "explorer", "reviewer"}) {
+	if !slices.Equal(agents, []string{"writer", "explorer", "helper", "reviewer"}) {
 		t.Fatalf("agents %v", agents)
 	}
 	ex, _ := set.Agent("explorer")
@@ -162,6 +170,9 @@ You are a code explorer. Report file paths and line numbers.
 	}
 	if w, _ := set.Agent("writer"); !slices.Equal(w.Tools, custom.Restriction{"read_file", "write_file"}) || w.Model != "" {
 		t.Errorf("writer: %+v", w)
+	}
+	if hp, _ := set.Agent("helper"); hp.Source != custom.SourceUser || hp.Description != "Helps" || hp.Prompt != "Help." { // named by its file
+		t.Errorf("helper: %+v", hp)
 	}
 	if rv, _ := set.Agent("reviewer"); rv.Source != custom.SourceUser || len(rv.Tools) != 0 {
 		t.Errorf("reviewer: %+v", rv)
@@ -323,5 +334,20 @@ func TestTrust(t *testing.T) {
 	changed, _ := custom.Load(ws, nil, nil).Command("st")
 	if !trust.NeedsTrust(changed) {
 		t.Error("a changed command runs its new shell lines without asking")
+	}
+}
+
+// The user's own folders: $XDG_CONFIG_HOME/agenthub, ~/.claude and
+// $XDG_CONFIG_HOME/opencode (command and commands), in that order.
+func TestUserDirs(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	t.Setenv("XDG_CONFIG_HOME", "/home/u/cfg")
+	var got []string
+	for _, u := range custom.UserDirs() {
+		got = append(got, fmt.Sprint(u.Base, u.Commands, u.Skills, u.Agents))
+	}
+	want := []string{"/home/u/cfg/agenthub[commands] [skills] [agents]", "/home/u/.claude[commands] [skills] [agents]", "/home/u/cfg/opencode[command commands] [] []"}
+	if !slices.Equal(got, want) {
+		t.Errorf("UserDirs %q, want %q", got, want)
 	}
 }
