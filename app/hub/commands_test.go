@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,18 +18,25 @@ import (
 )
 
 const checkCommand = "---\ndescription: Check the notes\nargument-hint: <what>\nallowed-tools: Bash(echo:*), Read\n---\n" +
-	"Check @notes.txt for $ARGUMENTS. The listing: !`echo LISTED`\n"
+	"Check @notes.txt for $ARGUMENTS. The listing: !`echo LISTED`\nAlso @key.txt and @/etc/hostname.\n"
 
 // A repository's command: it needs the user's trust before its shell line
 // runs (nothing runs without it, not even in auto-all); with it, the line
 // runs first as an ordinary bash call, the template (with the mentioned
 // file attached) is the message, and the turn is restricted to the
 // command's allowed-tools — the session's auto-all notwithstanding, the
-// model's write is refused. A changed file asks again.
+// model's write is refused. Its @-mentions go through the composer's
+// confinement (a link out of the workspace, an absolute path: not
+// attached). A changed file asks again.
 func TestRepositoryCommand(t *testing.T) {
 	h := newHarness(t)
 	writeFile(t, filepath.Join(h.ws, "notes.txt"), "teh notes\n")
 	writeFile(t, filepath.Join(h.ws, ".claude/commands/check.md"), checkCommand)
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	writeFile(t, key, "PRIVATE KEY\n")
+	if err := os.Symlink(key, filepath.Join(h.ws, "key.txt")); err != nil { // the repository's link out
+		t.Fatal(err)
+	}
 	s := h.session()
 	ctx := context.Background()
 	list, err := h.hub.ListCommands(ctx, s.ID, "")
@@ -68,6 +76,9 @@ func TestRepositoryCommand(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the first request lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "PRIVATE KEY") || strings.Count(text, "<file ") != 1 {
+		t.Errorf("the command's @key.txt (a link out) or @/etc/hostname was attached:\n%s", text)
 	}
 	if got := toolNames(req); !slices.Equal(got, []string{"bash", "read_file"}) {
 		t.Errorf("the turn offered %v", got)
