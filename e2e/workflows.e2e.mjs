@@ -4,8 +4,11 @@
 // commands, /review runs the repository's command, the model's todo list
 // is a pinned panel the user ticks and adds to, /plan switches to plan
 // mode, the plan card's "Build it" builds the plan in the same session,
-// and a reload and a restart of the binary on the same data dir (sync
-// "restart" answers with its new URL) show the list and the built plan again.
+// a reload and a restart of the binary on the same data dir (sync
+// "restart" answers with its new URL) show the list and the built plan
+// again; a repository command with a shell line asks first (the trust
+// question); @agent-explorer delegates to the named sub-agent, and the
+// main agent loads a skill.
 
 import { T, runScenario } from './scenario.mjs';
 
@@ -36,9 +39,26 @@ await runScenario('workflows', async ({ page, step, shot, sync }) => {
   const review = page.locator('[data-testid="slash-option"]', { hasText: '/review' });
   await review.waitFor({ timeout: T });
   const names = await page.locator('[data-testid="slash-option"] .slash-name').allInnerTexts();
-  for (const n of ['/plan', '/compact', '/model', '/title', '/clear', '/undo', '/review']) expect(names.includes(n), `"/" lists ${names}, not ${n}`);
+  for (const n of ['/plan', '/compact', '/model', '/title', '/clear', '/undo', '/review', '/deploy', '/changelog']) expect(names.includes(n), `"/" lists ${names}, not ${n}`);
   expect((await review.innerText()).includes('Review a file for typos'), 'the command\'s description is missing');
+  const skill = page.locator('[data-testid="slash-option"][data-kind="skill"]', { hasText: '/changelog' });
+  expect((await skill.locator('.slash-origin').innerText()) === 'skill · project', 'the skill is not labelled as one');
+  const deploy = page.locator('[data-testid="slash-option"]', { hasText: '/deploy' });
+  expect((await deploy.locator('.slash-shell').innerText()) === 'runs a command', 'the command with a shell line does not say so');
   await shot('workflows-slash');
+
+  step('a repository command with a shell line asks first; Cancel runs nothing');
+  await composer.fill('/deploy');
+  await composer.press('Enter');
+  const trust = page.locator('[data-testid="trust-confirm"]');
+  await trust.waitFor({ timeout: T });
+  expect((await trust.locator('.trust-lines').innerText()).includes('echo deployed'), 'the trust question does not show the line');
+  await shot('workflows-trust');
+  await trust.locator('[data-testid="trust-cancel"]').click();
+  await trust.waitFor({ state: 'detached', timeout: T });
+  expect((await composer.inputValue()) === '/deploy', 'Cancel did not keep the text');
+  await composer.fill('/');
+  await review.waitFor({ timeout: T });
 
   step('/review runs the command; the model keeps a todo list, shown pinned');
   await composer.pressSequentially('rev');
@@ -95,4 +115,17 @@ await runScenario('workflows', async ({ page, step, shot, sync }) => {
   expect((await restarted.locator('[data-testid="todo-progress"]').innerText()) === '2 of 4 done', 'the progress after a restart is wrong');
   await page.locator('[data-testid="plan-card"][data-state="accepted"]').waitFor({ timeout: T });
   await page.locator('.mode-switch[data-mode="auto-edits"]').waitFor({ timeout: T });
+
+  step('@agent-explorer delegates to the named sub-agent; the main agent then loads a skill');
+  const composer2 = page.locator('textarea[aria-label="Message"]');
+  await composer2.fill('@agent-explorer where are the notes?');
+  await composer2.press('Enter');
+  const ask = page.locator('.tool-card[data-approval="pending"]');
+  await ask.waitFor({ timeout: T });
+  await ask.locator('.approval-once').click();
+  const deleg = page.locator('.deleg-card[data-status="done"]');
+  await deleg.waitFor({ timeout: T });
+  expect((await deleg.locator('.tool-name').innerText()) === 'sub-agent explorer', 'the card does not name the sub-agent');
+  await page.locator('.msg-assistant', { hasText: 'The explorer found' }).waitFor({ timeout: T });
+  await shot('workflows-agent');
 });

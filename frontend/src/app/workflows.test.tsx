@@ -4,6 +4,8 @@
 import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_COMMANDS, customCommands, matchCommands, parseSlash, slashAt } from "../chat/commands";
+import { DelegationCard, delegateAgent } from "../chat/DelegationCard";
+import { newDelegation } from "../state/stream";
 import type { Message, ServerFrame, Session } from "../protocol";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import { eventFrame, wire, nextEventId } from "../testing/frames";
@@ -292,6 +294,22 @@ describe("slash completion: the keys and what is not a command", () => {
     ctl.dispose();
   });
 
+  it("keeps the chosen command in view", async () => {
+    const seen: string[] = [];
+    Object.defineProperty(HTMLElement.prototype, "scrollIntoView", {
+      configurable: true,
+      value(this: HTMLElement) {
+        seen.push(this.querySelector(".slash-name")?.textContent ?? "");
+      },
+    });
+    const { ctl } = await setup({}, [], (h) => (h.commands = { commands: [review], agents: [], problems: [] }));
+    await type("/");
+    await press("ArrowUp"); // wraps round to the last
+    expect(seen.at(-1)).toBe("/review");
+    delete (HTMLElement.prototype as { scrollIntoView?: unknown }).scrollIntoView;
+    ctl.dispose();
+  });
+
   it("sends a /word that names no command, and a path, as messages", async () => {
     const { hub, ctl } = await setup({}, [], (h) => (h.commands = { commands: [review], agents: [], problems: [] }));
     await type("/nosuch thing");
@@ -412,5 +430,18 @@ describe("the todo panel: the user's edits", () => {
     expect(all("[data-testid=todo-item]")).toHaveLength(0);
     expect(q("[data-testid=todo-progress]")?.textContent).toBe("1 of 3 done");
     ctl.dispose();
+  });
+});
+
+describe("a named sub-agent's delegation card", () => {
+  it("says which sub-agent the worker runs as; the generic worker stays a worker", () => {
+    expect(delegateAgent({ task: "Find main", agent: "explorer" })).toBe("explorer");
+    expect(delegateAgent({ task: "Find main" })).toBe("");
+    expect(delegateAgent(null)).toBe("");
+    const card = { ...newDelegation("tu_d"), task: "Find main" };
+    act(() => dom.root.render(<DelegationCard card={card} agent={delegateAgent({ task: "Find main", agent: "explorer" })} />));
+    expect(q(".deleg-card .tool-name")?.textContent).toBe("sub-agent explorer");
+    act(() => dom.root.render(<DelegationCard card={card} agent="" />));
+    expect(q(".deleg-card .tool-name")?.textContent).toBe("worker");
   });
 });

@@ -1,7 +1,8 @@
 // The slash-command completions: each command's name, argument hint,
 // description and where it comes from; a repository command that runs
-// shell commands says so.
+// shell commands says so. The chosen one is scrolled into view.
 
+import { useEffect, useRef } from "react";
 import type { useSlashCommands } from "./useSlashCommands";
 import type { SlashCommand } from "./slash";
 
@@ -13,8 +14,13 @@ function origin(c: SlashCommand): string {
 
 /** The list of matching commands above the composer. */
 export function SlashList({ options, active, pick }: ReturnType<typeof useSlashCommands>) {
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    const li = list.current?.children[active];
+    if (li instanceof HTMLElement) li.scrollIntoView?.({ block: "nearest" }); // the chosen one stays in view (jsdom has no scrollIntoView)
+  }, [active]);
   return (
-    <ul className="slash-list" role="listbox" id="slash-list" aria-label="Commands">
+    <ul ref={list} className="slash-list" role="listbox" id="slash-list" aria-label="Commands">
       {options.map((c, i) => (
         <li
           key={c.name}
