@@ -46,8 +46,8 @@ func TestWorkflowsInBrowser(t *testing.T) {
 		"notes.txt": "teh notes\n",
 		".claude/commands/review.md": "---\ndescription: Review a file for typos\nargument-hint: <what to look for>\n---\n" +
 			"Review @notes.txt for $ARGUMENTS.\n",
-		".agenthub/agents/explorer.md": "---\nname: explorer\ndescription: Finds where things are\ntools: Read, Grep\n---\nAnswer with paths.\n",
-		".claude/commands/deploy.md": "---\ndescription: Deploy the notes\n---\nDeploy them. First: !`echo deployed`\n",
+		".agenthub/agents/explorer.md":      "---\nname: explorer\ndescription: Finds where things are\ntools: Read, Grep\n---\nAnswer with paths.\n",
+		".claude/commands/deploy.md":        "---\ndescription: Deploy the notes\n---\nDeploy them. First: !`echo deployed`\n",
 		".claude/skills/changelog/SKILL.md": "---\nname: changelog\ndescription: Writes changelog entries in the house style\n---\nCHANGELOG SKILL: one line per change, past tense.\n",
 	})
 	home := t.TempDir() // the user's own folders: empty
