@@ -143,6 +143,21 @@ describe("the composer's slash commands", () => {
     ctl.dispose();
   });
 
+  it("asks again when the command's file changed since it was listed (the hub refused it)", async () => {
+    const listed = { ...deploy, needs_trust: false };
+    const { hub, ctl } = await setup({}, [], (h) => (h.commands = { commands: [listed], agents: [], problems: [] }));
+    await type("/deploy");
+    hub.commands = { commands: [deploy], agents: [], problems: [] }; // the file changed: it needs trust again
+    const ta = await type("/deploy staging");
+    await press("Enter");
+    expect(hub.calls.filter((c) => c[0] === "runCommand")).toEqual([["runCommand", SID, "deploy", "staging", false]]);
+    expect(ctl.store.getState().ui.notice).toContain("/deploy needs trust");
+    expect(ta.value).toBe("/deploy staging");
+    await press("Enter");
+    expect(q("[data-testid=trust-confirm]")).not.toBeNull();
+    ctl.dispose();
+  });
+
   it("runs the built-ins, and Shift+Tab cycles the approval mode", async () => {
     const { hub, ctl } = await setup({ active_model: "openai:gpt-4.1" });
     await press("Tab", true);

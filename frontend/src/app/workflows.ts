@@ -119,9 +119,9 @@ export class Workflows {
   async runCommand(name: string, args: string, trust: boolean, typed = `/${name} ${args}`.trim()): Promise<boolean> {
     const id = this.id;
     if (!id) return false;
+    this.cached = null; // trust changes what the list says; a refusal may mean the file changed since it was listed
     try {
       const r = await this.hub.runCommand(id, name, args, trust);
-      this.cached = null; // trust changes what the list says
       this.ctl.noteSubmitted(id, r.turn_id, typed, r.queued);
       return true;
     } catch (err) {
