@@ -400,7 +400,22 @@ func (l *loader) agents(d *confine.Dir, rel, source string) {
 		if !ok {
 			continue // an agent whose restriction cannot be read is not run unrestricted
 		}
+		out, present, ok := fm.list("disallowedtools") // keys are lowercased: disallowedTools
+		if !ok {
+			l.problem(path, "disallowedTools as a mapping is not supported: left out")
+			continue // nor with tools its file takes away
+		}
+		if present {
+			entries, notes := parseTools(out)
+			for _, n := range notes {
+				l.problem(path, "%s", n)
+			}
+			tools = tools.Without(entries)
+		}
 		a.Tools = tools
+		if pm := fm.text("permissionmode"); pm != "" {
+			l.problem(path, "permissionMode %q is not honoured: the worker runs in its parent's approval mode", pm)
+		}
 		if m, ok := normalizeModel(fm.text("model")); ok {
 			a.Model = m
 		} else {

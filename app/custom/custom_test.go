@@ -211,10 +211,12 @@ func TestProblems(t *testing.T) {
 	write(t, ws, ".claude/commands/ok.md", "---\nmodel: some model\n---\nfine\n")
 	write(t, ws, ".claude/skills/nodesc/SKILL.md", "---\nname: nodesc\n---\nx\n")
 	write(t, ws, ".claude/agents/mapped.md", "---\nname: mapped\ndescription: d\ntools:\n  write: false\n---\nx\n")
+	write(t, ws, ".claude/agents/bypass.md", "---\nname: bypass\ndescription: d\npermissionMode: bypassPermissions\n---\nx\n")
 	set := custom.Load(ws, nil, nil)
 	for file, text := range map[string]string{
 		"broken.md": "not valid YAML", "open.md": "no closing ---", "compact.md": "built-in", "bad name.md": "not a command name",
 		"huge.md": "larger than 64 KiB", "ok.md": "model", "SKILL.md": "needs a description", "mapped.md": "mapping",
+		"bypass.md": "permissionMode \"bypassPermissions\" is not honoured",
 	} {
 		if !hasProblem(set, file, text) {
 			t.Errorf("no problem %q for %s: %v", text, file, set.Problems)
@@ -231,6 +233,8 @@ func TestProblems(t *testing.T) {
 // A repository's tool list that cannot be read, or that names nothing
 // Agent Hub has, never leaves a command or an agent unrestricted: the
 // command gets no tools, the agent whose list is a mapping is left out.
+// An agent's disallowedTools take tools away (bash entirely for a bash
+// pattern), never leaving it wider than its file says.
 func TestToolListsNeverWiden(t *testing.T) {
 	_, ws := project(t)
 	write(t, ws, ".claude/commands/mapped.md", "---\nallowed-tools:\n  Bash: true\n---\nx\n")
@@ -238,6 +242,9 @@ func TestToolListsNeverWiden(t *testing.T) {
 	write(t, ws, ".claude/commands/empty.md", "---\nallowed-tools: []\n---\nx\n")
 	write(t, ws, ".claude/agents/mapped.md", "---\nname: mapped\ndescription: d\ntools:\n  write: false\n---\nx\n")
 	write(t, ws, ".claude/agents/unknown.md", "---\nname: unknown\ndescription: d\ntools: WebSearch\n---\nx\n")
+	write(t, ws, ".claude/agents/nowrite.md", "---\nname: nowrite\ndescription: d\ndisallowedTools: Write, Edit, Bash(rm:*)\n---\nx\n")
+	write(t, ws, ".claude/agents/narrow.md", "---\nname: narrow\ndescription: d\ntools: Read, Grep, Write\ndisallowedTools: [Write]\n---\nx\n")
+	write(t, ws, ".claude/agents/badout.md", "---\nname: badout\ndescription: d\ndisallowedTools:\n  Write: true\n---\nx\n")
 	set := custom.Load(ws, nil, nil)
 	tools := []string{"bash", "read_file", "write_file", "edit_file", "delegate", "skill", "github__create_issue"}
 	for _, name := range []string{"mapped", "unknown", "empty"} {
@@ -254,6 +261,16 @@ func TestToolListsNeverWiden(t *testing.T) {
 	}
 	if a, ok := set.Agent("mapped"); ok {
 		t.Errorf("the agent whose tools are a mapping is there, with %v", a.Tools)
+	}
+	if a, ok := set.Agent("badout"); ok {
+		t.Errorf("the agent whose disallowedTools are a mapping is there, with %v", a.Tools)
+	}
+	nw, ok := set.Agent("nowrite")
+	if !ok || nw.Tools.Offers("write_file") || nw.Tools.Offers("edit_file") || nw.Tools.Offers("bash") || nw.Tools.Offers("github__create_issue") || !nw.Tools.Offers("read_file") {
+		t.Errorf("the agent without Write, Edit and Bash(rm:*): present %v, tools %v", ok, nw.Tools)
+	}
+	if n, _ := set.Agent("narrow"); !slices.Equal(n.Tools, custom.Restriction{"read_file", "grep"}) {
+		t.Errorf("tools less disallowedTools: %v", n.Tools)
 	}
 	a, ok := set.Agent("unknown")
 	for _, tool := range tools {

@@ -181,6 +181,33 @@ func (r Restriction) Within(outer Restriction) Restriction {
 	return out
 }
 
+// Without returns r less the entries of out (an agent's disallowedTools):
+// an empty r stands for Agent Hub's own tools (MCP tools are then left
+// out, as a list cannot name "every tool but these"), and a bash entry in
+// out takes bash away entirely (an allow-list cannot say "bash but not
+// this command"). The result is never wider than r.
+func (r Restriction) Without(out Restriction) Restriction {
+	if len(out) == 0 {
+		return r
+	}
+	base := r
+	if len(base) == 0 {
+		base = Restriction(ownTools)
+	}
+	noBash := slices.ContainsFunc(out, func(o string) bool { return o == "bash" || strings.HasPrefix(o, "bash(") })
+	var res Restriction
+	for _, e := range base {
+		if slices.Contains(out, e) || noBash && (e == "bash" || strings.HasPrefix(e, "bash(")) {
+			continue
+		}
+		res = append(res, e)
+	}
+	if len(res) == 0 {
+		return Restriction{"(none)"}
+	}
+	return res
+}
+
 // Model aliases Claude Code's files use.
 var modelAliases = map[string]string{
 	"sonnet": "anthropic:claude-sonnet-4-6",
