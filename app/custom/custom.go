@@ -85,6 +85,10 @@ type Agent struct {
 	Prompt      string
 	Tools       Restriction
 	Model       string
+	// Mode is the approval mode its permissionMode names (plan, ask,
+	// auto-edits, auto-all; "" none): the worker runs in the narrower of
+	// it and its parent's, so it only ever takes away.
+	Mode string
 }
 
 // Problem is a definition file that was left out, or read with a note.
@@ -414,7 +418,9 @@ func (l *loader) agents(d *confine.Dir, rel, source string) {
 		}
 		a.Tools = tools
 		if pm := fm.text("permissionmode"); pm != "" {
-			l.problem(path, "permissionMode %q is not honoured: the worker runs in its parent's approval mode", pm)
+			if a.Mode = claudeModes[pm]; a.Mode == "" {
+				l.problem(path, "permissionMode %q is not one Agent Hub knows: the worker runs in its parent's approval mode", pm)
+			}
 		}
 		if m, ok := normalizeModel(fm.text("model")); ok {
 			a.Model = m

@@ -211,12 +211,12 @@ func TestProblems(t *testing.T) {
 	write(t, ws, ".claude/commands/ok.md", "---\nmodel: some model\n---\nfine\n")
 	write(t, ws, ".claude/skills/nodesc/SKILL.md", "---\nname: nodesc\n---\nx\n")
 	write(t, ws, ".claude/agents/mapped.md", "---\nname: mapped\ndescription: d\ntools:\n  write: false\n---\nx\n")
-	write(t, ws, ".claude/agents/bypass.md", "---\nname: bypass\ndescription: d\npermissionMode: bypassPermissions\n---\nx\n")
+	write(t, ws, ".claude/agents/odd.md", "---\nname: odd\ndescription: d\npermissionMode: yolo\n---\nx\n")
 	set := custom.Load(ws, nil, nil)
 	for file, text := range map[string]string{
 		"broken.md": "not valid YAML", "open.md": "no closing ---", "compact.md": "built-in", "bad name.md": "not a command name",
 		"huge.md": "larger than 64 KiB", "ok.md": "model", "SKILL.md": "needs a description", "mapped.md": "mapping",
-		"bypass.md": "permissionMode \"bypassPermissions\" is not honoured",
+		"odd.md": "permissionMode \"yolo\" is not one Agent Hub knows",
 	} {
 		if !hasProblem(set, file, text) {
 			t.Errorf("no problem %q for %s: %v", text, file, set.Problems)

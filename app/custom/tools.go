@@ -208,6 +208,13 @@ func (r Restriction) Without(out Restriction) Restriction {
 	return res
 }
 
+// claudeModes maps Claude Code's permissionMode values to Agent Hub's
+// approval modes (a worker takes the narrower of it and its parent's).
+var claudeModes = map[string]string{
+	"plan": "plan", "default": "ask", "acceptEdits": "auto-edits", "bypassPermissions": "auto-all", "dontAsk": "auto-all",
+	"ask": "ask", "auto-edits": "auto-edits", "auto-all": "auto-all",
+}
+
 // Model aliases Claude Code's files use.
 var modelAliases = map[string]string{
 	"sonnet": "anthropic:claude-sonnet-4-6",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agenthub/app/agent"
+	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/errclass"
@@ -68,6 +69,9 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, req tool.Delegat
 		}
 		worker.Title = "Worker (" + a.Name + "): " + firstLine(task)
 		worker.Agent = &store.SessionAgent{Name: a.Name, Path: a.Path, Tools: a.Tools, Model: a.Model}
+		if a.Mode != "" { // the agent's permissionMode narrows its parent's, never widens it
+			worker.ApprovalMode = string(permission.Narrowest(h.mode(prec), permission.Mode(a.Mode)))
+		}
 		if a.Model != "" {
 			if ok, _ := h.modelConfigured(a.Model); ok {
 				worker.ActiveModel = a.Model

@@ -281,3 +281,55 @@ func TestPlanModeWorkerPlansToo(t *testing.T) {
 		t.Fatalf("the worker's calls: %d refused in plan mode; made %v, touched %v; %v", refused, fileExists(h.ws, "made.txt"), fileExists(h.ws, "touched.txt"), types(es))
 	}
 }
+
+// A named agent's permissionMode only narrows: "plan" makes its worker
+// plan inside an auto-all session, and "bypassPermissions" inside a
+// plan-mode session leaves the worker planning.
+func TestAgentPermissionModeOnlyNarrows(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	writeFile(t, filepath.Join(h.ws, ".claude/agents/planner.md"), "---\nname: planner\ndescription: Plans\npermissionMode: plan\n---\nPlan.\n")
+	writeFile(t, filepath.Join(h.ws, ".claude/agents/yolo.md"), "---\nname: yolo\ndescription: Does anything\npermissionMode: bypassPermissions\n---\nDo it.\n")
+	s := h.session()
+	w := h.watch(s.ID, true)
+	h.scripted(
+		llmtest.ToolReply("tu_d1", "delegate", `{"task":"write a","agent":"planner"}`),
+		llmtest.ToolReply("tu_w1", "write_file", `{"path":"a.txt","content":"x"}`),
+		llmtest.TextReply("could not"),
+		llmtest.TextReply("The planner only planned."),
+		llmtest.ToolReply("tu_d2", "delegate", `{"task":"write b","agent":"yolo"}`),
+		llmtest.ToolReply("tu_w2", "write_file", `{"path":"b.txt","content":"x"}`),
+		llmtest.TextReply("could not either"),
+		llmtest.TextReply("Still planning."),
+	)
+	// workerModes are the approval modes of the workers es started.
+	workerModes := func(es []ev) []string {
+		var out []string
+		for _, e := range es {
+			if e.Type == ipc.TypeDelegateStarted {
+				var ds ipc.DelegateStarted
+				e.decode(t, &ds)
+				rec, _ := h.hub.GetSession(ctx, ds.WorkerSessionID)
+				out = append(out, rec.ApprovalMode)
+			}
+		}
+		return out
+	}
+	h.submit(s.ID, "Write a")
+	es := endOfTurn(w, s.ID)
+	if got := workerModes(es); !slices.Equal(got, []string{"plan"}) || fileExists(h.ws, "a.txt") {
+		t.Fatalf("the planner's worker: modes %v, a.txt written %v", got, fileExists(h.ws, "a.txt"))
+	}
+	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	h.submit(s.ID, "Write b")
+	req := w.approvalRequest()
+	if err := h.hub.ApproveTool(ctx, ipc.ApproveToolRequest{SessionID: s.ID, ToolUseID: req.ToolUseID, Decision: ipc.DecisionOnce}); err != nil {
+		t.Fatal(err)
+	}
+	es = endOfTurn(w, s.ID)
+	if got := workerModes(es); !slices.Equal(got, []string{"plan"}) || fileExists(h.ws, "b.txt") {
+		t.Fatalf("the bypassing agent's worker in plan mode: modes %v, b.txt written %v", got, fileExists(h.ws, "b.txt"))
+	}
+}

@@ -47,6 +47,19 @@ const (
 	ModePlan Mode = "plan"
 )
 
+// modeRank orders the modes by how much runs without the user: plan
+// (only what reads) before ask, auto-edits and auto-all.
+var modeRank = map[Mode]int{ModePlan: 0, ModeAsk: 1, ModeAutoEdits: 2, ModeAutoAll: 3}
+
+// Narrowest returns whichever of a and b lets less run without the user
+// (a sub-agent's own mode inside its parent's: never wider than either).
+func Narrowest(a, b Mode) Mode {
+	if modeRank[b] < modeRank[a] {
+		return b
+	}
+	return a
+}
+
 // ParseMode validates a mode name; "" is ModeAsk.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
