@@ -144,3 +144,15 @@ func TestReadOnlyRuleCheck(t *testing.T) {
 		t.Error("git diff --output passed as read-only under a prefix rule")
 	}
 }
+
+func TestNarrowest(t *testing.T) {
+	order := []permission.Mode{permission.ModePlan, permission.ModeAsk, permission.ModeAutoEdits, permission.ModeAutoAll}
+	for i, a := range order {
+		for j, b := range order {
+			want := order[min(i, j)]
+			if got := permission.Narrowest(a, b); got != want {
+				t.Errorf("Narrowest(%s, %s) = %s, want %s", a, b, got, want)
+			}
+		}
+	}
+}
