@@ -69,7 +69,7 @@ type Config struct {
 	// TurnTimeout cancels a turn server-side after this long.
 	TurnTimeout time.Duration
 	// ApprovalMode is --approval-mode: the approval mode of new sessions
-	// (ask, auto-edits, auto-all; docs/permissions.md). "" means the
+	// (ask, auto-edits, auto-all, plan; docs/permissions.md). "" means the
 	// settings' approval_mode, else ask.
 	ApprovalMode string
 	// Sandbox is --sandbox: "auto" confines bash with Landlock where the
@@ -131,7 +131,7 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.Var(&cfg.ToolOutputMax, "tool-output-max", "`SIZE` cap of one tool call's output file on disk (head + tail)")
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
-	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking) or auto-all (default: approval_mode in settings, else ask)")
+	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking), auto-all, or plan (only what reads runs; the model presents a plan) (default: approval_mode in settings, else ask)")
 	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash (Linux: user namespaces where allowed, Landlock, seccomp; see \"Bash sandbox here\" below); off runs it unconfined")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
 	if newDriver != nil {

@@ -111,6 +111,9 @@ type PermissionRule struct {
 	Prefix  string `json:"prefix,omitempty"`
 	Command string `json:"command,omitempty"`
 	Action  string `json:"action"`
+	// ReadOnly marks an allow rule whose calls only read: they run in plan
+	// mode too (docs/workflows.md).
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 type clientKey struct{}

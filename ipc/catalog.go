@@ -38,6 +38,9 @@ const (
 	TypeSessionBranched = "session.branched"
 	// TypeSessionForked says a new session was made from this one's path.
 	TypeSessionForked = "session.forked"
+	// TypeTodoUpdated carries the session's todo list after a change (the
+	// model's todo_write or the user's edit; docs/workflows.md).
+	TypeTodoUpdated = "todo.updated"
 )
 
 // Event types of the streaming family: also in the log, but replayable only
@@ -83,7 +86,7 @@ var BusTypes = []string{
 	TypeToolApprovalRequested, TypeToolApprovalResolved, TypeTurnCompleted, TypeTurnCancelled, TypeDelegateStarted, TypeDelegateCompleted,
 	TypeDelegateFailed, TypeCompactionStarted, TypeCompactionComplete,
 	TypeSessionCreated, TypeSessionUpdated, TypeBusHandlerWarning, TypeMCPServerStatus, TypeTurnUndone,
-	TypeSessionBranched, TypeSessionForked,
+	TypeSessionBranched, TypeSessionForked, TypeTodoUpdated,
 }
 
 // StreamingTypes lists the streaming family in stream order.

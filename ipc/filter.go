@@ -23,7 +23,7 @@ var ChatTypes = []string{
 	TypeTurnCompleted, TypeTurnCancelled,
 	TypeDelegateStarted, TypeDelegateCompleted, TypeDelegateFailed,
 	TypeCompactionStarted, TypeCompactionComplete, TypeMCPServerStatus, TypeTurnUndone,
-	TypeSessionBranched, TypeSessionForked,
+	TypeSessionBranched, TypeSessionForked, TypeTodoUpdated,
 	TypeMessageStart, TypeMessageReset, TypeTextDelta, TypeThinkingDelta,
 	TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd, TypeToolOutputDelta,
 	TypeMessageComplete,

@@ -393,3 +393,13 @@ type SessionForked struct {
 	NewSessionID string `json:"new_session_id"`
 	MessageID    string `json:"message_id"`
 }
+
+// TodoUpdated is the payload of todo.updated: the session's whole todo
+// list after a change, who made it ("agent": its todo_write call
+// ToolUseID; "user": an edit through RPC setTodos). The session record
+// carries the same list (todos, todos_by).
+type TodoUpdated struct {
+	Todos     []store.Todo `json:"todos"`
+	By        string       `json:"by"`
+	ToolUseID string       `json:"tool_use_id,omitempty"`
+}

@@ -47,7 +47,7 @@ var (
 	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137, OutputEstimated: true}
 	fxInput = json.RawMessage(`{"command":"go test ./...","timeout_ms":60000}`)
 	// Every key set so the TS side sees each (a real rule has a prefix or a command, not both).
-	fxRule = &PermissionRule{Tool: "bash", Prefix: "go test", Command: "go test ./...", Action: "allow"}
+	fxRule = &PermissionRule{Tool: "bash", Prefix: "go test", Command: "go test ./...", Action: "allow", ReadOnly: true}
 	fxSess = store.Session{
 		ID: fxSession, Title: "Fix the flaky test", TitleSource: "auto", WorkspacePath: "/home/me/code/proj", ActiveModel: fxModel,
 		ParentSessionID: "01JZ3K7P0Q2S4V6W8Y0A2C4E6G", CreatedAt: time.Date(2026, 5, 8, 14, 20, 0, 0, time.UTC),
@@ -56,8 +56,14 @@ var (
 		Branched: true, HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T",
 		QueuedTurns:  []store.QueuedTurn{{TurnID: "01JZ3KB0C2E4G6J8M0P2R4T6W8", Content: "Then commit the fix"}},
 		ApprovalMode: "auto-edits", PendingApprovals: 1, SandboxReadWorkspaceOnly: true, SandboxNoNetwork: true, AGUIThreadID: "0190a0e4-7b3c-7000-8000-0000000000aa",
+		Plan: &store.Plan{Text: "1. Find the race\n2. Fix it", ToolUseID: fxTool, Status: store.PlanAccepted, CreatedAt: time.Date(2026, 5, 8, 14, 21, 0, 0, time.UTC),
+			Mode: "auto-edits", TurnID: fxTurn, Edited: true, AcceptedAt: time.Date(2026, 5, 8, 14, 22, 0, 0, time.UTC)},
+		Todos:   fxTodos,
+		TodosBy: store.TodosByUser,
+		Agent:   &store.SessionAgent{Name: "explorer", Path: "/home/me/code/proj/.claude/agents/explorer.md", Tools: []string{"read_file", "bash(git log:*)"}, Model: fxModel},
 	}
-	fxMsg = store.Message{
+	fxTodos = []store.Todo{{ID: "1", Text: "Reproduce the flaky test", Status: store.TodoDone}, {ID: "2", Text: "Fix the race", Status: store.TodoInProgress}}
+	fxMsg   = store.Message{
 		ID: fxMessage, SessionID: fxSession, Offset: 7, TurnID: fxTurn, Role: store.RoleToolResult,
 		Content: []store.ContentBlock{{Type: store.BlockText, Text: "ok"}}, Status: store.StatusComplete,
 		StopReason: "end_turn", Usage: &fxUsage, Model: fxModel, ToolCallID: fxTool, ToolName: "bash", IsError: true,
@@ -109,6 +115,7 @@ func fixturePayloads() map[string]struct {
 		TypeSessionBranched: {ActorUser, SessionBranched{Reason: BranchRegenerate, MessageID: "01JZ3K9A0B2D4F6H8K0M2P4R6T",
 			HeadID: "01JZ3K9A0B2D4F6H8K0M2P4R6T", Session: fxSess, AbandonedTurns: []AbandonedTurn{{TurnID: fxTurn, FilesChanged: 2}}}},
 		TypeSessionForked: {ActorUser, SessionForked{NewSessionID: "01JZ3KF0RK2D4F6H8K0M2P4R6T", MessageID: fxMessage}},
+		TypeTodoUpdated:   {ActorAgent, TodoUpdated{Todos: fxTodos, By: store.TodosByAgent, ToolUseID: fxTool}},
 		TypeTurnUndone: {ActorUser, TurnUndone{Restored: []string{"notes.txt"},
 			Skipped: []SkippedFile{{Path: "main.go", Reason: "changed since the turn"}}}},
 		TypeDelegateStarted: {ActorTool, DelegateStarted{ToolUseID: fxDeleg, WorkerSessionID: fxWorker, Task: "Find the flaky test",

@@ -233,6 +233,16 @@ type Session struct {
 	// AGUIThreadID is the AG-UI threadId this session was created for
 	// (POST /ag-ui with a threadId that is not a session id); "" for none.
 	AGUIThreadID string `json:"agui_thread_id,omitempty"`
+	// Plan is the plan the session's model presented in plan mode
+	// (present_plan) and whether the user accepted it (workflow.go).
+	Plan *Plan `json:"plan,omitempty"`
+	// Todos is the session's todo list (todo_write, or the user's edit);
+	// TodosBy says who changed it last: "agent" or "user".
+	Todos   []Todo `json:"todos,omitempty"`
+	TodosBy string `json:"todos_by,omitempty"`
+	// Agent names the sub-agent definition a worker session runs as
+	// (.claude/agents/*.md …); nil for the generic worker.
+	Agent *SessionAgent `json:"agent,omitempty"`
 }
 
 // QueuedTurn is a submission waiting in a session's queue.
@@ -276,6 +286,10 @@ type TurnOutcome struct {
 	// FilesUndone says those changes were undone.
 	FilesChanged int  `json:"files_changed,omitempty"`
 	FilesUndone  bool `json:"files_undone,omitempty"`
+	// Options, when set, shape the turn: started by a custom command, or
+	// addressed to a sub-agent (workflow.go). Kept with a queued turn so
+	// it starts as submitted after a restart.
+	Options *TurnOptions `json:"options,omitempty"`
 }
 
 // Outcome returns the outcome t's user message shows.
@@ -318,6 +332,10 @@ type Turn struct {
 	// checkpoint, app/checkpoint); FilesUndone is set once they were undone.
 	FilesChanged int  `json:"files_changed,omitempty"`
 	FilesUndone  bool `json:"files_undone,omitempty"`
+	// Options, when set, shape the turn: started by a custom command, or
+	// addressed to a sub-agent (workflow.go). Kept with a queued turn so
+	// it starts as submitted after a restart.
+	Options *TurnOptions `json:"options,omitempty"`
 }
 
 // TextOf concatenates the text blocks of content.

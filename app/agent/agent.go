@@ -58,6 +58,16 @@ type Config struct {
 	// besides Tools (MCP servers' tools, which come and go); a call is
 	// dispatched against the set offered to the LLM call that made it.
 	ExtraTools func() []tool.Tool
+	// Offered, if set, is asked before every LLM call which of the tools
+	// to describe to the model (a turn restricted by a custom command, a
+	// named sub-agent's tools, present_plan only in plan mode). A call of
+	// a tool not offered is still dispatched: the Approver refuses it.
+	Offered func(name string) bool
+	// StartCalls are tool calls made for the user before the model's first
+	// step (a custom command's shell lines, a delegation to the sub-agent
+	// the message addressed): one assistant message holding them, each
+	// announced, approved and run as the model's calls are.
+	StartCalls []store.StartCall
 	// Env is the tools' environment (Workspace, OutputDir); ToolUseID and
 	// Output are filled per call.
 	Env      tool.Env
@@ -192,6 +202,9 @@ func Run(ctx context.Context, c Config) Outcome {
 }
 
 func (l *loop) run(ctx context.Context) {
+	if len(l.StartCalls) > 0 && !l.startCalls(ctx) {
+		return
+	}
 	for {
 		if ctx.Err() != nil {
 			l.out.Status = StatusCancelled
@@ -202,10 +215,7 @@ func (l *loop) run(ctx context.Context) {
 			return
 		}
 		l.steps++
-		l.tools = l.Tools
-		if l.ExtraTools != nil {
-			l.tools = append(append([]tool.Tool{}, l.Tools...), l.ExtraTools()...)
-		}
+		l.setTools()
 		system, msgs, err := l.Context(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -230,6 +240,53 @@ func (l *loop) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// setTools sets the tools of the next step: Tools and ExtraTools.
+func (l *loop) setTools() {
+	l.tools = l.Tools
+	if l.ExtraTools != nil {
+		l.tools = append(append([]tool.Tool{}, l.Tools...), l.ExtraTools()...)
+	}
+}
+
+// offered is the part of the step's tools described to the model.
+func (l *loop) offered() []tool.Tool {
+	if l.Offered == nil {
+		return l.tools
+	}
+	var out []tool.Tool
+	for _, t := range l.tools {
+		if l.Offered(t.Name()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// startCalls makes the turn's StartCalls before the first step: one
+// assistant message holding them (as the model's calls are stored, under
+// ids the loop mints), then dispatched as the model's are. It reports
+// false when the turn was cancelled.
+func (l *loop) startCalls(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		l.out.Status = StatusCancelled
+		return false
+	}
+	l.setTools()
+	sink := &streamSink{l: l, msgID: NewID(), attempt: 1}
+	content := make([]store.ContentBlock, len(l.StartCalls))
+	for i, c := range l.StartCalls {
+		input := c.Input
+		if len(input) == 0 {
+			input = []byte(`{}`)
+		}
+		sink.ToolUseStart(i, "", c.Tool)
+		sink.ToolUseEnd(i, "", input)
+		content[i] = store.ContentBlock{Type: store.BlockToolCall, Name: c.Tool, Arguments: input}
+	}
+	m := sink.complete(content, store.Usage{}, store.StatusComplete, "tool_use")
+	return l.dispatch(ctx, m.ID, toolCalls(m.Content))
 }
 
 func (l *loop) fail(class, message string) {

@@ -24,7 +24,7 @@ import (
 // message and true when the call succeeded.
 func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (store.Message, bool) {
 	provName, model, perr := llm.ParseModel(l.Model)
-	req := llm.Request{Model: model, System: system, Messages: msgs, Tools: specs(l.tools), MaxTokens: l.MaxTokens,
+	req := llm.Request{Model: model, System: system, Messages: msgs, Tools: specs(l.offered()), MaxTokens: l.MaxTokens,
 		ThinkingBudget: l.ThinkingBudget}
 	sink := &streamSink{l: l, msgID: NewID()}
 	for attempt := 1; ; attempt++ {

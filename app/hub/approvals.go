@@ -73,6 +73,10 @@ func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) (*store.Too
 		mode = a.h.defaultApprovalMode()
 	}
 	call := a.h.permissionCall(rec.WorkspacePath, c)
+	if ok, why := a.r.wf.restrict.Allows(c.ToolName, call.Command); !ok {
+		return nil, &agent.Denied{Message: "This tool call was refused: " + why + "."}
+	}
+	call.ConfinedReads = a.h.cfg.ToolOptions.Sandbox != nil
 	d := permission.Decide(a.h.perms.Rules(rec.WorkspacePath), mode, call)
 	switch d.Action {
 	case permission.Allow:
@@ -104,11 +108,11 @@ func (h *Hub) permissionCall(workspace string, c agent.ApprovalCall) permission.
 
 // wireRule and ruleOf convert between the wire's rule and app/permission's.
 func wireRule(r permission.Rule) *ipc.PermissionRule {
-	return &ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Command: r.Command, Action: string(r.Action)}
+	return &ipc.PermissionRule{Tool: r.Tool, Prefix: r.Prefix, Command: r.Command, Action: string(r.Action), ReadOnly: r.ReadOnly}
 }
 
 func ruleOf(r ipc.PermissionRule) permission.Rule {
-	return permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Command: strings.TrimSpace(r.Command), Action: permission.Action(r.Action)}
+	return permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Command: strings.TrimSpace(r.Command), Action: permission.Action(r.Action), ReadOnly: r.ReadOnly}
 }
 
 // editContextLines is how many unchanged lines an edit's prompt shows on
@@ -392,7 +396,7 @@ func contains(ss []string, s string) bool {
 func (h *Hub) SetApprovalMode(ctx context.Context, sessionID, mode string) (store.Session, error) {
 	m, err := permission.ParseMode(mode)
 	if err != nil || mode == "" {
-		return store.Session{}, fmt.Errorf("mode %q: want ask, auto-edits or auto-all: %w", mode, ipc.ErrInvalidInput)
+		return store.Session{}, fmt.Errorf("mode %q: want ask, auto-edits, auto-all or plan: %w", mode, ipc.ErrInvalidInput)
 	}
 	return h.updateRecord(ctx, sessionID, func(r *store.Session) { r.ApprovalMode = string(m) })
 }

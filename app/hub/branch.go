@@ -187,7 +187,7 @@ func (h *Hub) RetryTurn(ctx context.Context, sessionID, messageID string) (ipc.S
 	if _, err := h.setHead(ctx, s, parent, pos, ipc.BranchRetry, messageID, messagesAt(t, path[pos:])); err != nil {
 		return ipc.SubmitResult{}, err
 	}
-	return h.submitBlocks(ctx, s, "", userText(user.Content), slices.Clone(user.Content))
+	return h.submitBlocks(ctx, s, "", userText(user.Content), slices.Clone(user.Content), h.turnOptionsOf(sessionID, user.ID))
 }
 
 // userText is the text a user message was typed with (its first text block).

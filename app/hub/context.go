@@ -39,10 +39,13 @@ func systemPrompt(s store.Session, tools []tool.Tool) string {
 	return b.String()
 }
 
-// contextFunc returns the agent's per-call context loader: it compacts the
-// session when the estimated context passes the threshold, then returns the
-// system prompt and the messages from the session's ContextStartOffset.
-func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) agent.ContextFunc {
+// contextFunc returns the agent's per-call context loader for run r: it
+// compacts the session when the estimated context passes the threshold,
+// then returns the system prompt (listing the tools offered now, and what
+// plan mode, skills and a named sub-agent add) and the messages from the
+// session's ContextStartOffset, with a note of the user's todo edit.
+func (h *Hub) contextFunc(s *session, r *run, model string, tools []tool.Tool, offered func(string) bool) agent.ContextFunc {
+	turnID := r.turn.ID
 	// The project's instructions are read once per turn, at its first call:
 	// a change to AGENTS.md applies from the next turn.
 	var project string
@@ -56,7 +59,10 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 			return "", nil, fmt.Errorf("reading messages: %w", err)
 		}
 		window := h.contextWindow(model)
-		system := withInstructions(systemPrompt(rec, tools), project)
+		prompt := func(rec store.Session) string {
+			return withInstructions(systemPrompt(rec, offeredTools(tools, offered))+h.workflowPrompt(rec, r), project)
+		}
+		system := prompt(rec)
 		est := estimateTokens(system, msgs)
 		if float64(est) > h.cfg.CompactThreshold*float64(window) {
 			if _, err := h.compact(ctx, s, turnID, model, "threshold", est); err != nil {
@@ -66,10 +72,14 @@ func (h *Hub) contextFunc(s *session, turnID, model string, tools []tool.Tool) a
 				if msgs, _, err = h.db.Messages(rec.ID, int(rec.ContextStartOffset), 0); err != nil {
 					return "", nil, fmt.Errorf("reading messages: %w", err)
 				}
-				system = withInstructions(systemPrompt(rec, tools), project)
+				system = prompt(rec)
 			}
 		}
-		return system, h.withImageData(requestMessages(msgs, turnID), images), nil
+		out := h.withImageData(requestMessages(msgs, turnID), images)
+		if note := todoNote(rec); note != nil {
+			out = append(out, *note)
+		}
+		return system, out, nil
 	}
 }
 

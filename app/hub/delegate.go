@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agenthub/app/agent"
+	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/errclass"
@@ -19,15 +20,21 @@ type delegator struct {
 	h         *Hub
 	sessionID string
 	turnID    string
+	r         *run // the delegating turn
 }
 
 // Delegate starts a worker session (ParentSessionID, Depth+1, the parent's
-// workspace and model) and runs one turn in it with task (and taskContext)
-// as the user message, streaming the worker's text to env.Output("worker").
-// On the parent it emits delegate.started, then delegate.completed with the
-// worker's final text, or delegate.failed (depth_exceeded, cancelled_by_user,
-// timeout, error). Cancelling ctx (the parent's turn) cancels the worker.
-func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContext string) (string, error) {
+// workspace and model) and runs one turn in it with the task (and its
+// context) as the user message, streaming the worker's text to
+// env.Output("worker"). A named sub-agent's worker (req.Agent, from the
+// turn's definitions) runs with its instructions, its model when one is
+// configured, and only its tools — never more than the delegating turn
+// may use. On the parent it emits delegate.started, then
+// delegate.completed with the worker's final text, or delegate.failed
+// (depth_exceeded, cancelled_by_user, timeout, error). Cancelling ctx (the
+// parent's turn) cancels the worker.
+func (d *delegator) Delegate(ctx context.Context, env tool.Env, req tool.DelegateRequest) (string, error) {
+	task, taskContext := req.Task, req.Context
 	h := d.h
 	parent, err := h.lookup(d.sessionID)
 	if err != nil {
@@ -52,19 +59,38 @@ func (d *delegator) Delegate(ctx context.Context, env tool.Env, task, taskContex
 	worker := store.Session{
 		ID: agent.NewID(), Title: "Worker: " + firstLine(task), WorkspacePath: prec.WorkspacePath,
 		ActiveModel: proute.Model, ParentSessionID: prec.ID, Depth: depth, CreatedAt: time.Now().UTC(),
-		ApprovalMode: prec.ApprovalMode, // a worker asks as its parent does
+		ApprovalMode: prec.ApprovalMode, // a worker asks as its parent does (and plans in plan mode)
+	}
+	wf := workflow{restrict: d.r.wf.restrict}
+	if req.Agent != "" {
+		a, ok := d.r.wf.defs.Agent(req.Agent)
+		if !ok {
+			return fail("", ipc.FailureError, fmt.Sprintf("there is no sub-agent %q (the choices are in delegate's agent list)", req.Agent), errclass.ToolInvalidInput)
+		}
+		worker.Title = "Worker (" + a.Name + "): " + firstLine(task)
+		worker.Agent = &store.SessionAgent{Name: a.Name, Path: a.Path, Tools: a.Tools, Model: a.Model}
+		if a.Mode != "" { // the agent's permissionMode narrows its parent's, never widens it
+			worker.ApprovalMode = string(permission.Narrowest(h.mode(prec), permission.Mode(a.Mode)))
+		}
+		if a.Model != "" {
+			if ok, _ := h.modelConfigured(a.Model); ok {
+				worker.ActiveModel = a.Model
+			}
+		}
+		wf = workflow{restrict: a.Tools.Within(d.r.wf.restrict), agentName: a.Name, agentPrompt: a.Prompt}
 	}
 	if _, err := h.createSession(context.WithoutCancel(ctx), worker); err != nil {
 		return fail("", ipc.FailureError, err.Error(), errclass.ToolExec)
 	}
 	pr.Emit(d.draft(ipc.TypeDelegateStarted, ipc.DelegateStarted{
 		ToolUseID: env.ToolUseID, WorkerSessionID: worker.ID, Task: task, Depth: depth,
-		StatusText: "Starting sub-agent: " + firstLine(task), Summary: delegationSummary(task, taskContext),
+		StatusText: "Starting sub-agent: " + firstLine(task), Summary: delegationSummary(task, taskContext, worker.Agent),
 	}), nil)
 	r, ws, err := h.startWorkerTurn(ctx, worker.ID, workerMessage(task, taskContext))
 	if err != nil {
 		return fail(worker.ID, ipc.FailureError, err.Error(), errclass.ToolExec)
 	}
+	r.wf = wf // startWorkflow adds the definitions as the turn starts
 	out := h.runTurn(r, ws, env.Output)
 	switch out.Status {
 	case agent.StatusCompleted:
@@ -102,7 +128,7 @@ func (h *Hub) startWorkerTurn(ctx context.Context, workerID, content string) (*r
 	if h.closed || ws == nil {
 		return nil, nil, errors.New("hub is closing")
 	}
-	t, _, err := h.enqueueLocked(ctx, ws, "", content, []store.ContentBlock{{Type: store.BlockText, Text: content}})
+	t, _, err := h.enqueueLocked(ctx, ws, "", content, []store.ContentBlock{{Type: store.BlockText, Text: content}}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,9 +141,16 @@ func (d *delegator) draft(typ string, payload any) ipc.Draft {
 }
 
 // delegationSummary is seed 004's delegation_call detail.
-func delegationSummary(task, taskContext string) string {
+func delegationSummary(task, taskContext string, a *store.SessionAgent) string {
 	var b strings.Builder
-	b.WriteString("**Sub-agent** with the same tools and workspace\n\n**Task:**\n\n")
+	switch {
+	case a == nil:
+		b.WriteString("**Sub-agent** with the same tools and workspace\n\n**Task:**\n\n")
+	case len(a.Tools) > 0:
+		b.WriteString("**Sub-agent `" + a.Name + "`** with the tools " + strings.Join(a.Tools, ", ") + "\n\n**Task:**\n\n")
+	default:
+		b.WriteString("**Sub-agent `" + a.Name + "`** with the same tools and workspace\n\n**Task:**\n\n")
+	}
 	b.WriteString(quote(task))
 	if strings.TrimSpace(taskContext) != "" {
 		b.WriteString("\n**Context provided:**\n\n")

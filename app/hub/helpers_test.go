@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/custom"
 	"agenthub/app/hub"
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
@@ -51,6 +52,8 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 		// Tool calls run without asking unless a test is about approvals
 		// (approvals_test.go sets ask).
 		ApprovalMode: permission.ModeAutoAll,
+		// The developer's own commands, skills and agents stay out.
+		CustomDirs: func() []custom.UserDir { return nil },
 	}
 	for _, o := range opts {
 		o(&h.cfg)

@@ -24,6 +24,7 @@ import (
 	"agenthub/app/agent"
 	"agenthub/app/attachment"
 	"agenthub/app/checkpoint"
+	"agenthub/app/custom"
 	"agenthub/app/llm"
 	"agenthub/app/permission"
 	"agenthub/app/tool"
@@ -116,6 +117,9 @@ type Config struct {
 	OutputPruneInterval time.Duration
 	// MCP, if set, offers the MCP servers' tools beside the built-ins.
 	MCP MCPTools
+	// CustomDirs returns the user's own folders of custom commands,
+	// skills and agents; nil means custom.UserDirs (tests give their own).
+	CustomDirs func() []custom.UserDir
 	// BeforeTools is a test hook called at the §6.2.3 seam of every turn.
 	BeforeTools func(ctx context.Context, sessionID, turnID string)
 	Logger      *slog.Logger
@@ -156,6 +160,7 @@ type Hub struct {
 	gitGrants   gitGrants         // bash calls approved with git writes
 	attachments *attachment.Store // uploads (DATA_DIR/attachments)
 	checkpoints *checkpoint.Store // turns' file changes (DATA_DIR/checkpoints)
+	trust       *custom.Trust     // repository commands let run (DATA_DIR/trusted-commands.json)
 }
 
 var _ ipc.HubAPI = (*Hub)(nil)
@@ -197,6 +202,8 @@ type run struct {
 	// from then on the session counts as idle for branching and undo,
 	// though the run is unregistered a moment later.
 	ended bool
+	// wf is what custom definitions add to the turn (workflow.go).
+	wf workflow
 }
 
 // busyLocked reports whether s runs or queues a turn that has not ended.
@@ -269,6 +276,9 @@ func New(cfg Config, bus *ipc.Bus, providers Providers, settings Settings) (*Hub
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	h.perms = perms
+	if h.trust, err = custom.OpenTrust(filepath.Join(cfg.DataDir, custom.TrustFileName)); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
 	h.ctx, h.stop = context.WithCancel(context.Background())
 	recs, err := h.db.Sessions()
 	if err != nil {

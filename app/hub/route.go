@@ -116,3 +116,22 @@ func anthropicThinks(model string) bool {
 	}
 	return strings.HasPrefix(model, "claude-")
 }
+
+// modelConfigured reports whether model ("provider:model") can be called
+// with the providers configured now; why says what is missing.
+func (h *Hub) modelConfigured(model string) (ok bool, why string) {
+	prov, _, err := llm.ParseModel(model)
+	if err != nil {
+		return false, err.Error()
+	}
+	h.mu.Lock()
+	cfg := h.providers.Config()
+	h.mu.Unlock()
+	switch {
+	case prov == llm.ProviderAnthropic && cfg.AnthropicAPIKey != "":
+		return true, ""
+	case prov == llm.ProviderOpenAI && (cfg.OpenAIAPIKey != "" || cfg.OpenAIBaseURL != ""):
+		return true, ""
+	}
+	return false, "no " + prov + " provider is configured"
+}

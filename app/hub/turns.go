@@ -11,6 +11,7 @@ import (
 
 	"agenthub/app/agent"
 	"agenthub/app/mention"
+	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -41,7 +42,7 @@ func (h *Hub) SubmitTurn(ctx context.Context, sessionID, content string) (ipc.Su
 // uploaded attachments (images as image blocks, text files as file blocks;
 // attachments.go). With attachments the text may be empty.
 func (h *Hub) SubmitTurnWithAttachments(ctx context.Context, sessionID, content string, refs []ipc.AttachmentRef) (ipc.SubmitResult, error) {
-	return h.submit(ctx, sessionID, "", content, refs)
+	return h.submit(ctx, sessionID, "", content, refs, nil)
 }
 
 // SubmitTurnWithID is SubmitTurn whose user message takes the id the client
@@ -52,11 +53,13 @@ func (h *Hub) SubmitTurnWithID(ctx context.Context, sessionID, messageID, conten
 	if err := ipc.ValidClientMessageID(messageID); err != nil {
 		return ipc.SubmitResult{}, err
 	}
-	return h.submit(ctx, sessionID, messageID, content, nil)
+	return h.submit(ctx, sessionID, messageID, content, nil, nil)
 }
 
-// submit is the submissions' common path; messageID "" gets a fresh id.
-func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, refs []ipc.AttachmentRef) (ipc.SubmitResult, error) {
+// submit is the submissions' common path; messageID "" gets a fresh id;
+// opts shape the turn (a custom command's; nil for a plain message, which
+// addressing a named sub-agent may give some: addressedAgent).
+func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, refs []ipc.AttachmentRef, opts *store.TurnOptions) (ipc.SubmitResult, error) {
 	if strings.TrimSpace(content) == "" && len(refs) == 0 {
 		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
 	}
@@ -72,6 +75,9 @@ func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, 
 	if strings.Contains(content, "@") {
 		if s, err := h.lookup(sessionID); err == nil {
 			files = mention.Expand(s.record().WorkspacePath, content, h.protected()...)
+			if opts == nil {
+				opts = h.addressedAgent(s.record(), content)
+			}
 		}
 	}
 	files = append(files, uploads...)
@@ -84,14 +90,14 @@ func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, 
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
-	return h.submitBlocks(ctx, s, messageID, content, blocks)
+	return h.submitBlocks(ctx, s, messageID, content, blocks, opts)
 }
 
 // submitBlocks stores a submission whose user message is blocks (content
 // is its typed text, what a queued turn lists; messageID the id the client
-// chose for it, "" for a fresh one) and starts it when nothing runs or
-// waits.
-func (h *Hub) submitBlocks(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock) (ipc.SubmitResult, error) {
+// chose for it, "" for a fresh one; opts what shapes the turn) and starts
+// it when nothing runs or waits.
+func (h *Hub) submitBlocks(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock, opts *store.TurnOptions) (ipc.SubmitResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -103,7 +109,7 @@ func (h *Hub) submitBlocks(ctx context.Context, s *session, messageID, content s
 	if len(s.queue) >= h.cfg.QueueLimit {
 		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", s.record().ID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, blocks)
+	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, blocks, opts)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -134,8 +140,8 @@ func (h *Hub) messageIDTakenLocked(s *session, id string) (bool, error) {
 // behind another one: then only the Turn record (holding the content, and
 // the message id the client chose, if any) is stored and the session record
 // lists it; otherwise the user message is stored with it. A messageID the
-// session already has is ErrConflict.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock) (store.Turn, bool, error) {
+// session already has is ErrConflict. opts are kept with the turn.
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock, opts *store.TurnOptions) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,7 +155,7 @@ func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content 
 		}
 	}
 	queued := s.running != nil || len(s.queue) > 0
-	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now, UserMessageID: messageID}
+	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now, UserMessageID: messageID, Options: opts}
 	var ops []store.Op
 	prevQueued := s.rec.QueuedTurns
 	if queued {
@@ -359,12 +365,20 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 	})
 
 	route, failure := h.route(r.ctx, sess)
+	sessionModel := route.Model // a command's model is its turn's, never pinned to the session
+	if o := r.turn.Options; o != nil && o.Model != "" && failure == "" {
+		if ok, why := h.modelConfigured(o.Model); ok {
+			route.Model, route.Reason = o.Model, "model of the command "+o.Command
+		} else {
+			route.Reason += "; the model " + o.Model + " of " + o.Command + " is not used: " + why
+		}
+	}
 	var pin func(*store.Session)
-	if route.Model != "" && sess.ActiveModel == "" {
+	if sessionModel != "" && sess.ActiveModel == "" {
 		// A session created without a model keeps the one routing resolved.
 		pin = func(s *store.Session) {
 			if s.ActiveModel == "" {
-				s.ActiveModel = route.Model
+				s.ActiveModel = sessionModel
 			}
 		}
 	}
@@ -375,8 +389,14 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 		out = agent.Outcome{Status: agent.StatusFailed, ErrorClass: ipc.ErrClassNotConfigured, Error: failure}
 	} else {
 		outDir := h.outputDir(sessionID)
-		d := &delegator{h: h, sessionID: sessionID, turnID: turn.ID}
-		tools := tool.BuiltinsWithOptions(d, h.cfg.ToolOptions)
+		d := &delegator{h: h, sessionID: sessionID, turnID: turn.ID, r: r}
+		h.startWorkflow(r, sess)
+		tools := h.turnTools(r, s, d)
+		offered := h.offered(r, s)
+		var startCalls []store.StartCall
+		if turn.Options != nil {
+			startCalls = turn.Options.Calls
+		}
 		r.files = h.checkpoints.Begin(sessionID, turn.ID, sess.WorkspacePath, h.log)
 		var beforeTools func(context.Context)
 		if h.cfg.BeforeTools != nil {
@@ -384,11 +404,12 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 		}
 		out = agent.Run(r.ctx, agent.Config{
 			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
-			Tools: tools, ExtraTools: h.extraTools(sess.WorkspacePath),
+			Tools: tools, ExtraTools: h.extraTools(sess.WorkspacePath), Offered: offered, StartCalls: startCalls,
 			Env: tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir, Protected: h.protected(),
 				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork, Files: r.files,
-				GitWrites: h.gitWritesFunc(sessionID, sess.WorkspacePath)},
-			Context:        h.contextFunc(s, turn.ID, route.Model, tools),
+				GitWrites: h.gitWritesFunc(sessionID, sess.WorkspacePath),
+				ReadOnly:  func() bool { return h.mode(s.record()) == permission.ModePlan }},
+			Context:        h.contextFunc(s, r, route.Model, tools, offered),
 			Recorder:       rec,
 			MaxTokens:      h.cfg.MaxTokens,
 			ThinkingBudget: h.thinkingBudget(route.Model),

@@ -66,13 +66,13 @@ func (f File) Cut() bool { return f.Kept < f.Size }
 // its type is checked before a non-blocking open) whose resolved path is
 // inside the project root — a symlink out, to /proc or into globalDir (the
 // data dir) is passed over — owned by the user (or root), not writable by
-// others, in a directory not writable by others (see trusted). A file
+// others, in a directory not writable by others (see Trusted). A file
 // passed over counts as absent; one that cannot be read is an error
 // naming it.
 func Find(workspace, globalDir string) ([]File, error) {
 	var found []File // nearest first while searching
 	if ws, err := confine.RealPath(workspace); err == nil {
-		root := projectRoot(ws)
+		root := ProjectRoot(ws)
 		d, err := confine.Open(root, []string{globalDir})
 		if err == nil {
 			defer d.Close()
@@ -129,11 +129,13 @@ func contains(fs []File, path string) bool {
 	return false
 }
 
-// projectRoot is where the search for instruction files stops: the
+// ProjectRoot is where the search for a project's files stops: the
 // nearest directory from ws (a real path) up that holds a VCS marker —
 // looked for no higher than the user's home and never in or above a
 // directory others may write (/tmp, /var/tmp, /dev/shm) — else ws itself.
-func projectRoot(ws string) string {
+// Instruction files, custom commands, skills and agents are read from ws
+// up to it, never above.
+func ProjectRoot(ws string) string {
 	home, _ := os.UserHomeDir()
 	if real, err := confine.RealPath(home); err == nil {
 		home = real
@@ -146,7 +148,7 @@ func projectRoot(ws string) string {
 		if dir == home || parent == dir {
 			return ws
 		}
-		if fi, err := os.Lstat(parent); err != nil || !trusted(fi) {
+		if fi, err := os.Lstat(parent); err != nil || !Trusted(fi) {
 			return ws
 		}
 		dir = parent
@@ -164,29 +166,21 @@ func isRoot(dir string) bool {
 }
 
 // read returns the instruction file of directory dir (a real path inside
-// d's tree): the first of Names that is a trusted regular file, read
-// through d (see Find), cut to MaxFileBytes. Its Size is never less than
-// what was read (a file growing meanwhile).
+// d's tree): the first of Names that OpenTrusted opens, cut to
+// MaxFileBytes. Its Size is never less than what was read (a file growing
+// meanwhile).
 func read(d *confine.Dir, dir, scope string) (File, bool, error) {
 	relDir, err := filepath.Rel(d.Path(), dir)
 	if err != nil {
 		return File{}, false, nil
 	}
-	if fi, err := d.Stat(relDir); err != nil || !trusted(fi) {
-		return File{}, false, nil
-	}
 	for _, name := range Names {
-		path, rel := filepath.Join(dir, name), filepath.Join(relDir, name)
-		fh, fi, err := d.Open(rel)
-		switch {
-		case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, confine.ErrNotRegular),
-			errors.Is(err, confine.ErrOutside), errors.Is(err, confine.ErrProtected), errors.Is(err, syscall.ELOOP):
-			continue
-		case err != nil:
+		path := filepath.Join(dir, name)
+		fh, fi, ok, err := OpenTrusted(d, filepath.Join(relDir, name))
+		if err != nil {
 			return File{}, false, fmt.Errorf("instructions %s: %w", path, err)
 		}
-		if fi.IsDir() || !trusted(fi) || !targetDirTrusted(d, rel) {
-			fh.Close()
+		if !ok {
 			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes))
@@ -198,6 +192,33 @@ func read(d *confine.Dir, dir, scope string) (File, bool, error) {
 		return File{Path: path, Size: size, Scope: scope, Kept: int64(len(b)), Text: string(b)}, true, nil
 	}
 	return File{}, false, nil
+}
+
+// OpenTrusted opens the file rel of d's tree only if only the user can
+// have put it there: a regular file (its type checked before a
+// non-blocking open, so a FIFO never blocks), resolved inside d (no
+// symlink out, nothing in a protected directory), owned by the user (or
+// root) and writable by no one else, in a directory that is likewise (the
+// one holding it and, for a symlink, the one holding its target). ok is
+// false for a file passed over (it counts as absent); err is a file that
+// should be read and could not be.
+func OpenTrusted(d *confine.Dir, rel string) (f *os.File, fi fs.FileInfo, ok bool, err error) {
+	if di, err := d.Stat(filepath.Dir(rel)); err != nil || !Trusted(di) {
+		return nil, nil, false, nil
+	}
+	fh, fi, err := d.Open(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, confine.ErrNotRegular),
+		errors.Is(err, confine.ErrOutside), errors.Is(err, confine.ErrProtected), errors.Is(err, syscall.ELOOP):
+		return nil, nil, false, nil
+	case err != nil:
+		return nil, nil, false, err
+	}
+	if fi.IsDir() || !Trusted(fi) || !targetDirTrusted(d, rel) {
+		fh.Close()
+		return nil, nil, false, nil
+	}
+	return fh, fi, true, nil
 }
 
 // targetDirTrusted reports whether the directory holding what rel (a
@@ -216,7 +237,7 @@ func targetDirTrusted(d *confine.Dir, rel string) bool {
 		return false
 	}
 	fi, err := d.Stat(relDir)
-	return err == nil && trusted(fi)
+	return err == nil && Trusted(fi)
 }
 
 // cutText is s (whole: all of its file) cut to at most n bytes — on a line

@@ -8,10 +8,10 @@ import (
 	"syscall"
 )
 
-// trusted reports whether only the user can change fi: it is owned by the
+// Trusted reports whether only the user can change fi: it is owned by the
 // user or root, not world-writable, and group-writable only for the
 // user's own group (user private groups make 0775 directories common).
-func trusted(fi fs.FileInfo) bool {
+func Trusted(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return false

@@ -10,11 +10,15 @@ import (
 // ("" for other tools); Writes are the files a file-writing tool writes
 // (its path input, see WritesFiles); Protected says which of those, and
 // of a bash line's redirection targets, never run without asking.
+// ConfinedReads says a bash call runs in a sandbox that keeps the
+// workspace read-only and its reads inside it (plan mode needs it to let
+// a read-only line run without asking).
 type Call struct {
-	Tool      string
-	Command   string
-	Writes    []string
-	Protected Protected
+	Tool          string
+	Command       string
+	Writes        []string
+	Protected     Protected
+	ConfinedReads bool
 }
 
 // Decision is an Action with the reason shown to the user (and, for a
@@ -58,6 +62,11 @@ func Decide(rules []Rule, mode Mode, c Call) (d Decision) {
 	for _, w := range c.Writes {
 		if c.Protected.InAppDir(w) {
 			return Decision{Deny, "writes " + w + ", inside Agent Hub's data folder (its settings, rules and keys): no tool writes there"}
+		}
+	}
+	if mode == ModePlan {
+		if d, decided := decidePlan(rules, c, prog); decided {
+			return d
 		}
 	}
 	if p := c.protectedWrite(prog); p != "" {

@@ -22,7 +22,7 @@ import (
 // fuzzRules are what FuzzAllow decides with: prefix rules, an exact
 // command, a wrapper rule and a deny rule.
 var fuzzRules = []permission.Rule{
-	{Tool: "bash", Prefix: "git status", Action: permission.Allow},
+	{Tool: "bash", Prefix: "git status", Action: permission.Allow, ReadOnly: true},
 	{Tool: "bash", Prefix: "go test", Action: permission.Allow},
 	{Tool: "bash", Prefix: "ls", Action: permission.Allow},
 	{Tool: "bash", Prefix: "timeout", Action: permission.Allow},
@@ -42,6 +42,90 @@ func named(argv []string) bool {
 		if len(argv) >= len(rw) && slices.Equal(argv[:len(rw)], rw) && (r.Prefix != "" || len(argv) == len(rw)) {
 			return true
 		}
+	}
+	return false
+}
+
+// readsOnly is the plan-mode oracle: argv, as the interpreter would start
+// it (after every expansion), is a program that only reads, without an
+// argument through which it writes or runs something, or git status (the
+// read-only rule of fuzzRules).
+func readsOnly(argv []string) bool {
+	if len(argv) == 0 {
+		return true
+	}
+	name, args := argv[0], argv[1:]
+	switch name { // the wrappers run their command: it must only read
+	case "nohup":
+		return readsOnly(args)
+	case "timeout", "nice", "stdbuf":
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			if slices.Contains([]string{"-n", "-s", "-k", "-i", "-o", "-e", "--signal", "--kill-after", "--adjustment"}, args[0]) {
+				args = args[1:]
+			}
+			args = args[1:]
+		}
+		if name == "timeout" && len(args) > 0 {
+			args = args[1:] // the duration
+		}
+		return len(args) > 0 && readsOnly(args)
+	}
+	if len(argv) >= 2 && name == "git" && argv[1] == "status" {
+		for _, a := range args {
+			if strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--output") || strings.HasPrefix(a, "--config") {
+				return false
+			}
+		}
+		return true
+	}
+	has := func(short string, long ...string) bool {
+		for _, a := range args {
+			if strings.HasPrefix(a, "--") {
+				for _, l := range long {
+					if a == l || strings.HasPrefix(a, l+"=") {
+						return true
+					}
+				}
+			} else if strings.HasPrefix(a, "-") && short != "" && strings.ContainsAny(a[1:], short) {
+				return true
+			}
+		}
+		return false
+	}
+	operands := 0
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			operands++
+		}
+	}
+	switch name {
+	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo", "which", "stat", "du", "df",
+		"diff", "cmp", "comm", "cut", "tr", "whoami", "uname", "true", "false", "basename", "dirname", "realpath",
+		"readlink", "sha256sum", "sha1sum", "md5sum", "nproc", "id", "jq", "nl", "od", "hexdump", "strings", "column",
+		"cd", "test", "[", "printf":
+		return true
+	case "sort":
+		return !has("o", "--output", "--compress-program")
+	case "tree":
+		return !has("o")
+	case "file":
+		return !has("C", "--compile")
+	case "date":
+		return !has("s", "--set")
+	case "rg":
+		return !has("z", "--pre", "--hostname-bin", "--search-zip")
+	case "uniq":
+		return operands <= 1
+	case "xxd":
+		return operands <= 1 && !has("r")
+	case "find":
+		for _, a := range args {
+			switch a {
+			case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -103,13 +187,17 @@ func (devNull) Close() error                { return nil }
 // mvdan.cc/sh interpreter: when the rules allow a line, every command the
 // interpreter would start is one an allow rule names and no file is
 // written; when auto-all lets a line through, it starts no rm (the deny
-// rule). The seeds are the attack strings of issue 32 and every case of
-// this package's tests.
+// rule); when plan mode lets a line run, every command it would start
+// only reads (readsOnly) and no file is written. The seeds are the attack
+// strings of issue 32 and every case of this package's tests.
 func FuzzAllow(f *testing.F) {
 	for _, m := range []map[string]permission.Action{rowOne, allowCases, denyCases, prefixCases} {
 		for line := range m {
 			f.Add(line)
 		}
+	}
+	for _, line := range planSeeds {
+		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		if len(line) > 400 {
@@ -117,7 +205,8 @@ func FuzzAllow(f *testing.F) {
 		}
 		allowed := permission.Decide(fuzzRules, permission.ModeAsk, permission.Call{Tool: "bash", Command: line}).Action == permission.Allow
 		passes := permission.Decide(fuzzRules, permission.ModeAutoAll, permission.Call{Tool: "bash", Command: line}).Action == permission.Allow
-		if !allowed && !passes {
+		plans := permission.Decide(fuzzRules, permission.ModePlan, permission.Call{Tool: "bash", Command: line, ConfinedReads: true}).Action == permission.Allow
+		if !allowed && !passes && !plans {
 			return
 		}
 		var tr trace
@@ -128,11 +217,14 @@ func FuzzAllow(f *testing.F) {
 			if allowed && !named(argv) {
 				t.Fatalf("allowed %q, but it runs %q, which no allow rule names", line, argv)
 			}
+			if plans && !readsOnly(argv) {
+				t.Fatalf("plan mode lets %q run, but it runs %q, which may write", line, argv)
+			}
 			if passes && len(argv) > 0 && path.Base(argv[0]) == "rm" {
 				t.Fatalf("auto-all let %q through, but it runs %q, which the rule rm denies", line, argv)
 			}
 		}
-		if allowed && len(tr.writes) > 0 {
+		if (allowed || plans) && len(tr.writes) > 0 {
 			t.Fatalf("allowed %q, but it writes %q", line, tr.writes)
 		}
 	})

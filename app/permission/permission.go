@@ -6,8 +6,9 @@
 //  1. a workspace rule that denies the call;
 //  2. a write into a protected path (a .git directory, the app's own data
 //     dir) asks, and so does a bash line a deny rule cannot see through;
-//  3. the session's mode: auto-all allows everything, auto-edits allows
-//     the file-editing tools (ask adds nothing);
+//  3. the session's mode: plan allows only what reads (readonly.go) and
+//     refuses the rest, auto-all allows everything, auto-edits allows the
+//     file-editing tools (ask adds nothing);
 //  4. the workspace's other rules (allow or ask; "always" answers are
 //     stored as allow rules);
 //  5. the tool's default: read-only tools allow, the rest ask.
@@ -40,17 +41,34 @@ const (
 	ModeAsk       Mode = "ask"        // ask for every call the rules do not allow
 	ModeAutoEdits Mode = "auto-edits" // file edits run without asking
 	ModeAutoAll   Mode = "auto-all"   // everything runs without asking (shown as a warning)
+	// ModePlan runs only what reads (the read-only tools, bash lines that
+	// only read, the session's own tools) and refuses the rest: the model
+	// explores and presents a plan (present_plan) for the user to build.
+	ModePlan Mode = "plan"
 )
+
+// modeRank orders the modes by how much runs without the user: plan
+// (only what reads) before ask, auto-edits and auto-all.
+var modeRank = map[Mode]int{ModePlan: 0, ModeAsk: 1, ModeAutoEdits: 2, ModeAutoAll: 3}
+
+// Narrowest returns whichever of a and b lets less run without the user
+// (a sub-agent's own mode inside its parent's: never wider than either).
+func Narrowest(a, b Mode) Mode {
+	if modeRank[b] < modeRank[a] {
+		return b
+	}
+	return a
+}
 
 // ParseMode validates a mode name; "" is ModeAsk.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
 	case "", ModeAsk:
 		return ModeAsk, nil
-	case ModeAutoEdits, ModeAutoAll:
+	case ModeAutoEdits, ModeAutoAll, ModePlan:
 		return Mode(s), nil
 	}
-	return "", fmt.Errorf("approval mode %q: want ask, auto-edits or auto-all", s)
+	return "", fmt.Errorf("approval mode %q: want ask, auto-edits, auto-all or plan", s)
 }
 
 // readOnlyTools run without asking unless a rule says otherwise.
@@ -64,10 +82,11 @@ var editTools = map[string]bool{"write_file": true, "edit_file": true}
 func WritesFiles(tool string) bool { return editTools[tool] }
 
 // Default returns a tool's decision when no rule or mode applies: allow
-// for the read-only built-ins, ask for everything else (bash, the editing
+// for the read-only built-ins and the session's own tools (todo_write,
+// present_plan, skill), ask for everything else (bash, the editing
 // tools, delegate, MCP tools).
 func Default(tool string) Action {
-	if readOnlyTools[tool] {
+	if readOnlyTools[tool] || planTools[tool] {
 		return Allow
 	}
 	return Ask

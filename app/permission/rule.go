@@ -14,12 +14,15 @@ import (
 // with these words, and Command to the one simple command with exactly
 // these words (what "always" stores for interpreters and wrappers); both
 // are read as bash reads them, so 'git' status is git status. Neither
-// means any command.
+// means any command. ReadOnly, on an allow rule, says what it covers only
+// reads, so it also runs in plan mode: for bash it needs a prefix or a
+// command; the file-writing tools cannot have it.
 type Rule struct {
-	Tool    string `json:"tool"`
-	Prefix  string `json:"prefix,omitempty"`
-	Command string `json:"command,omitempty"`
-	Action  Action `json:"action"`
+	Tool     string `json:"tool"`
+	Prefix   string `json:"prefix,omitempty"`
+	Command  string `json:"command,omitempty"`
+	Action   Action `json:"action"`
+	ReadOnly bool   `json:"read_only,omitempty"`
 }
 
 // Check reports what makes r invalid.
@@ -31,6 +34,16 @@ func (r Rule) Check() error {
 	case Allow, Ask, Deny:
 	default:
 		return fmt.Errorf("rule for %s: action %q: want allow, ask or deny", r.Tool, r.Action)
+	}
+	if r.ReadOnly {
+		switch {
+		case r.Action != Allow:
+			return fmt.Errorf("rule for %s: only an allow rule can be read-only", r.Tool)
+		case r.Tool == "*" || editTools[r.Tool]:
+			return fmt.Errorf("rule for %s: %s cannot be marked read-only", r.Tool, r.Tool)
+		case r.Tool == "bash" && r.Prefix == "" && r.Command == "":
+			return fmt.Errorf("rule for bash: a read-only rule names a command prefix or a command")
+		}
 	}
 	if r.Prefix == "" && r.Command == "" {
 		return nil
@@ -182,6 +195,10 @@ func allExact(ws []word) bool {
 
 // String renders the rule as the Settings list shows it.
 func (r Rule) String() string {
+	if r.ReadOnly {
+		r.ReadOnly = false
+		return r.String() + " (read-only)"
+	}
 	switch {
 	case r.Command != "":
 		return fmt.Sprintf("%s command %q: %s", r.Tool, r.Command, r.Action)

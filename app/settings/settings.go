@@ -47,7 +47,7 @@ type Settings struct {
 	// that support it; 0 leaves thinking off.
 	ThinkingBudget int `json:"thinking_budget,omitempty"`
 	// ApprovalMode is the approval mode of new sessions (ask, auto-edits,
-	// auto-all; --approval-mode wins over it); "" means ask.
+	// auto-all, plan; --approval-mode wins over it); "" means ask.
 	ApprovalMode string `json:"approval_mode,omitempty"`
 	// MCPServers are the MCP servers whose tools the agent may call, by
 	// name (docs/mcp.md).

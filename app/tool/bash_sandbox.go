@@ -17,7 +17,9 @@ import (
 // terminal). With Options.Sandbox it runs through the sandbox helper:
 // writes confined to the workspace, the temp dir and the sandbox's
 // private caches; the data dir and the session's runtime dir hidden;
-// .git read-only unless gitWrites; reads and TCP as e asks.
+// .git read-only unless gitWrites; reads and TCP as e asks. When
+// e.ReadOnly says so (plan mode) the workspace is read-only too and reads
+// stay inside it: only the temp dir and the caches may be written.
 func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.Cmd, cleanup func(), err error) {
 	argv := []string{t.opts.Shell, "-c", line}
 	tmp, err := os.MkdirTemp("", "agenthub-bash-")
@@ -39,6 +41,7 @@ func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.C
 			return nil, nil, err
 		}
 		env = append(env, cacheEnv...)
+		readOnly := e.ReadOnly != nil && e.ReadOnly()
 		p := sbx.Policy{
 			WriteDirs: append([]string{dir, tmp}, caches...),
 			NoNetwork: e.NoNetwork,
@@ -46,10 +49,13 @@ func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.C
 			Fallback:  sb.Fallback,
 			GraceMS:   int(t.opts.KillGrace.Milliseconds()),
 		}
-		if e.ReadWorkspaceOnly {
+		if e.ReadWorkspaceOnly || readOnly {
 			p.ReadDirs = append([]string{dir, tmp}, caches...)
 		}
-		if !gitWrites {
+		switch {
+		case readOnly:
+			p.WriteDirs = append([]string{tmp}, caches...)
+		case !gitWrites:
 			p.ReadOnly = gitPaths(dir)
 		}
 		if argv, attr, err = sbx.Command(sb.Helper, p, argv); err != nil {

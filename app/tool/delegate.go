@@ -37,6 +37,44 @@ var delegateSpec = spec{
 type delegateInput struct {
 	Task    string `json:"task"`
 	Context string `json:"context,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+}
+
+// AgentChoice is a named sub-agent delegate offers: its name and what
+// it is for (the model picks by it).
+type AgentChoice struct {
+	Name, Description string
+}
+
+// DelegateWithAgents is the delegate tool offering the named sub-agents
+// as the choices of its agent input (none: the plain delegate of
+// Builtins).
+func DelegateWithAgents(d Delegator, opts Options, agents []AgentChoice) Tool {
+	t := &delegateTool{spec: delegateSpec, d: d, opts: opts.withDefaults()}
+	if len(agents) == 0 {
+		return t
+	}
+	var desc strings.Builder
+	desc.WriteString(delegateSpec.description)
+	desc.WriteString("\n\nNamed sub-agents (set agent to run one: it has its own instructions, and may have fewer tools or another model):")
+	names := make([]string, 0, len(agents))
+	for _, a := range agents {
+		fmt.Fprintf(&desc, "\n- %s: %s", a.Name, a.Description)
+		names = append(names, a.Name)
+	}
+	enum, _ := json.Marshal(names)
+	t.spec.description = desc.String()
+	t.spec.schema = `{
+  "type": "object",
+  "properties": {
+    "task": {"type": "string", "description": "What the sub-agent must do, stated completely."},
+    "context": {"type": "string", "description": "Background the sub-agent needs: files, findings, constraints."},
+    "agent": {"type": "string", "enum": ` + string(enum) + `, "description": "The named sub-agent to run the task (omit for a general one)."}
+  },
+  "required": ["task"],
+  "additionalProperties": false
+}`
+	return t
 }
 
 func (*delegateTool) Describe(input json.RawMessage) (string, string) {
@@ -45,7 +83,11 @@ func (*delegateTool) Describe(input json.RawMessage) (string, string) {
 		return invalidSummary("delegate", input)
 	}
 	var b strings.Builder
-	b.WriteString("**Sub-agent** with the same tools and workspace\n\n**Task:**\n\n")
+	if in.Agent != "" {
+		b.WriteString("**Sub-agent `" + in.Agent + "`** in the same workspace\n\n**Task:**\n\n")
+	} else {
+		b.WriteString("**Sub-agent** with the same tools and workspace\n\n**Task:**\n\n")
+	}
 	b.WriteString(codeBlock("", in.Task))
 	b.WriteString("\n**Context provided:**\n\n")
 	if strings.TrimSpace(in.Context) == "" {
@@ -54,7 +96,11 @@ func (*delegateTool) Describe(input json.RawMessage) (string, string) {
 		preview := truncRunes(in.Context, delegateContextPreview)
 		b.WriteString(codeBlock("", preview))
 	}
-	return "Starting sub-agent: " + firstLine(in.Task, statusMaxRunes), b.String()
+	who := "sub-agent"
+	if in.Agent != "" {
+		who = "sub-agent " + in.Agent
+	}
+	return "Starting " + who + ": " + firstLine(in.Task, statusMaxRunes), b.String()
 }
 
 func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
@@ -73,7 +119,7 @@ func (t *delegateTool) Run(ctx context.Context, env Env, input json.RawMessage) 
 		failed.StatusText = "Sub-agent cancelled"
 		return failed, err
 	}
-	result, err := t.d.Delegate(ctx, env, in.Task, in.Context)
+	result, err := t.d.Delegate(ctx, env, DelegateRequest(in))
 	if err != nil {
 		e := AsError(err)
 		if cerr := ctx.Err(); cerr != nil {

@@ -151,9 +151,9 @@ type fakeDelegator struct {
 	mu     sync.Mutex
 }
 
-func (f *fakeDelegator) Delegate(ctx context.Context, env Env, task, taskContext string) (string, error) {
+func (f *fakeDelegator) Delegate(ctx context.Context, env Env, req DelegateRequest) (string, error) {
 	f.mu.Lock()
-	f.gotCtx = task + "|" + taskContext
+	f.gotCtx = req.Task + "|" + req.Context
 	f.mu.Unlock()
 	for _, c := range f.chunks {
 		if env.Output != nil {

@@ -55,6 +55,10 @@ type Env struct {
 	// the workspace's .git (the workspace's setting, or the approval of
 	// that one call); nil or false keeps .git read-only in the sandbox.
 	GitWrites func(toolUseID string) bool
+	// ReadOnly, when non-nil and true as a bash call starts (the session
+	// is in plan mode), runs it with the workspace read-only and its reads
+	// confined to the workspace (Options.Sandbox).
+	ReadOnly func() bool
 }
 
 // StreamWorkerReset is the Output stream that voids the worker text
@@ -158,7 +162,13 @@ type Tool interface {
 // streams the worker's text through env.Output("worker", …) as it arrives
 // and stops promptly when ctx is cancelled.
 type Delegator interface {
-	Delegate(ctx context.Context, env Env, task, taskContext string) (result string, err error)
+	Delegate(ctx context.Context, env Env, req DelegateRequest) (result string, err error)
+}
+
+// DelegateRequest is one delegate call: the task, the context given with
+// it, and the named sub-agent to run it ("" the generic worker).
+type DelegateRequest struct {
+	Task, Context, Agent string
 }
 
 // Options tunes the built-in tools. Zero fields take the documented defaults.

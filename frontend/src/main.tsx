@@ -4,6 +4,7 @@ import { App } from './App';
 import { detectBackend } from './transport/backend';
 import { applyTheme, loadTheme } from './app/theme';
 import './chat/chat.css';
+import './chat/workflows.css';
 import './app/app.css';
 
 const root = document.getElementById('root');

@@ -24,7 +24,8 @@ import (
 // TOOL_CALL_RESULT (messageId ResultMessageID); delegate.started/
 // completed/failed → STEP_STARTED/STEP_FINISHED "delegate:<tool_use_id>";
 // tool.output_delta and tool.approval_requested/resolved → CUSTOM events
-// of those names carrying the canonical payload; turn.completed →
+// of those names carrying the canonical payload; todo.updated →
+// STATE_SNAPSHOT {todos} (the agent state is the session's todo list); turn.completed →
 // RUN_FINISHED (outcome success) or RUN_ERROR (status failed);
 // turn.cancelled → RUN_FINISHED (outcome cancelled); message.reset (a
 // retried model call streams its message again) → the message's open
@@ -164,10 +165,24 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 		return e.step(ev, ts)
 	case ipc.TypeToolOutputDelta, ipc.TypeToolApprovalRequested, ipc.TypeToolApprovalResolved:
 		return []Event{{Type: Custom, Name: ev.Type, Value: ev.Payload, Timestamp: ts}}, nil
+	case ipc.TypeTodoUpdated:
+		return e.state(ev, ts)
 	case ipc.TypeTurnCompleted, ipc.TypeTurnCancelled:
 		return e.runEnd(ev, ts)
 	}
 	return nil, nil
+}
+
+// state is the agent state after todo.updated: the session's todo list.
+func (e *Encoder) state(ev ipc.Event, ts int64) ([]Event, error) {
+	p, err := decode[ipc.TodoUpdated](ev)
+	if err != nil {
+		return nil, err
+	}
+	if p.Todos == nil {
+		p.Todos = []store.Todo{}
+	}
+	return []Event{{Type: StateSnapshot, Snapshot: &State{Todos: p.Todos}, Timestamp: ts}}, nil
 }
 
 // messageDelta opens the reasoning or text message a delta belongs to (closing the other kind) and streams the delta.

@@ -179,6 +179,7 @@ func TestEncoderEndings(t *testing.T) {
 		ev(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", Text: "Hi"}),
 		ev(ipc.TypeToolUseStart, ipc.ToolUseStart{MessageID: "M", ToolUseID: "K", ToolName: "bash"}),
 		ev(ipc.TypeDelegateStarted, ipc.DelegateStarted{ToolUseID: "D"}),
+		ev(ipc.TypeTodoUpdated, ipc.TodoUpdated{Todos: []store.Todo{{ID: "1", Text: "Fix", Status: store.TodoDone}}, By: store.TodosByUser}),
 		ev(ipc.TypeTurnCancelled, ipc.TurnCancelled{Reason: "user_cancel"}),
 		ev(ipc.TypeTextDelta, ipc.TextDelta{MessageID: "M", Text: "late"}),
 	} {
@@ -189,6 +190,15 @@ func TestEncoderEndings(t *testing.T) {
 		out = append(out, got...)
 	}
 	verify(t, out)
+	var state *State
+	for _, e := range out {
+		if e.Type == StateSnapshot {
+			state = e.Snapshot
+		}
+	}
+	if state == nil || len(state.Todos) != 1 || state.Todos[0].Status != store.TodoDone {
+		t.Fatalf("todo.updated → %+v", state)
+	}
 	if last := out[len(out)-1]; last.Type != RunFinished || last.Outcome == nil || last.Outcome.Type != "cancelled" {
 		t.Fatalf("last %+v", last)
 	}

@@ -31,6 +31,7 @@ const (
 	StepStarted             = "STEP_STARTED"
 	StepFinished            = "STEP_FINISHED"
 	MessagesSnapshot        = "MESSAGES_SNAPSHOT"
+	StateSnapshot           = "STATE_SNAPSHOT"
 	Custom                  = "CUSTOM"
 )
 
@@ -55,6 +56,13 @@ type Event struct {
 	Messages        []Message `json:"messages,omitempty"`
 	Name            string    `json:"name,omitempty"`
 	Value           any       `json:"value,omitempty"`
+	Snapshot        *State    `json:"snapshot,omitempty"`
+}
+
+// State is the agent state a STATE_SNAPSHOT carries: the session's todo
+// list (todo.updated).
+type State struct {
+	Todos []store.Todo `json:"todos"`
 }
 
 // Outcome is RUN_FINISHED's outcome: "success" or "cancelled".

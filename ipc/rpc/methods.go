@@ -122,7 +122,8 @@ type OK struct {
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
 // getPermissionRules, setPermissionRules, setSandboxOptions, setGitWrites,
-// listPendingApprovals, listMcpServers, search. Session-addressed methods take the
+// listPendingApprovals, listMcpServers, search, and the workflow methods
+// (setTodos, buildPlan, listCommands, runCommand). Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
 func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
@@ -161,6 +162,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodEditMessage, h.editMessage)
 	d.Register(MethodSwitchBranch, h.switchBranch)
 	d.Register(MethodForkSession, h.forkSession)
+	h.registerWorkflows(d)
 }
 
 // listMCPServers answers {"servers": [...]}: every configured MCP server's

@@ -8,6 +8,7 @@ import { useStore } from "zustand";
 import {
   AbandonedChanges,
   ApprovalModeSwitch,
+  COMPOSER_ID,
   ChatSessionContext,
   Composer,
   CompactionNotice,
@@ -16,6 +17,7 @@ import {
   MessageList,
   WorkerApprovals,
   approvalModeOf,
+  nextMode,
   usageCost,
   formatUsage,
   useSessionSelector,
@@ -27,6 +29,8 @@ import type { AppController } from "./controller";
 import { ExportMenu } from "./ExportMenu";
 import { InstructionsChip } from "./InstructionsChip";
 import { SessionOptionsForm } from "./SessionOptions";
+import { useTrustConfirm } from "./commands/TrustDialog";
+import { TodoPanel } from "./todo/TodoPanel";
 
 /** Props of ChatPane. */
 export interface ChatPaneProps {
@@ -224,22 +228,30 @@ function ChatError({ ctl }: { ctl: AppController }) {
   );
 }
 
-function ChatComposer({ ctl, upload }: { ctl: AppController; upload?: ((file: File) => Promise<AttachmentInfo>) | undefined }) {
+function ChatComposer({ ctl, sessionId, upload }: { ctl: AppController; sessionId: string; upload?: ((file: File) => Promise<AttachmentInfo>) | undefined }) {
   const busy = useSessionSelector((s) => s?.turn.running ?? false);
   const queued = useSessionSelector((s) => s?.turn.queued ?? NO_QUEUE);
   const disabled = useSessionSelector((s) => !s || s.deleted);
-  const complete = useMemo(() => (q: string) => ctl.listFiles(q), [ctl]);
+  const mode = useStore(ctl.store, (st) => approvalModeOf(sessionRecord(st, sessionId)?.approval_mode));
+  const complete = useMemo(() => (q: string) => ctl.workflows.mentions(q), [ctl]);
+  const commands = useMemo(() => () => ctl.workflows.slashCommands(), [ctl]);
+  const [confirmTrust, trustDialog] = useTrustConfirm();
   return (
-    <Composer
-      busy={busy}
-      queued={queued}
-      onSend={(t, attachments) => void ctl.send(t, attachments)}
-      onCancel={() => void ctl.cancel()}
-      onCancelQueued={(t) => void ctl.cancelQueued(t)}
-      complete={complete}
-      disabled={disabled}
-      upload={upload}
-    />
+    <>
+      {trustDialog}
+      <Composer
+        busy={busy}
+        queued={queued}
+        onSend={(t, attachments) => ctl.workflows.send(t, attachments, confirmTrust)}
+        commands={commands}
+        onCycleMode={() => void ctl.setApprovalMode(nextMode(mode))}
+        onCancel={() => void ctl.cancel()}
+        onCancelQueued={(t) => void ctl.cancelQueued(t)}
+        complete={complete}
+        disabled={disabled}
+        upload={upload}
+      />
+    </>
   );
 }
 
@@ -260,6 +272,8 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
       onFork: (messageId) => void ctl.fork(messageId),
       onAbandonedAnswered: () => ctl.answerAbandoned(),
       undoTurn: (turnId) => ctl.undoTurn(turnId),
+      onBuildPlan: (mode, plan) => ctl.workflows.buildPlan(mode, plan),
+      onKeepPlanning: () => document.getElementById(COMPOSER_ID)?.focus(),
     }),
     [ctl, sessionId],
   );
@@ -274,7 +288,8 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
         <StallNotice />
         <AbandonedChanges />
         <ChatError ctl={ctl} />
-        <ChatComposer ctl={ctl} upload={upload} />
+        <TodoPanel ctl={ctl} sessionId={sessionId} />
+        <ChatComposer ctl={ctl} sessionId={sessionId} upload={upload} />
       </section>
     </ChatSessionContext.Provider>
   );

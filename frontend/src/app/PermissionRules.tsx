@@ -1,6 +1,7 @@
 // The permission rules of one workspace (docs/permissions.md), in Settings:
 // listed, added and removed; each change replaces the workspace's rules
-// through setPermissionRules and shows them as the hub stored them.
+// through setPermissionRules and shows them as the hub stored them. A
+// "read-only" rule is an allow rule whose calls also run in plan mode.
 
 import { useEffect, useState, type KeyboardEvent } from "react";
 import type { PermissionAction, PermissionRule } from "../protocol";
@@ -8,18 +9,18 @@ import type { HubClient } from "../transport/hub";
 
 /** The tools a rule can name ("*": every tool). */
 export const RULE_TOOLS = ["bash", "edit_file", "write_file", "delegate", "read_file", "list_dir", "glob", "grep", "*"] as const;
-const ACTIONS: PermissionAction[] = ["allow", "ask", "deny"];
+const ACTIONS: (PermissionAction | "read-only")[] = ["allow", "read-only", "ask", "deny"];
 
 /** A rule as one line: "bash go test → allow", "bash = python3 build.py → allow" (exactly that command), "* → ask". */
 export function ruleLabel(r: PermissionRule): string {
   const what = r.command ? ` = ${r.command}` : r.prefix ? ` ${r.prefix}` : "";
-  return `${r.tool}${what} → ${r.action}`;
+  return `${r.tool}${what} → ${r.action}${r.read_only ? " (read-only)" : ""}`;
 }
 
 /** rules plus draft (a prefix only for bash, trimmed), or why it cannot be added. */
 export function withRule(rules: readonly PermissionRule[], draft: PermissionRule): PermissionRule[] | string {
   const prefix = draft.tool === "bash" ? (draft.prefix ?? "").trim() : "";
-  const rule: PermissionRule = prefix ? { tool: draft.tool, prefix, action: draft.action } : { tool: draft.tool, action: draft.action };
+  const rule: PermissionRule = { tool: draft.tool, ...(prefix ? { prefix } : {}), ...(draft.action === "read-only" ? { action: "allow", read_only: true } : { action: draft.action }) };
   if (rules.some((r) => r.tool === rule.tool && !r.command && (r.prefix ?? "") === prefix)) return `There is already a rule for ${rule.tool}${prefix ? ` ${prefix}` : ""}.`;
   return [...rules, rule];
 }
@@ -101,7 +102,7 @@ export function PermissionRules({ hub, workspace }: PermissionRulesProps) {
                   = {r.command}
                 </code>
               )}
-              <span className="rule-action">{r.action}</span>
+              <span className="rule-action">{r.read_only ? `${r.action} · read-only` : r.action}</span>
               <button type="button" className="icon-btn" aria-label={`Remove rule ${ruleLabel(r)}`} onClick={() => void store(rules.filter((_, j) => j !== i))}>
                 ×
               </button>

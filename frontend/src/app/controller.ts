@@ -10,6 +10,7 @@ import { createAppStore, newestTopLevel, sessionRecord, toolCallOf, type Action,
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
 import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "../transport/hub";
+import { Workflows } from "./workflows";
 
 /** Controller options. */
 export interface ControllerOptions {
@@ -49,6 +50,8 @@ function message(err: unknown): string {
 export class AppController {
   /** The page's state: sessions, chat, ui. */
   readonly store: StoreApi<AppStore>;
+  /** Plan mode, the todo list and slash commands (workflows.ts). */
+  readonly workflows: Workflows;
   private readonly hub: HubClient;
   private readonly makeTransport: () => Transport;
   private readonly batcher: ActionBatcher;
@@ -71,6 +74,7 @@ export class AppController {
     this.onSelect = opts.onSelect ?? (() => undefined);
     this.store = createAppStore();
     this.batcher = new ActionBatcher((actions) => this.store.getState().dispatchAll(actions), opts.schedule ?? defaultScheduler());
+    this.workflows = new Workflows(this, opts.hub);
   }
 
   private get state(): AppState {
@@ -469,11 +473,16 @@ export class AppController {
     if (!id || (text.trim() === "" && attachments.length === 0)) return;
     try {
       const r = await this.hub.submitTurn(id, text, attachments.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })));
-      this.batcher.flush();
-      this.dispatch({ type: "turnSubmitted", sessionId: id, turnId: r.turn_id, content: text, queued: r.queued });
+      this.noteSubmitted(id, r.turn_id, text, r.queued);
     } catch (err) {
       this.notify(`Could not send: ${message(err)}`);
     }
+  }
+
+  /** Shows a submission the hub took (queued: behind a running turn), after the events already received. */
+  noteSubmitted(sessionId: string, turnId: string, content: string, queued: boolean): void {
+    this.batcher.flush();
+    this.dispatch({ type: "turnSubmitted", sessionId, turnId, content, queued });
   }
 
   /** Cancels the open session's running turn. */

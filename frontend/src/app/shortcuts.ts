@@ -30,6 +30,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
 /** Keys that work inside lists and prompts (listed in the help dialog only). */
 export const LOCAL_KEYS: readonly { keys: string; description: string }[] = [
   { keys: "Enter / Shift+Enter", description: "Send / new line in the message box" },
+  { keys: "Shift+Tab", description: "Next approval mode: ask, auto edits, auto all, plan (in the message box)" },
+  { keys: "/", description: "Commands: /plan, /compact, /model, /title, /clear, /undo and the folder's own (at the start of the message box)" },
   { keys: "↑ ↓ Home End", description: "Move between sessions in the sidebar" },
   { keys: "F2 / Delete", description: "Rename / delete the focused session" },
   { keys: "y / a / n", description: "Allow once / always / deny a waiting tool call (also from the message box while it is empty)" },

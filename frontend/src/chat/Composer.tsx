@@ -5,12 +5,14 @@
 // hub attaches a mentioned file's content when the message is sent. Images
 // and text files pasted, dropped or chosen with the paperclip upload at once
 // and go with the next message (useAttachments); the @-completion is
-// useMentions.
+// useMentions. "/" at the start lists the slash commands
+// (useSlashCommands); Shift+Tab cycles the session's approval mode.
 
 import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { AttachmentInfo } from "../protocol";
 import type { QueuedTurn } from "../state";
 import { PendingAttachments } from "./Attachments";
+import { SlashList, useSlashCommands, type SlashCommand } from "./commands";
 import { useAttachments } from "./useAttachments";
 import { useMentions } from "./useMentions";
 
@@ -44,16 +46,21 @@ export interface ComposerProps {
   disabled?: boolean;
   /** Uploads a pasted, dropped or chosen file (absent: no attachments); rejects with a message to show. */
   upload?: ((file: File) => Promise<AttachmentInfo>) | undefined;
+  /** The slash commands "/" completes (absent: no completion). */
+  commands?: (() => Promise<SlashCommand[]>) | undefined;
+  /** Shift+Tab: the next approval mode (absent: Shift+Tab moves the focus as usual). */
+  onCycleMode?: (() => void) | undefined;
 }
 
 /** The message composer. */
-export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, complete, disabled = false, upload }: ComposerProps) {
+export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, complete, disabled = false, upload, commands, onCycleMode }: ComposerProps) {
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
   const area = useRef<HTMLTextAreaElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const files = useAttachments(upload);
   const mentions = useMentions(complete, { text, setText, caret, setCaret, area, box });
+  const slash = useSlashCommands(commands, { text, setText, caret, setCaret, area, box });
   const canSend = !disabled && !files.uploading && (text.trim() !== "" || files.ready.length > 0);
   useLayoutEffect(() => {
     if (area.current) fitHeight(area.current, Math.max(120, Math.floor(window.innerHeight / 2)));
@@ -73,8 +80,11 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
       });
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (mentions.onKey(e)) return;
-    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+    if (slash.onKey(e) || mentions.onKey(e)) return;
+    if (e.key === "Tab" && e.shiftKey && onCycleMode) {
+      e.preventDefault();
+      onCycleMode();
+    } else if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       send();
     } else if (e.key === "Escape" && busy) {
@@ -86,6 +96,7 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
     <div ref={box} className={`composer${files.dragging ? " is-dragging" : ""}`} {...files.dropProps}>
       <QueuedList queued={queued} onCancelQueued={onCancelQueued} />
       {mentions.open && <MentionList {...mentions} />}
+      {slash.open && <SlashList {...slash} />}
       <PendingAttachments items={files.pending} onRemove={files.remove} />
       <textarea
         ref={area}

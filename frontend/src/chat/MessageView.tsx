@@ -8,10 +8,11 @@ import type { Retries, Usage } from "../protocol";
 import { blockText, firstPendingId, isPending, type ChatMessage, type MessageBlock } from "../state";
 import { AttachedImage, FileChip, isFileBlock } from "./Attachments";
 import { BranchActions, BranchNav, EditBox } from "./Branches";
-import { DelegationCard } from "./DelegationCard";
+import { DelegationCard, delegateAgent } from "./DelegationCard";
 import { LiveText, MarkdownView } from "./Markdown";
 import { useChatSession, useSessionSelector } from "./session";
 import { ToolCard } from "./ToolCard";
+import { PlanCard } from "./plan/PlanCard";
 import { TurnFiles } from "./TurnFiles";
 import { TurnOutcomeView } from "./TurnOutcome";
 
@@ -177,8 +178,10 @@ export function ToolCallView({ toolUseId }: { toolUseId: string }) {
   const tool = useSessionSelector((s) => s?.tools[toolUseId]);
   // Only a waiting card looks for the oldest prompt: the others select a constant.
   const active = useSessionSelector((s) => isPending(s?.tools[toolUseId]) && firstPendingId(s) === toolUseId);
-  if (delegation && !isPending(tool)) return <DelegationCard card={delegation} approval={tool?.approval?.resolution ?? null} {...(onOpenSession ? { onOpenSession } : {})} />;
+  if (delegation && !isPending(tool))
+    return <DelegationCard card={delegation} approval={tool?.approval?.resolution ?? null} agent={delegateAgent(tool?.input)} {...(onOpenSession ? { onOpenSession } : {})} />;
   if (!tool) return null;
+  if (tool.toolName === "present_plan" && !isPending(tool) && tool.status !== "error" && tool.status !== "cancelled") return <PlanCard card={tool} />;
   return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m, r, git) => onAnswer(toolUseId, a, m, r, git) } : {})} />;
 }
 

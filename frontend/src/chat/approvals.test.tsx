@@ -241,7 +241,7 @@ describe("ApprovalModeSwitch", () => {
     const onChange = vi.fn();
     act(() => dom.root.render(<ApprovalModeSwitch mode="ask" onChange={onChange} />));
     const radios = [...dom.host.querySelectorAll<HTMLButtonElement>("[role=radio]")];
-    expect(radios.map((r) => r.getAttribute("aria-checked"))).toEqual(["true", "false", "false"]);
+    expect(radios.map((r) => r.getAttribute("aria-checked"))).toEqual(["true", "false", "false", "false"]);
     act(() => radios[0]!.click()); // already on
     act(() => radios[2]!.click());
     expect(onChange.mock.calls).toEqual([["auto-all"]]);

@@ -5,7 +5,7 @@
 import { createContext, useContext } from "react";
 import type { StoreApi } from "zustand/vanilla";
 import { useStore } from "zustand";
-import type { ApprovalAnswer, PermissionRule, TurnChanges, TurnUndone } from "../protocol";
+import type { ApprovalAnswer, ApprovalMode, PermissionRule, TurnChanges, TurnUndone } from "../protocol";
 import type { AppStore, SessionState } from "../state";
 
 /** What the chat components of one session read. */
@@ -31,6 +31,10 @@ export interface ChatSession {
   turnChanges?: (turnId: string) => Promise<TurnChanges>;
   /** Undoes a turn's file changes. */
   undoTurn?: (turnId: string) => Promise<TurnUndone>;
+  /** "Build it" on the presented plan: in mode, as edited (plan) when given; resolves true once the hub took it. */
+  onBuildPlan?: (mode: ApprovalMode, plan?: string) => Promise<boolean>;
+  /** "Keep planning": back to the composer. */
+  onKeepPlanning?: () => void;
 }
 
 /** Provided by ChatPane (or a test) around the chat components. */

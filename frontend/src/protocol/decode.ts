@@ -16,6 +16,9 @@ import {
   SESSION_SPEC,
   SKIPPED_FILE_SPEC,
   ABANDONED_TURN_SPEC,
+  PLAN_SPEC,
+  TODO_SPEC,
+  SESSION_AGENT_SPEC,
   TURN_ERROR_SPEC,
   RETRIES_SPEC,
   TOOL_APPROVAL_SPEC,
@@ -80,6 +83,17 @@ function checkKind(kind: Kind, v: unknown): string | null {
         if (why !== null) return `skipped file: ${why}`;
       }
       return null;
+    case "todos":
+      if (!Array.isArray(v)) return "want todo array";
+      for (const t of v) {
+        const why = checkObject(TODO_SPEC, t);
+        if (why !== null) return `todo: ${why}`;
+      }
+      return null;
+    case "plan":
+      return checkObject(PLAN_SPEC, v);
+    case "session-agent":
+      return checkObject(SESSION_AGENT_SPEC, v);
     case "image-source":
       return checkObject(IMAGE_SOURCE_SPEC, v);
     case "turn-outcome":

@@ -1,7 +1,7 @@
 // Event envelope, catalog and payloads. Mirrors ipc/event.go, ipc/catalog.go
 // and ipc/payload.go exactly (snake_case as on the wire).
 
-import type { AttachedFile, ContentBlock, PermissionRule, Retries, Session, Usage } from "./records";
+import type { AttachedFile, ContentBlock, PermissionRule, Retries, Session, Todo, Usage } from "./records";
 
 /** Bus-family event types (ipc.BusTypes), in catalog order. */
 export const BUS_TYPES = [
@@ -30,6 +30,7 @@ export const BUS_TYPES = [
   "turn.undone",
   "session.branched",
   "session.forked",
+  "todo.updated",
 ] as const;
 
 /** Streaming-family event types (ipc.StreamingTypes), in stream order. */
@@ -259,6 +260,13 @@ export interface SessionForked {
   message_id: string;
 }
 
+/** Payload of todo.updated: the whole list after a change, by the model's todo_write (tool_use_id) or the user's setTodos. */
+export interface TodoUpdated {
+  todos: Todo[];
+  by: "agent" | "user" | string;
+  tool_use_id?: string;
+}
+
 /** A file an undo left alone (ipc.SkippedFile). */
 export interface SkippedFile {
   path: string;
@@ -453,6 +461,7 @@ export interface PayloadMap {
   "turn.undone": TurnUndone;
   "session.branched": SessionBranched;
   "session.forked": SessionForked;
+  "todo.updated": TodoUpdated;
   "message.start": MessageStart;
   "message.reset": MessageReset;
   "text.delta": TextDelta;

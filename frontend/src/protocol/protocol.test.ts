@@ -15,6 +15,9 @@ import {
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   ENVELOPE_SPEC,
+  PLAN_SPEC,
+  TODO_SPEC,
+  SESSION_AGENT_SPEC,
   decodeServerFrame,
   isKnownEvent,
   parseFieldSpec,
@@ -46,6 +49,9 @@ function expectExact(spec: Record<string, FieldSpec>, obj: unknown, where: strin
     if (kind === "tool-approval") expectExact(TOOL_APPROVAL_SPEC, v, `${where}.${k}`);
     if (kind === "edit-context") expectExact(EDIT_CONTEXT_SPEC, v, `${where}.${k}`);
     if (kind === "queued-turns" && Array.isArray(v)) for (const [i, q] of v.entries()) expectExact(QUEUED_TURN_SPEC, q, `${where}.${k}[${i}]`);
+    if (kind === "todos" && Array.isArray(v)) for (const [i, t] of v.entries()) expectExact(TODO_SPEC, t, `${where}.${k}[${i}]`);
+    if (kind === "plan") expectExact(PLAN_SPEC, v, `${where}.${k}`);
+    if (kind === "session-agent") expectExact(SESSION_AGENT_SPEC, v, `${where}.${k}`);
     if (kind === "blocks") {
       for (const [i, b] of (v as Obj[]).entries()) {
         const t = b.type as keyof typeof BLOCK_SPECS;

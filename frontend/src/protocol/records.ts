@@ -168,6 +168,47 @@ export interface Session {
   sandbox_no_network?: boolean;
   /** The AG-UI threadId the session was created for (POST /ag-ui). */
   agui_thread_id?: string;
+  /** The plan the model presented in plan mode, and whether it was built (docs/workflows.md). */
+  plan?: Plan;
+  /** The session's todo list; todos_by says who changed it last ("agent" | "user"). */
+  todos?: Todo[];
+  todos_by?: string;
+  /** On a worker session started for a named sub-agent: which, and what it is restricted to. */
+  agent?: SessionAgent;
+}
+
+/** A todo item's status (store.Todo*). */
+export type TodoStatus = "pending" | "in_progress" | "done" | "cancelled";
+
+/** One item of a session's todo list (store.Todo). */
+export interface Todo {
+  id: string;
+  text: string;
+  status: TodoStatus | string;
+}
+
+/**
+ * A presented plan (store.Plan): proposed until the user builds it, then
+ * accepted with the mode chosen, the turn building it, and whether the
+ * user edited it.
+ */
+export interface Plan {
+  text: string;
+  tool_use_id: string;
+  status: "proposed" | "accepted" | string;
+  created_at: string;
+  mode?: string;
+  turn_id?: string;
+  edited?: boolean;
+  accepted_at?: string;
+}
+
+/** The named sub-agent a worker session runs as (store.SessionAgent). */
+export interface SessionAgent {
+  name: string;
+  path: string;
+  tools?: string[];
+  model?: string;
 }
 
 /**
@@ -234,11 +275,14 @@ export interface QueuedTurnRecord {
   content: string;
 }
 
-/** A session's approval mode: ask, auto-approve edits, auto-approve all (docs/permissions.md). */
-export type ApprovalMode = "ask" | "auto-edits" | "auto-all";
+/** A session's approval mode: ask, auto-approve edits, auto-approve all, plan (docs/permissions.md, docs/workflows.md). */
+export type ApprovalMode = "ask" | "auto-edits" | "auto-all" | "plan";
 
-/** Every approval mode, in the order the UI offers them. */
-export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edits", "auto-all"];
+/** Every approval mode, in the order the UI offers them (Shift+Tab cycles in this order). */
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edits", "auto-all", "plan"];
+
+/** The modes a plan can be built in. */
+export const BUILD_MODES: readonly ApprovalMode[] = ["ask", "auto-edits", "auto-all"];
 
 /** What a workspace rule does with a matching call. */
 export type PermissionAction = "allow" | "ask" | "deny";
@@ -253,12 +297,49 @@ export interface PermissionRule {
   prefix?: string;
   command?: string;
   action: PermissionAction | string;
+  /** An allow rule whose calls only read: they run in plan mode too. */
+  read_only?: boolean;
 }
 
 /** The answer of getPermissionRules / setPermissionRules (rpc.RulesResult). */
 export interface PermissionRules {
   workspace: string;
   rules: PermissionRule[];
+}
+
+/**
+ * A custom command or skill the composer offers as /name (ipc.CommandInfo,
+ * RPC listCommands): shell is the commands its !`…` lines run first;
+ * needs_trust says the user must let a repository's command run them.
+ */
+export interface CommandInfo {
+  name: string;
+  kind: "command" | "skill" | string;
+  description: string;
+  argument_hint?: string;
+  source: "project" | "user" | string;
+  path: string;
+  shell?: string[];
+  needs_trust?: boolean;
+  allowed_tools?: string[];
+  model?: string;
+}
+
+/** A named sub-agent (ipc.AgentInfo): delegate's choices, @agent-name in the composer. */
+export interface AgentInfo {
+  name: string;
+  description: string;
+  source: string;
+  path: string;
+  tools?: string[];
+  model?: string;
+}
+
+/** The answer of listCommands (ipc.CommandList); problems are files left out and why. */
+export interface CommandList {
+  commands: CommandInfo[];
+  agents: AgentInfo[];
+  problems: { path: string; error: string }[];
 }
 
 /** Turn statuses (store.Turn*). */

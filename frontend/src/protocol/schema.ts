@@ -4,7 +4,7 @@
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
 import type { AbandonedTurn, EditContext, EventType, PayloadMap, SkippedFile } from "./events";
-import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Retries, Session, TextBlock, ThinkingBlock, ToolApproval, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
+import type { AttachedFile, ImageSource, Message, PermissionRule, Plan, QueuedTurnRecord, Retries, Session, SessionAgent, TextBlock, ThinkingBlock, Todo, ToolApproval, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -27,7 +27,10 @@ export type Kind =
   | "edit-context"
   | "attachments"
   | "skipped-files"
-  | "abandoned-turns";
+  | "abandoned-turns"
+  | "plan"
+  | "todos"
+  | "session-agent";
 
 /** A field spec: its kind, with a "?" suffix when the key is optional (omitempty in Go). */
 export type FieldSpec = Kind | `${Kind}?`;
@@ -73,7 +76,29 @@ export const SESSION_SPEC: Spec<Session> = {
   sandbox_read_workspace_only: "boolean?",
   sandbox_no_network: "boolean?",
   agui_thread_id: "string?",
+  plan: "plan?",
+  todos: "todos?",
+  todos_by: "string?",
+  agent: "session-agent?",
 };
+
+/** Spec of store.Plan. */
+export const PLAN_SPEC: Spec<Plan> = {
+  text: "string",
+  tool_use_id: "string",
+  status: "string",
+  created_at: "string",
+  mode: "string?",
+  turn_id: "string?",
+  edited: "boolean?",
+  accepted_at: "string?",
+};
+
+/** Spec of store.Todo. */
+export const TODO_SPEC: Spec<Todo> = { id: "string", text: "string", status: "string" };
+
+/** Spec of store.SessionAgent. */
+export const SESSION_AGENT_SPEC: Spec<SessionAgent> = { name: "string", path: "string", tools: "string[]?", model: "string?" };
 
 /** Spec of store.QueuedTurn. */
 export const QUEUED_TURN_SPEC: Spec<QueuedTurnRecord> = { turn_id: "string", content: "string" };
@@ -91,7 +116,7 @@ export const ATTACHED_FILE_SPEC: Spec<AttachedFile> = {
 };
 
 /** Spec of ipc.PermissionRule (getPermissionRules / setPermissionRules). */
-export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", command: "string?", action: "string" };
+export const PERMISSION_RULE_SPEC: Spec<PermissionRule> = { tool: "string", prefix: "string?", command: "string?", action: "string", read_only: "boolean?" };
 
 /** Spec of store.Message. */
 export const MESSAGE_SPEC: Spec<Message> = {
@@ -312,6 +337,7 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
   "turn.undone": { restored: "string[]", skipped: "skipped-files" },
   "session.branched": { reason: "string", message_id: "string", head_id: "string", session: "session", abandoned_turns: "abandoned-turns?" },
   "session.forked": { new_session_id: "string", message_id: "string" },
+  "todo.updated": { todos: "todos", by: "string", tool_use_id: "string?" },
   "message.start": { message_id: "string", role: "string", model: "string" },
   "text.delta": { message_id: "string", content_block_index: "number", text: "string" },
   "thinking.delta": {

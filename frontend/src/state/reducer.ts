@@ -101,6 +101,8 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
       return { ...s, abandoned: e.payload.abandoned_turns ?? [] }; // the controller reads the new path (resync)
     case "session.forked":
       return s; // the controller lists the fork
+    case "todo.updated":
+      return s; // the list slice keeps the record (sessions.ts)
   }
 }
 

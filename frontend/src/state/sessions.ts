@@ -96,6 +96,11 @@ function applyEvent(l: SessionList, e: KnownEvent): SessionList {
       const { current_turn_id: _ended, ...rest } = rec;
       return changed(l, rec.session_id, rest);
     }
+    case "todo.updated": {
+      // The hub commits the list with the event, not as a session.updated.
+      const rec = record(l, e.session_id);
+      return rec ? changed(l, rec.session_id, { ...rec, todos: e.payload.todos, todos_by: e.payload.by }) : l;
+    }
     case "compaction.completed": {
       const rec = record(l, e.session_id);
       return rec ? changed(l, rec.session_id, { ...rec, context_start_offset: e.payload.context_start_offset }) : l;

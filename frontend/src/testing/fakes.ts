@@ -2,7 +2,7 @@
 // that plays recorded server frames (the real wire traces). Used by the
 // Vitest suites only.
 
-import type { ApprovalAnswer, ApprovalMode, AttachmentRef, TurnChanges, TurnUndone, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, ToolApprovalRequested } from "../protocol";
+import type { ApprovalAnswer, ApprovalMode, AttachmentRef, CommandList, TurnChanges, TurnUndone, HistoryMessage, MCPServerStatus, PermissionRule, ServerFrame, Session, Todo, ToolApprovalRequested } from "../protocol";
 import { RpcError } from "../transport/types";
 import type { ConnectionState, Transport, TransportHandlers } from "../transport/types";
 import type { ConnectionTest, ExportFormat, ExportResult, HistoryPage, HubClient, InstructionFile, ModelInfo, SearchHit, SessionUpdate, SettingsView, SubmitResult, ToolOutputChunk } from "../transport/hub";
@@ -55,6 +55,31 @@ export class FakeHub implements HubClient {
   instructions: InstructionFile[] = [];
   /** The folder's files listFiles filters (by substring). */
   files: string[] = [];
+  /** What listCommands answers. */
+  commands: CommandList = { commands: [], agents: [], problems: [] };
+
+  listCommands(id: string): Promise<CommandList> {
+    this.calls.push(["listCommands", id]);
+    return Promise.resolve(this.commands);
+  }
+  runCommand(id: string, name: string, args: string, trust?: boolean): Promise<SubmitResult> {
+    this.calls.push(["runCommand", id, name, args, trust === true]);
+    const c = this.commands.commands.find((x) => x.name === name);
+    if (!c) return Promise.reject(new RpcError("INVALID_PARAMS", `there is no command /${name}`));
+    if (c.needs_trust && !trust) return Promise.reject(new RpcError("INVALID_PARAMS", `/${name} needs trust`));
+    return Promise.resolve({ turn_id: `tc${++this.next}`, queued: false });
+  }
+  setTodos(id: string, todos: Todo[]): Promise<Session> {
+    this.calls.push(["setTodos", id, todos]);
+    const s = this.sessions.find((x) => x.session_id === id)!;
+    s.todos = todos;
+    s.todos_by = "user";
+    return Promise.resolve({ ...s });
+  }
+  buildPlan(id: string, mode: ApprovalMode, plan?: string): Promise<SubmitResult> {
+    this.calls.push(["buildPlan", id, mode, plan]);
+    return Promise.resolve({ turn_id: `tb${++this.next}`, queued: false });
+  }
 
   createSession(req: { title?: string; model?: string; workspace_path?: string } = {}): Promise<Session> {
     this.calls.push(["createSession", req]);

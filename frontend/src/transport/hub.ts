@@ -9,11 +9,13 @@ import {
   type ApprovalAnswer,
   type ApprovalMode,
   type AttachmentRef,
+  type CommandList,
   type HistoryMessage,
   type MCPServerStatus,
   type ModelInfo,
   type PermissionRule,
   type Session,
+  type Todo,
   type ToolApprovalRequested,
   type TurnChanges,
   type TurnUndone,
@@ -211,6 +213,14 @@ export interface HubClient {
   forkSession(id: string, messageId: string): Promise<Session>;
   /** The session folder's files matching query (fuzzy, .gitignore respected), best first. */
   listFiles(id: string, query: string, limit?: number): Promise<string[]>;
+  /** The custom commands, skills and agents of a session's folder (docs/workflows.md). */
+  listCommands(id: string): Promise<CommandList>;
+  /** Runs /name args as a turn; trust lets a repository command's shell lines run. */
+  runCommand(id: string, name: string, args: string, trust?: boolean): Promise<SubmitResult>;
+  /** Replaces the session's todo list (the user's edit). */
+  setTodos(id: string, todos: Todo[]): Promise<Session>;
+  /** "Build it": builds the presented plan (edited text: plan) in mode. */
+  buildPlan(id: string, mode: ApprovalMode, plan?: string): Promise<SubmitResult>;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -339,6 +349,19 @@ export function createHubClient(rpc: RpcClient): HubClient {
     },
     undoTurn(id, turnId) {
       return rpc.call<TurnUndone>("undoTurn", { session_id: id, turn_id: turnId });
+    },
+    async listCommands(id) {
+      const l = await rpc.call<Partial<CommandList>>("listCommands", { session_id: id });
+      return { commands: l?.commands ?? [], agents: l?.agents ?? [], problems: l?.problems ?? [] };
+    },
+    runCommand(id, name, args, trust) {
+      return rpc.call<SubmitResult>("runCommand", { session_id: id, name, arguments: args, ...(trust ? { trust: true } : {}) });
+    },
+    setTodos(id, todos) {
+      return rpc.call<Session>("setTodos", { session_id: id, todos });
+    },
+    buildPlan(id, mode, plan) {
+      return rpc.call<SubmitResult>("buildPlan", { session_id: id, mode, ...(plan !== undefined ? { plan } : {}) });
     },
     readToolOutput(id, toolUseId, offset, length) {
       return rpc.call<ToolOutputChunk>("readToolOutput", { session_id: id, tool_use_id: toolUseId, offset, ...(length ? { length } : {}) });

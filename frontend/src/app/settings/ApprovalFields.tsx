@@ -10,6 +10,7 @@ const MODE_NAMES: Record<(typeof APPROVAL_MODES)[number], string> = {
   ask: "Ask before commands, edits and workers",
   "auto-edits": "Auto-approve file edits",
   "auto-all": "Auto-approve all (no prompts)",
+  plan: "Plan (only what reads runs)",
 };
 
 /** The Approvals fieldset; workspace is the open session's ("" or undefined: none). */
