@@ -254,6 +254,7 @@ func (s *Server) send(c *conn, args []any) {
 		return
 	}
 	msg.FromConn = c.id
+	s.log.Debug("gateway: route", "id", msg.ID, "from", msg.From, "to", msg.To, "action", msg.Action)
 	switch err := s.router.Route(s.ctx, msg); {
 	case err == nil:
 	case errors.Is(err, ErrDeviceNotFound):

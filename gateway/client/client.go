@@ -326,6 +326,7 @@ func (c *Client) attempt() <-chan bool {
 			c.report(fmt.Errorf("gateway client: malformed message: %w", err))
 			return
 		}
+		c.log.Debug("gateway client: receive", "device", c.opts.DeviceID, "id", m.ID, "from", m.From, "action", m.Action)
 		c.receive(gen, m)
 	})
 	_ = sock.On(wire.EventSendError, func(args ...any) {
@@ -339,6 +340,14 @@ func (c *Client) attempt() <-chan bool {
 			c.cb.OnPong(s)
 		}
 	})
+	// Whatever the library does or fails to report, an attempt that has not
+	// registered within twice the connect timeout is over.
+	watchdog := time.AfterFunc(2*c.opts.ConnectTimeout, func() {
+		if !registered.Load() {
+			c.report(fmt.Errorf("gateway client: %s: not registered within %s", c.opts.URL, 2*c.opts.ConnectTimeout))
+			end("no registration")
+		}
+	})
 	sock.Connect()
 	go func() { // end the attempt when Close is called
 		select {
@@ -346,6 +355,7 @@ func (c *Client) attempt() <-chan bool {
 			end("closed")
 		case <-stop:
 		}
+		watchdog.Stop()
 	}()
 	return ended
 }
@@ -468,6 +478,7 @@ func (c *Client) send(gen uint64, to, action string, payload any, verifying bool
 	if err := c.sock.Emit(wire.EventSend, msg); err != nil {
 		return "", fmt.Errorf("gateway client: send: %w", err)
 	}
+	c.log.Debug("gateway client: send", "device", c.opts.DeviceID, "id", id, "to", to, "action", action, "gen", c.gen, "connected", c.sock.Connected())
 	return id, nil
 }
 
