@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/gatewaylink"
 	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2"
@@ -151,7 +152,8 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 
 	a := NewApp(inst)
 	driver := newWindowDriver(a, cfg.Harness, getenv, log)
-	wopts := wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, Emitter: wailsEmitter{a}, Logger: log}
+	wopts := wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, RPC: inst.RPC, Emitter: wailsEmitter{a}, Logger: log}
+	inst.SetDevicePrompt(func(p []gatewaylink.PendingDevice) { wailsEmitter{a}.Emit(DevicesEvent, p) })
 	if driver != nil {
 		driver.transport(&wopts)
 	}

@@ -16,6 +16,7 @@ import (
 	"agenthub/app/secrets"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/gatewaylink"
 )
 
 // settingsService owns the live Settings: it serves the hub's view
@@ -147,6 +148,7 @@ type settingsPatch struct {
 	ThinkingBudget   *int                 `json:"thinking_budget"`
 	ApprovalMode     *string              `json:"approval_mode"`
 	AutoTitle        *bool                `json:"auto_title"`
+	GatewayURL       *string              `json:"gateway_url"`
 	// MCPServers replaces the whole set of MCP servers when present.
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers"`
 	// The read-only status fields getSettings adds are accepted and ignored,
@@ -249,6 +251,17 @@ func (p settingsPatch) applyTo(s *Settings) error {
 			return err
 		}
 		s.ApprovalMode = v
+	}
+	if p.GatewayURL != nil {
+		v := strings.TrimSpace(*p.GatewayURL)
+		if v != "" {
+			// The scheme/host check; whether plain http may leave this
+			// machine is --gateway-insecure's, checked when it connects.
+			if _, err := gatewaylink.ValidateURL(v, true); err != nil {
+				return fmt.Errorf("gateway_url: %v", err)
+			}
+		}
+		s.GatewayURL = v
 	}
 	if p.AutoTitle != nil {
 		on := *p.AutoTitle
