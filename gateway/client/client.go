@@ -130,6 +130,7 @@ type Client struct {
 	mgr     *sio.Manager
 	gen     uint64 // connection attempt; callbacks of older ones are ignored
 	pending map[string]chan response
+	sentAs  map[string]string // message id → request id of pending requests
 	closed  bool
 	wake    chan struct{} // closed to cut a backoff short (Close)
 	done    chan struct{}
@@ -175,7 +176,7 @@ func New(opts Options, cb Callbacks) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{opts: opts, cb: cb, log: log, state: Disconnected, pending: map[string]chan response{},
+	return &Client{opts: opts, cb: cb, log: log, state: Disconnected, pending: map[string]chan response{}, sentAs: map[string]string{},
 		wake: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
@@ -331,7 +332,21 @@ func (c *Client) attempt() <-chan bool {
 	})
 	_ = sock.On(wire.EventSendError, func(args ...any) {
 		var e wire.SendError
-		if decodeArg(args, &e) == nil && c.cb.OnSendError != nil {
+		if decodeArg(args, &e) != nil {
+			return
+		}
+		// A request the gateway could not deliver fails now, not at its
+		// timeout (the SDK leaves it to the timeout).
+		c.mu.Lock()
+		ch, ok := c.pending[c.sentAs[e.MessageID]]
+		if ok {
+			delete(c.pending, c.sentAs[e.MessageID])
+		}
+		c.mu.Unlock()
+		if ok {
+			ch <- response{err: &RPCError{Code: e.Code, Message: e.Error}}
+		}
+		if c.cb.OnSendError != nil {
 			c.cb.OnSendError(e)
 		}
 	})
@@ -456,10 +471,10 @@ func (c *Client) receive(gen uint64, m wire.RoutedMessage) {
 // marshalled unless it is a json.RawMessage. It fails unless the client is
 // registered (also while verifying: only the verify itself goes then).
 func (c *Client) Send(to, action string, payload any) (string, error) {
-	return c.send(0, to, action, payload, false)
+	return c.send(0, NewMessageID(), to, action, payload, false)
 }
 
-func (c *Client) send(gen uint64, to, action string, payload any, verifying bool) (string, error) {
+func (c *Client) send(gen uint64, id, to, action string, payload any, verifying bool) (string, error) {
 	raw, ok := payload.(json.RawMessage)
 	if !ok {
 		b, err := json.Marshal(payload)
@@ -468,7 +483,6 @@ func (c *Client) send(gen uint64, to, action string, payload any, verifying bool
 		}
 		raw = b
 	}
-	id := NewMessageID()
 	msg := wire.RoutedMessage{ID: id, From: c.opts.DeviceID, To: to, Action: action, Payload: raw}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -536,7 +550,16 @@ func (c *Client) request(ctx context.Context, gen uint64, to, method string, par
 	if params != nil {
 		payload["params"] = params
 	}
-	if _, err := c.send(gen, to, wire.ActionRequest, payload, verifying); err != nil {
+	msgID := NewMessageID()
+	c.mu.Lock()
+	c.sentAs[msgID] = reqID
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.sentAs, msgID)
+		c.mu.Unlock()
+	}()
+	if _, err := c.send(gen, msgID, to, wire.ActionRequest, payload, verifying); err != nil {
 		return nil, err
 	}
 	select {
