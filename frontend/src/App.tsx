@@ -5,6 +5,8 @@ import { ChatPane } from './app/ChatPane';
 import { useAttention } from './app/attention';
 import { HelpDialog } from './app/HelpDialog';
 import { QuitDialog, type QuitChoice } from './app/QuitDialog';
+import { DevicePrompt, usePendingDevices } from './app/DevicePrompt';
+import type { DeviceRights } from './app/devices';
 import { Icon } from './app/Icon';
 import { NewSession, lastFolder } from './app/NewSession';
 import { shortcutFor } from './app/shortcuts';
@@ -105,6 +107,19 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
   const upload = useMemo(() => backend.uploadAttachment.bind(backend), [backend]);
   // Closing the window while turns run asks first (the window only).
   const [quitAsk, setQuitAsk] = useState<number | null>(null);
+  // A device asks to be allowed (never in a page the gateway served).
+  const devices = backend.kind === 'gateway' ? undefined : backend.hub().devices;
+  const onDevices = useMemo(() => backend.onDevicesPending?.bind(backend), [backend]);
+  const [pendingDevices, setPendingDevices] = usePendingDevices(devices, onDevices);
+  const answerDevice = useCallback(
+    (allow: boolean, rights?: DeviceRights) => {
+      const d = pendingDevices[0];
+      if (!d || !devices) return;
+      setPendingDevices(pendingDevices.slice(1));
+      devices.answer(d.deviceId, allow, rights).catch((err: unknown) => ctl.notify(`Could not answer ${d.deviceId}: ${err instanceof Error ? err.message : String(err)}`));
+    },
+    [devices, pendingDevices, setPendingDevices, ctl],
+  );
   useEffect(() => backend.onQuitRequest?.((n) => setQuitAsk(n)), [backend]);
   const answerQuit = useCallback(
     (choice: QuitChoice) => {
@@ -256,6 +271,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
       {settings && <SettingsDialog hub={backend.hub()} ctl={ctl} info={info} onClose={closeSettings} />}
       {help && <HelpDialog info={info} onClose={() => setHelp(false)} />}
       {quitAsk !== null && <QuitDialog running={quitAsk} onAnswer={answerQuit} />}
+      {pendingDevices[0] && <DevicePrompt device={pendingDevices[0]} onAnswer={answerDevice} />}
     </>
   );
 }

@@ -12,6 +12,7 @@ import type { HubClient, SettingsView } from "./hub";
 import type { AppInfo } from "./info";
 import { NOTIFY_KEY, notificationsEnabled, pageNotifications } from "./attention";
 import { InfoPanel } from "./InfoPanel";
+import { DevicesSettings } from "./DevicesSettings";
 import { McpServers } from "./McpServers";
 import { PermissionRules } from "./PermissionRules";
 import { Prices } from "./Prices";
@@ -336,6 +337,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
             />
           </fieldset>
         )}
+        {before && <DevicesSettings hub={hub} gatewayUrl={before.gateway_url ?? ""} />}
         <details className="about">
           <summary>About this instance</summary>
           <InfoPanel info={info} />
