@@ -206,3 +206,34 @@ func TestGatewayClientOffline(t *testing.T) {
 		t.Fatalf("streamed text %q", got)
 	}
 }
+
+// TestGatewayInBrowser runs the real UI through the gateway in chromium
+// (gateway.e2e.mjs): paired by the link the hub mints, allowed in the
+// hub's own page, then a streamed answer, an approval, a cancel, search
+// and the history after a reload.
+func TestGatewayInBrowser(t *testing.T) {
+	root, node, ctx := browserTest(t, 4*time.Minute)
+	srv := llmtest.NewServer(t)
+	srv.AnswerTitles("Through the gateway")
+	usage := llmtest.AnthropicUsage{Input: 900, Output: 30}
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).BeginText().TextDelta("Hello through ").TextDelta("the gateway, zebrafish.").EndBlock().Finish("end_turn", 10).Response())
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text("Running it.").
+		ToolUse("toolu_gw_1", "bash", `{"command": "echo through-gateway"}`).Finish("tool_use", 20).Response())
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text("The command ran.").Finish("end_turn", 10).Response())
+	stall := llmtest.NewGate()
+	t.Cleanup(stall.Release)
+	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).BeginText().TextDelta("Counting: 1 2 3").Stall(stall).TextDelta(" 4").EndBlock().Finish("end_turn", 10).Response())
+	bin := headlessBin(t, ctx, root)
+	_, gwURL := startGatewayProc(t, ctx, bin, "127.0.0.1:0")
+	dataDir, ws := freshDirs(t)
+	_, info := startHubProc(t, ctx, bin, dataDir, ws, srv.URL, gwURL, "--approval-mode", "ask")
+	var pv struct {
+		Link string `json:"link"`
+	}
+	rpcLocal(t, info, "pairDevice", map[string]any{"rights": "full"}, &pv)
+	if !strings.HasPrefix(pv.Link, gwURL+"/#hub=") {
+		t.Fatalf("pairing link %q", pv.Link)
+	}
+	t.Setenv("E2E_HUB_URL", info.URL)
+	runScenario(t, ctx, root, node, "gateway.e2e.mjs", dashboardInfo{URL: pv.Link}, nil)
+}

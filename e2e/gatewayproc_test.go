@@ -96,11 +96,11 @@ func startGatewayProc(t *testing.T, ctx context.Context, bin, listen string) (*p
 
 // startHubProc runs the headless hub on dataDir/workspace against the fake
 // provider, connected to gatewayURL, and returns it with its dashboard.
-func startHubProc(t *testing.T, ctx context.Context, bin, dataDir, workspace, providerURL, gatewayURL string) (*proc, dashboardInfo) {
+func startHubProc(t *testing.T, ctx context.Context, bin, dataDir, workspace, providerURL, gatewayURL string, extra ...string) (*proc, dashboardInfo) {
 	t.Helper()
 	p, stdout := start(t, ctx, "hub", bin, []string{"ANTHROPIC_BASE_URL=" + providerURL, "ANTHROPIC_API_KEY=test-key"},
-		"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--workspace", workspace,
-		"--model", "anthropic:"+model, "--gateway", gatewayURL)
+		append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--workspace", workspace,
+			"--model", "anthropic:" + model, "--gateway", gatewayURL}, extra...)...)
 	return p, waitDashboard(t, stdout, dataDir)
 }
 

@@ -22,6 +22,10 @@ class FakeSocket implements SocketLike {
     this.connected = false;
     return this;
   }
+  connect(): unknown {
+    this.connected = true;
+    return this;
+  }
   fire(event: string, ...args: unknown[]): void {
     this.handlers.get(event)?.(...args);
   }

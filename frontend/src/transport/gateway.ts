@@ -34,6 +34,7 @@ export interface RoutedMessage {
 export interface SocketLike {
   on(event: string, fn: (...args: unknown[]) => void): unknown;
   emit(event: string, ...args: unknown[]): unknown;
+  connect(): unknown;
   disconnect(): unknown;
   readonly connected: boolean;
 }
@@ -70,6 +71,7 @@ export class GatewayConnection {
   private readonly listeners = new Set<ReadyListener>();
   private verified = false;
   private registered = false;
+  private refusals = 0;
   private lastError = "";
   private readonly log: (msg: string, detail?: unknown) => void;
 
@@ -94,6 +96,7 @@ export class GatewayConnection {
         return;
       }
       this.registered = true;
+      this.refusals = 0;
       if (this.opts.hubId) void this.verify();
     });
     s.on("receive", (m: unknown) => this.receive(m as RoutedMessage));
@@ -108,6 +111,15 @@ export class GatewayConnection {
     });
     s.on("disconnect", (why: unknown) => {
       this.registered = false;
+      // The gateway refused this id (a reloaded page's old socket may still
+      // hold it for a moment): socket.io-client does not retry a server's
+      // disconnect by itself, so this page does, after a pause.
+      if (why === "io server disconnect" && this.socket === s) {
+        this.refusals++;
+        setTimeout(() => {
+          if (this.socket === s) s.connect();
+        }, Math.min(10_000, 250 * 2 ** Math.min(this.refusals, 6)));
+      }
       this.setReady(false, `the gateway connection dropped (${String(why)})`);
       for (const [, w] of this.waiting) w.reject(new RpcError("DISCONNECTED", "the gateway connection dropped"));
       this.waiting.clear();
