@@ -15,6 +15,9 @@ require (
 	github.com/wailsapp/wails/v2 v2.16.0
 	github.com/yuin/goldmark v1.7.4
 	github.com/zalando/go-keyring v0.2.8
+	github.com/zishang520/socket.io/clients/socket/v3 v3.0.6
+	github.com/zishang520/socket.io/servers/socket/v3 v3.0.6
+	github.com/zishang520/socket.io/v3 v3.0.6
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/image v0.41.0
 	golang.org/x/sys v0.48.0
@@ -152,12 +155,9 @@ require (
 	github.com/yuin/goldmark-emoji v1.0.3 // indirect
 	github.com/yusufpapurcu/wmi v1.2.4 // indirect
 	github.com/zishang520/socket.io/clients/engine/v3 v3.0.6 // indirect
-	github.com/zishang520/socket.io/clients/socket/v3 v3.0.6 // indirect
 	github.com/zishang520/socket.io/parsers/engine/v3 v3.0.6 // indirect
 	github.com/zishang520/socket.io/parsers/socket/v3 v3.0.6 // indirect
 	github.com/zishang520/socket.io/servers/engine/v3 v3.0.6 // indirect
-	github.com/zishang520/socket.io/servers/socket/v3 v3.0.6 // indirect
-	github.com/zishang520/socket.io/v3 v3.0.6 // indirect
 	gitlab.com/digitalxero/go-conventional-commit v1.0.7 // indirect
 	go.opentelemetry.io/auto/sdk v1.1.0 // indirect
 	go.opentelemetry.io/otel v1.33.0 // indirect
