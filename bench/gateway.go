@@ -252,7 +252,8 @@ func connectSio(ctx context.Context, addr string, n int) ([]*client, error) {
 			o.SetCloseOnBeforeunload(false)
 			o.SetTimeout(2 * time.Second)
 			o.SetQuery(url.Values{"n": {fmt.Sprint(len(cls))}})
-			sock := sioc.NewManager("http://"+addr, o).Socket("/", o)
+			mgr := sioc.NewManager("http://"+addr, o)
+			sock := mgr.Socket("/", o)
 			up := make(chan bool, 2)
 			_ = sock.On("connect", func(...any) { up <- true })
 			_ = sock.On("connect_error", func(...any) { up <- false })
@@ -262,7 +263,14 @@ func connectSio(ctx context.Context, addr string, n int) ([]*client, error) {
 					frames <- b
 				}
 			})
-			sock.Connect()
+			// The manager first, then the socket (see gateway/client: the
+			// library's Socket.Connect can send CONNECT twice otherwise).
+			_ = mgr.On("open", func(...any) { go sock.Connect() })
+			mgr.Open(func(err error) {
+				if err != nil {
+					up <- false
+				}
+			})
 			ok := false
 			select {
 			case ok = <-up:

@@ -363,7 +363,28 @@ func (c *Client) attempt() <-chan bool {
 			end("no registration")
 		}
 	})
-	sock.Connect()
+	// The manager opens first and the socket connects once it is open: the
+	// library's Socket.Connect both listens for "open" and checks whether
+	// the manager is open already, and when "open" comes in between it sends
+	// the namespace CONNECT twice (the gateway then closes the connection,
+	// possibly after the device registered). Connecting an open manager's
+	// socket sends it once.
+	opened := make(chan struct{})
+	var openOnce sync.Once
+	_ = mgr.On("open", func(...any) { openOnce.Do(func() { close(opened) }) })
+	mgr.Open(func(err error) {
+		if err != nil {
+			c.report(fmt.Errorf("gateway client: connect %s: %w", c.opts.URL, err))
+			end("open failed")
+		}
+	})
+	go func() {
+		select {
+		case <-opened:
+			sock.Connect()
+		case <-stop:
+		}
+	}()
 	go func() { // end the attempt when Close is called
 		select {
 		case <-c.wake:
