@@ -125,6 +125,13 @@ func (s *Store) HubID() (string, error) {
 	return id, err
 }
 
+// KnownHubID returns the hub's id if one was made ("" before), creating
+// nothing.
+func (s *Store) KnownHubID() (string, error) {
+	st, err := s.read()
+	return st.HubID, err
+}
+
 // Pair mints a pairing token with rights, valid for PairingTTL. Only its
 // hash is stored: the token is shown once, here.
 func (s *Store) Pair(rights Rights) (token string, expires time.Time, err error) {

@@ -183,7 +183,7 @@ func (m *Manager) Close() {
 
 // Status reports the link.
 func (m *Manager) Status() Status {
-	hubID, _ := m.opts.Devices.HubID()
+	hubID, _ := m.opts.Devices.KnownHubID()
 	m.mu.Lock()
 	l, url := m.link, m.url
 	m.mu.Unlock()
