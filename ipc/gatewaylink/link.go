@@ -45,6 +45,7 @@ type link struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // verified devices by id
+	closed   bool                // no goroutine starts once set (spawn)
 	state    client.State
 	lastErr  string
 	nextSub  uint64
@@ -85,8 +86,7 @@ func startLink(m *Manager, url, hubID string) (*link, error) {
 	}
 	l.c = c
 	c.Connect()
-	l.wg.Add(1)
-	go l.recheckTrust()
+	l.spawn(l.recheckTrust)
 	return l, nil
 }
 
@@ -94,8 +94,27 @@ func startLink(m *Manager, url, hubID string) (*link, error) {
 func (l *link) close() {
 	l.stop()
 	l.c.Close()
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
 	l.dropAll()
 	l.wg.Wait()
+}
+
+// spawn runs f on a goroutine the link owns (close waits for it), unless
+// the link is closing.
+func (l *link) spawn(f func()) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		f()
+	}()
+	return true
 }
 
 func (l *link) status() (string, string) {
@@ -122,11 +141,7 @@ func (l *link) stateChanged(s client.State) {
 		l.dropAll()
 	case client.Registered:
 		l.m.log.Info("gateway: registered", "url", l.url, "hub_id", l.hubID)
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			l.announce()
-		}()
+		l.spawn(l.announce)
 	}
 }
 
@@ -181,9 +196,7 @@ func (l *link) receive(m wire.RoutedMessage) {
 		l.respond(m.From, rpc.Response{RequestID: req.RequestID, Err: rpc.Errorf(rpc.CodeRPCError, "the hub is busy: %d requests in flight", maxInFlight)})
 		return
 	}
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
+	if !l.spawn(func() {
 		defer func() { <-l.slots }()
 		resp := l.serve(m, rpc.Request{Type: rpc.TypeRequest, RequestID: req.RequestID, Method: req.Method, Params: req.Params})
 		if _, done := resp.Payload.(answered); done {
@@ -191,7 +204,9 @@ func (l *link) receive(m wire.RoutedMessage) {
 		}
 		resp.RequestID = req.RequestID
 		l.respond(m.From, resp)
-	}()
+	}) {
+		<-l.slots
+	}
 }
 
 // serve answers one request: verify; or, for a verified device whose rights
@@ -345,7 +360,6 @@ func (l *link) dropAll() {
 
 // recheckTrust ends the sessions of devices no longer in the trust file.
 func (l *link) recheckTrust() {
-	defer l.wg.Done()
 	t := time.NewTicker(trustRecheck)
 	defer t.Stop()
 	for {

@@ -116,11 +116,10 @@ func (l *link) subscribe(ctx context.Context, m wire.RoutedMessage, s *session, 
 	// The answer goes before the first frame: it is sent here, on this
 	// goroutine, before the forwarder starts.
 	l.respond(m.From, rpc.Response{RequestID: requestIDOf(ctx), OK: true, Payload: json.RawMessage(inject(ack, id))})
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		l.forward(sctx, s, st, m.From)
-	}()
+	if !l.spawn(func() { l.forward(sctx, s, st, m.From) }) {
+		sub.Close()
+		cancel()
+	}
 	return rpc.Response{OK: true, Payload: answered{}}
 }
 
