@@ -9,7 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -17,16 +16,16 @@ import (
 	"syscall"
 
 	"agenthub/app"
+	"agenthub/app/buildtag"
 	"agenthub/app/sandbox"
+	_ "agenthub/app/smoketest" // the desktop test harness registers itself in a smoketest build; empty in any other
+	"agenthub/app/window"
+	"agenthub/frontend"
 	"agenthub/gateway"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// The UI (embedded, distDir) is frontend/dist in a product build
-// (tags_nosmoketest.go) and frontend/dist-smoketest, with the page's test
-// hooks, in a build with the smoketest tag (tags_smoketest.go).
 
 // appIcon is the window icon.
 //
@@ -34,10 +33,8 @@ var version = "dev"
 var appIcon []byte
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		// The bash sandbox's helper: confine this process, exec the command.
-		os.Exit(sandbox.RunHelper(os.Args[2:]))
-	}
+	// The bash sandbox's helper (confine, then run the command) exits here.
+	sandbox.Dispatch()
 	tuneGC()
 	// The Socket.io client library (the gateway link) catches SIGQUIT from
 	// its package init; give it back to the runtime (a goroutine dump).
@@ -64,7 +61,7 @@ func runGateway(args []string) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	assets, err := fs.Sub(embedded, distDir)
+	assets, err := frontend.Assets()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agenthub gateway: embedded frontend: %v\n", err)
 		return 1
@@ -92,7 +89,7 @@ func tuneGC() {
 // run parses the flags, picks the mode and returns the exit code:
 // 0 success or --help/--version, 1 runtime failure, 2 bad flags.
 func run() int {
-	if bindingsBuild {
+	if buildtag.Bindings {
 		// Built by `go tool wails generate module`: write frontend/wailsjs only.
 		if err := app.GenerateBindings(); err != nil {
 			fmt.Fprintf(os.Stderr, "agenthub: generate bindings: %v\n", err)
@@ -122,7 +119,7 @@ func run() int {
 	defer logs.Close()
 	cfg.Logs = logs
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	assets, err := fs.Sub(embedded, distDir)
+	assets, err := frontend.Assets()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agenthub: embedded frontend: %v\n", err)
 		return 1
@@ -133,10 +130,10 @@ func run() int {
 	headless := cfg.Headless
 	switch {
 	case headless:
-	case !desktopBuild:
+	case !buildtag.Desktop:
 		log.Info("built without the desktop tag: running headless")
 		headless = true
-	case !app.DisplayAvailable(os.Getenv):
+	case !window.DisplayAvailable(os.Getenv):
 		log.Info("no display available: running headless")
 		headless = true
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"agenthub/ipc/wailsipc"
 )
 
 // The window uploads through the bound UploadAttachment and reads
@@ -25,7 +27,7 @@ func TestWindowAttachments(t *testing.T) {
 		t.Fatal("a malformed upload was taken")
 	}
 	assets := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("asset " + r.URL.Path)) })
-	h := windowCSP(windowAttachments(inst, assets))
+	h := windowOptions(a, &wailsipc.Bridge{}, nil, nil, nil).AssetServer.Middleware(assets) // the window's CSP around its attachments
 	for _, tc := range []struct {
 		method, path string
 		status       int

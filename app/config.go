@@ -1,7 +1,3 @@
-// Package app is Agent Hub's application layer: the configuration parsed
-// from the command line, the data dir and its settings file, the running
-// instance (store, dashboard listener) and the Wails-bound App facade. The
-// hub, agent loop, LLM providers and tools live in its sub-packages.
 package app
 
 import (
@@ -87,10 +83,11 @@ type Config struct {
 	Gateway         string
 	GatewaySet      bool
 	GatewayInsecure bool
-	// Harness holds the desktop test harness's settings (--smoke-test):
-	// only builds with the smoketest tag have any (smoke.go); in a product
-	// build it is an empty struct and the flag does not exist.
-	Harness harnessConfig
+	// Driver holds the flags of the registered window Driver, which may
+	// hand the desktop window to a WindowDriver (the desktop test harness,
+	// app/smoketest, in builds with the smoketest tag); nil in a product
+	// build, which has no such flags.
+	Driver Driver
 	// ShowVersion is --version: print the version and exit.
 	ShowVersion bool
 }
@@ -117,8 +114,8 @@ func DefaultConfig(workdir string) Config {
 }
 
 // ParseFlags parses args (without the program name) over DefaultConfig(workdir)
-// and validates the result. getenv supplies AGENTHUB_SMOKE in smoketest
-// builds (nil means none).
+// and validates the result. getenv completes a registered Driver's flags
+// from the environment (nil means none).
 // --help writes the usage to stdout and returns flag.ErrHelp; any other bad
 // input writes the problem to stderr and returns an error naming the flag.
 func ParseFlags(args []string, workdir string, getenv func(string) string, stdout, stderr io.Writer) (Config, error) {
@@ -143,11 +140,14 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.IntVar(&cfg.ReplayLimit, "replay-limit", cfg.ReplayLimit, "max events one replay may send")
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
 	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking) or auto-all (default: approval_mode in settings, else ask)")
-	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash so it writes only in the workspace, its temp dir and the build caches (Linux Landlock, where the kernel has it); off runs it unconfined. Here: "+sandbox.Probe().String())
+	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash (Linux: user namespaces where allowed, Landlock, seccomp; see \"Bash sandbox here\" below); off runs it unconfined")
 	fs.StringVar(&cfg.Gateway, "gateway", "", "connect to the gateway at `URL` (https://HOST[:PORT]) as a device, so verified devices reach this hub through it; never listens (default: settings' gateway_url)")
 	fs.BoolVar(&cfg.GatewayInsecure, "gateway-insecure", false, "allow a plain http:// or ws:// --gateway on a non-loopback host (its traffic and the devices' tokens cross the network in clear)")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
-	cfg.Harness.addFlags(fs)
+	if newDriver != nil {
+		cfg.Driver = newDriver()
+		cfg.Driver.AddFlags(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Agent Hub — an LLM agent hub with a desktop window and a localhost dashboard.\n\n")
 		fmt.Fprintf(out, "Usage: agenthub [flags]\n\nFlags:\n")
@@ -165,6 +165,10 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 		})
 		fmt.Fprintf(out, "\nEnvironment:\n  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic Messages API credentials / endpoint\n")
 		fmt.Fprintf(out, "  OPENAI_API_KEY, OPENAI_BASE_URL        any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, ...)\n")
+		fmt.Fprintf(out, "\nBash sandbox here (--sandbox auto): %s\n", sandbox.Probe().String())
+		for _, p := range sandbox.Probe().Protections() {
+			fmt.Fprintf(out, "  - %s\n", p)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -189,7 +193,9 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 			cfg.GatewaySet = true
 		}
 	})
-	cfg.Harness.fromEnv(getenv)
+	if cfg.Driver != nil {
+		cfg.Driver.FromEnv(getenv)
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return cfg, err

@@ -117,24 +117,6 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestDisplayAvailable(t *testing.T) {
-	defer func(g string) { goos = g }(goos)
-	goos = "linux"
-	env := map[string]string{}
-	get := func(k string) string { return env[k] }
-	if DisplayAvailable(get) {
-		t.Error("linux without DISPLAY: available")
-	}
-	env["WAYLAND_DISPLAY"] = "wayland-0"
-	if !DisplayAvailable(get) {
-		t.Error("linux with WAYLAND_DISPLAY: unavailable")
-	}
-	goos = "darwin"
-	if !DisplayAvailable(func(string) string { return "" }) {
-		t.Error("darwin: unavailable")
-	}
-}
-
 func TestByteSize(t *testing.T) {
 	for in, want := range map[string]ByteSize{"0": 0, "1000": 1000, "4MiB": 4 << 20, "4m": 4 << 20, "512k": 512 << 10,
 		"64 KiB": 64 << 10, "2GB": 2 << 30, "7b": 7} {

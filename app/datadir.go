@@ -7,6 +7,9 @@ import (
 	"runtime"
 )
 
+// goos is the platform the data dir rules follow.
+var goos = runtime.GOOS
+
 // dirName is the data dir's leaf name under the OS user data dir.
 const dirName = "agenthub"
 

@@ -12,7 +12,7 @@ import (
 func TestWindowOptionsBindBridgeAndIcon(t *testing.T) {
 	icon := []byte("\x89PNG\r\n\x1a\nfake")
 	a, bridge := NewApp(nil), &wailsipc.Bridge{}
-	opts := windowOptions(a, bridge, nil, icon)
+	opts := windowOptions(a, bridge, nil, nil, icon)
 	if opts.Linux == nil || !bytes.Equal(opts.Linux.Icon, icon) || opts.Linux.ProgramName != "agenthub" {
 		t.Fatalf("linux options %+v", opts.Linux)
 	}

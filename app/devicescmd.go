@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"agenthub/app/settings"
 	"agenthub/ipc/devices"
 	"agenthub/ipc/gatewaylink"
 )
@@ -79,7 +80,7 @@ func RunDevices(args []string, getenv func(string) string, stdout, stderr io.Wri
 		}
 		url := *gateway
 		if url == "" {
-			if st, lerr := LoadSettings(dir); lerr == nil {
+			if st, lerr := settings.Load(dir); lerr == nil {
 				url = st.GatewayURL
 			}
 		}

@@ -1,40 +1,46 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"sync"
 
-	"github.com/wailsapp/wails/v2/pkg/runtime"
+	"agenthub/app/window"
 )
 
 // App is the facade bound to the Wails window: every exported method is
-// callable from the page (see frontend/wailsjs/go/app/App). Lifecycle hooks
-// are unexported so they are never bound.
+// callable from the page (see frontend/wailsjs/go/app/App). The window's
+// own behaviour (its Wails context, menu, quit, geometry) is its Shell's.
 type App struct {
-	inst *Instance
+	inst  *Instance
+	shell *window.Shell
 	// failed is the Info of a window that shows why the app could not
 	// start (inst is nil then; see startup.go).
 	failed *Info
 	log    *slog.Logger // the failed window's logger (an instance has its own)
 
 	mu      sync.Mutex
-	ctx     context.Context // the Wails context, set in startup
 	report  *ReadyReport
 	readyCh chan struct{} // closed by the first valid FrontendReady
-	// quitConfirmed lets the window close without asking (the user
-	// confirmed, or the test harness quits).
-	quitConfirmed bool
-	// hooks is the desktop test harness's side of the App (pagereport.go):
-	// an empty struct in a product build, which binds no test method.
-	hooks pageHooks
 }
 
-// NewApp returns the facade over inst. inst may be nil only for binding
-// generation, where no method is called.
+// NewApp returns the facade over inst, with the shell of its window. inst
+// may be nil only for binding generation, where no method is called.
 func NewApp(inst *Instance) *App {
-	return &App{inst: inst, readyCh: make(chan struct{})}
+	opts := window.ShellOptions{LogDir: LogDir}
+	if inst != nil {
+		opts.DataDir, opts.Logger = inst.Config.DataDir, inst.log
+		if inst.Hub != nil {
+			opts.Turns = inst.Hub
+		}
+	}
+	return &App{inst: inst, shell: window.NewShell(opts), readyCh: make(chan struct{})}
+}
+
+// newFailedApp returns the facade of a window that shows why the app could
+// not start (info carries the error and the hint).
+func newFailedApp(info Info, log *slog.Logger) *App {
+	return &App{failed: &info, log: log, shell: window.NewShell(window.ShellOptions{Logger: log}), readyCh: make(chan struct{})}
 }
 
 // Info returns the app name, version, data dir, provider status and the
@@ -79,23 +85,14 @@ func (a *App) FrontendReady(r ReadyReport) error {
 // ready is closed once the page has reported ready.
 func (a *App) ready() <-chan struct{} { return a.readyCh }
 
-// startup is the Wails OnStartup hook: it keeps the Wails context, the only
-// one runtime.* may be called with.
-func (a *App) startup(ctx context.Context) {
-	a.mu.Lock()
-	a.ctx = ctx
-	a.mu.Unlock()
-	// The saved position (the size and maximised state are window options).
-	if a.inst != nil {
-		if g, ok := loadGeometry(a.inst.Config.DataDir); ok && !g.Maximised {
-			runtime.WindowSetPosition(ctx, g.X, g.Y)
-		}
-	}
-}
+// ChooseFolder opens the folder chooser at start and returns the folder
+// picked ("" when cancelled).
+func (a *App) ChooseFolder(start string) (string, error) { return a.shell.ChooseFolder(start) }
 
-// wailsContext returns the context given to startup, or nil before it.
-func (a *App) wailsContext() context.Context {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.ctx
-}
+// OpenLink opens an http(s) or mailto link of the page in the system
+// browser; any other link is refused (CheckLink).
+func (a *App) OpenLink(link string) error { return a.shell.OpenLink(link) }
+
+// AnswerQuit is the page's answer to the quit confirmation: QuitAnyway,
+// QuitCancelTurns or QuitKeepRunning.
+func (a *App) AnswerQuit(choice string) error { return a.shell.AnswerQuit(choice) }

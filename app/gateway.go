@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"agenthub/app/settings"
 	"agenthub/ipc"
 	"agenthub/ipc/devices"
 	"agenthub/ipc/gatewaylink"
@@ -50,7 +51,7 @@ func (in *Instance) startGateway() error {
 		}
 		return info, nil
 	})
-	in.settings.addListener(func(s Settings) {
+	in.settings.AddListener(func(s settings.Settings) {
 		if !in.Config.GatewaySet {
 			in.configureGateway(s.GatewayURL)
 		}
@@ -82,16 +83,3 @@ func (in *Instance) SetDevicePrompt(f func([]gatewaylink.PendingDevice)) {
 
 // devicePromptFunc is the hook's type (an atomic pointer in Instance).
 type devicePromptFunc = atomic.Pointer[func([]gatewaylink.PendingDevice)]
-
-// addListener chains fn after the settings' current listener.
-func (ss *settingsService) addListener(fn func(Settings)) {
-	ss.mu.Lock()
-	prev := ss.onChange
-	ss.onChange = func(s Settings) {
-		if prev != nil {
-			prev(s)
-		}
-		fn(s)
-	}
-	ss.mu.Unlock()
-}

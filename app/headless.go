@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+
+	"agenthub/app/settings"
 )
 
 // RunHeadless runs without a window: it opens the instance with the
@@ -40,7 +42,7 @@ func RunHeadless(ctx context.Context, cfg Config, assets fs.FS, getenv func(stri
 		return fmt.Errorf("print dashboard URL: %w", err)
 	}
 	logDashboard(log, inst.Dashboard, infoPath)
-	log.Info("headless hub running", "data_dir", dir, "provider_configured", DetectProvider(inst.settings.Current(), getenv).Configured)
+	log.Info("headless hub running", "data_dir", dir, "provider_configured", settings.DetectProvider(inst.settings.Current(), getenv).Configured)
 	return inst.Dashboard.Serve(ctx)
 }
 

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -17,17 +16,18 @@ import (
 	"agenthub/app/llm"
 	"agenthub/app/mcp"
 	"agenthub/app/permission"
-	"agenthub/app/sandbox"
 	"agenthub/app/search"
 	"agenthub/app/secrets"
+	"agenthub/app/settings"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/gatewaylink"
 	"agenthub/ipc/rpc"
 	"agenthub/store"
 
-	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // DBFile is the bbolt file's name inside the data dir.
@@ -81,7 +81,7 @@ type Instance struct {
 
 	devicePrompt devicePromptFunc
 
-	settings *settingsService
+	settings *settings.Service
 	getenv   func(string) string
 	log      *slog.Logger
 	unlock   func() error // releases the data dir's instance lock
@@ -116,7 +116,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if err := EnsureDataDir(dir); err != nil {
 		return nil, err
 	}
-	st, err := LoadSettings(dir)
+	st, err := settings.Load(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +128,11 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if vault == nil {
 		vault = secrets.Open(dir)
 	}
-	status := settingsStatus{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg)}
-	moved, err := loadKeys(dir, vault, &st)
+	status := settings.Status{KeysStoredIn: vault.Where(), Sandbox: sandboxLine(cfg), SandboxProtections: sandboxProtections(cfg)}
+	if r, ok := vault.(interface{ Reason() string }); ok {
+		log.Info("API keys are kept in a 0600 file, not the system keyring", "reason", r.Reason())
+	}
+	moved, err := settings.LoadKeys(dir, vault, &st)
 	if moved {
 		log.Info("API keys moved out of settings.json", "to", vault.Where())
 	}
@@ -149,8 +152,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		}
 	}
 	inst := &Instance{Config: cfg, Store: db, unlock: unlock, Headless: opts.Headless,
-		settings: newSettingsService(dir, st, vault, status), getenv: opts.Getenv, log: log}
-	inst.settings.sources = func(s Settings) map[string]string { return valueSources(s, cfg, opts.Getenv) }
+		settings: settings.NewService(dir, st, vault, status), getenv: opts.Getenv, log: log}
+	flags := settings.Flags{Model: cfg.Model, ApprovalMode: cfg.ApprovalMode}
+	inst.settings.SetSources(func(s settings.Settings) map[string]string { return settings.ValueSources(s, flags, opts.Getenv) })
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}
@@ -190,6 +194,7 @@ func (in *Instance) startServices() error {
 		DeltaRetention:       cfg.DeltaRetention,
 		Logger:               in.log,
 		RoutingPolicyVersion: func() string { return hub.RoutingPolicy + "@" + hub.RoutingPolicyVersion },
+		Dialects:             dialect.New(),
 	})
 	if err != nil {
 		index.Close()
@@ -198,7 +203,7 @@ func (in *Instance) startServices() error {
 	}
 	in.Bus = bus
 	st := in.settings.Current()
-	st.applyPrices()
+	st.ApplyPrices()
 	var live atomic.Pointer[hub.Hub] // status reports wait for the hub
 	in.MCP = mcp.NewManager(mcp.Options{
 		DataDir: cfg.DataDir, Version: cfg.Version, Logger: in.log,
@@ -217,19 +222,20 @@ func (in *Instance) startServices() error {
 		DefaultModel:      cfg.Model,
 		TurnTimeout:       cfg.TurnTimeout,
 		ApprovalMode:      permission.Mode(cfg.ApprovalMode),
-		ToolOptions:       tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg)},
-		OutputRetention:   cfg.EventRetention,
-		MCP:               in.MCP,
-		Search:            index,
-		AutoTitle:         true,
-		Logger:            in.log,
-	}, bus, llm.New(st.llmConfig()), in.settings)
+		ToolOptions: tool.Options{LogBytes: int64(cfg.ToolOutputLog), FileMaxBytes: int64(cfg.ToolOutputMax), Sandbox: in.toolSandbox(cfg),
+			Env: func() map[string]string { return in.settings.Current().ToolEnv }},
+		OutputRetention: cfg.EventRetention,
+		MCP:             in.MCP,
+		Search:          index,
+		AutoTitle:       true,
+		Logger:          in.log,
+	}, bus, llm.New(st.LLMConfig()), in.settings)
 	if err != nil {
 		return fmt.Errorf("start hub: %w", err)
 	}
-	in.settings.setListener(func(s Settings) {
-		s.applyPrices()
-		h.SetProviders(llm.New(s.llmConfig()))
+	in.settings.SetListener(func(s settings.Settings) {
+		s.ApplyPrices()
+		h.SetProviders(llm.New(s.LLMConfig()))
 		in.MCP.Configure(validMCP(s.MCPServers, in.log))
 	})
 	if err := h.Start(context.Background()); err != nil {
@@ -273,7 +279,7 @@ func openStore(dir string, log *slog.Logger) (*store.DB, func() error, error) {
 	if unlock != nil { // compaction swaps the file: only under our own lock
 		st, err := store.CompactIfSparse(path, CompactFreeRatio, LockTimeout)
 		switch {
-		case errors.Is(err, bolt.ErrTimeout):
+		case errors.Is(err, berrors.ErrTimeout):
 			_ = release()
 			return nil, nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
 		case err != nil:
@@ -283,7 +289,7 @@ func openStore(dir string, log *slog.Logger) (*store.DB, func() error, error) {
 		}
 	}
 	db, err := store.Open(path, store.Options{Timeout: LockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		_ = release()
 		return nil, nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
 	}
@@ -301,7 +307,7 @@ const CompactFreeRatio = 0.5
 // dashboardAddr decides whether the dashboard runs and where: always when
 // headless; on the desktop only when --listen was given or the settings
 // enable it. An explicit --listen beats settings' dashboard_listen.
-func dashboardAddr(cfg Config, st Settings, headless bool) (string, bool) {
+func dashboardAddr(cfg Config, st settings.Settings, headless bool) (string, bool) {
 	addr := cfg.Listen
 	if !cfg.ListenSet && st.DashboardListen != "" {
 		addr = st.DashboardListen
@@ -315,9 +321,9 @@ type Info struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	// Mode is "desktop" or "headless".
-	Mode     string         `json:"mode"`
-	DataDir  string         `json:"data_dir"`
-	Provider ProviderStatus `json:"provider"`
+	Mode     string                  `json:"mode"`
+	DataDir  string                  `json:"data_dir"`
+	Provider settings.ProviderStatus `json:"provider"`
 	// Model is the default model ("" when none is chosen yet).
 	Model string `json:"model"`
 	// DashboardURL is the first-load URL with token, "" when the dashboard is off.
@@ -356,12 +362,18 @@ func (in *Instance) Info() Info {
 	if model == "" {
 		model = in.settings.Current().Model
 	}
+	if in.Hub != nil {
+		// What a new session uses, as the hub routes it (a saved key's
+		// provider default included): the window never says "not set"
+		// while a turn would run.
+		model = in.Hub.DefaultModel()
+	}
 	info := Info{
 		Name:      Name,
 		Version:   in.Config.Version,
 		Mode:      mode,
 		DataDir:   in.Config.DataDir,
-		Provider:  DetectProvider(in.settings.Current(), in.getenv),
+		Provider:  settings.DetectProvider(in.settings.Current(), in.getenv),
 		Model:     model,
 		Workspace: in.defaultWorkspace(),
 		Commit:    BuildCommit(),
@@ -422,31 +434,4 @@ func (in *Instance) Close() error {
 		errs = append(errs, in.unlock())
 	}
 	return errors.Join(errs...)
-}
-
-// toolSandbox is the bash sandbox for cfg: nil with --sandbox off or where
-// the kernel has no Landlock (then approvals are the only guard; --help
-// and the log say so).
-func (in *Instance) toolSandbox(cfg Config) *tool.Sandbox {
-	support := sandbox.Probe()
-	if cfg.Sandbox == "off" || !support.Files() {
-		in.log.Info("bash runs unconfined", "sandbox", cfg.Sandbox, "kernel", support.String())
-		return nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		in.log.Warn("bash runs unconfined: cannot find this binary for the sandbox helper", "err", err)
-		return nil
-	}
-	home, _ := os.UserHomeDir()
-	in.log.Debug("bash sandbox", "kernel", support.String())
-	return &tool.Sandbox{Helper: self, CacheDirs: sandbox.DefaultCacheDirs(os.Getenv, home)}
-}
-
-// sandboxLine says in one line what confines bash (getSettings' sandbox).
-func sandboxLine(cfg Config) string {
-	if cfg.Sandbox == "off" {
-		return "bash sandbox: off (--sandbox off) — tool approvals are the only guard"
-	}
-	return sandbox.Probe().String()
 }

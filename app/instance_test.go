@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"agenthub/app/mcp"
+	"agenthub/app/settings"
 )
 
 func testConfig(t *testing.T, dir string) Config {
@@ -52,7 +56,7 @@ func TestOpenRejectsMalformedSettingsWithoutTouchingThem(t *testing.T) {
 	if err := EnsureDataDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, SettingsFile)
+	p := filepath.Join(dir, settings.File)
 	if err := os.WriteFile(p, []byte(`{"model":`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +74,17 @@ func TestOpenRejectsMalformedSettingsWithoutTouchingThem(t *testing.T) {
 
 func TestDashboardModes(t *testing.T) {
 	cfg := Config{Listen: DefaultListen}
-	if _, on := dashboardAddr(cfg, Settings{}, false); on {
+	if _, on := dashboardAddr(cfg, settings.Settings{}, false); on {
 		t.Error("desktop default: dashboard on")
 	}
-	if addr, on := dashboardAddr(cfg, Settings{}, true); !on || addr != DefaultListen {
+	if addr, on := dashboardAddr(cfg, settings.Settings{}, true); !on || addr != DefaultListen {
 		t.Errorf("headless: %s %v", addr, on)
 	}
-	if addr, on := dashboardAddr(cfg, Settings{DashboardEnabled: true, DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:9" {
+	if addr, on := dashboardAddr(cfg, settings.Settings{DashboardEnabled: true, DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:9" {
 		t.Errorf("desktop enabled in settings: %s %v", addr, on)
 	}
 	explicit := Config{Listen: "127.0.0.1:7", ListenSet: true}
-	if addr, on := dashboardAddr(explicit, Settings{DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:7" {
+	if addr, on := dashboardAddr(explicit, settings.Settings{DashboardListen: "127.0.0.1:9"}, false); !on || addr != "127.0.0.1:7" {
 		t.Errorf("desktop --listen: %s %v", addr, on)
 	}
 }
@@ -90,7 +94,7 @@ func TestInstanceInfoAndAPI(t *testing.T) {
 	if err := EnsureDataDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveSettings(dir, Settings{Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+	if err := settings.Save(dir, settings.Settings{Model: "openai:llama3.1", OpenAIBaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
 		t.Fatal(err)
 	}
 	assets := fstest.MapFS{"index.html": {Data: []byte("<html></html>")}}
@@ -147,5 +151,20 @@ func TestInstanceInfoAndAPI(t *testing.T) {
 	var got Info
 	if err := json.Unmarshal(body, &got); err != nil || got.DataDir != dir || got.Provider.Sources[0] != "openai: settings openai_base_url" {
 		t.Errorf("/api/info = %s (%v)", body, err)
+	}
+}
+
+// A hand-edited settings.json with one bad MCP entry still runs the others.
+func TestValidMCPSkipsOnlyTheBadEntry(t *testing.T) {
+	var logs strings.Builder
+	got := validMCP(map[string]mcp.ServerConfig{
+		"good": {Command: "srv"},
+		"bad":  {Command: "srv", URL: "http://h"},
+	}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if len(got) != 1 || got["good"].Command != "srv" {
+		t.Fatalf("kept %+v", got)
+	}
+	if !strings.Contains(logs.String(), "mcp_servers.bad") {
+		t.Fatalf("the skipped entry is not named in the log: %s", logs.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/settings"
 	"agenthub/ipc"
 	"agenthub/ipc/rpc"
 )
@@ -33,7 +34,7 @@ func TestSearchAndTitleThroughTheInstance(t *testing.T) {
 		ToolUse("tu_seq", "read_file", `{"path":"numbers.txt"}`).Finish("tool_use", 5).Response())
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 10}).
 		Text("Lifetimes tie the reference to its owner.").Finish("end_turn", 5).Response())
-	if err := SaveSettings(dir, Settings{Model: "anthropic:claude-sonnet-4-6", AnthropicAPIKey: "k", AnthropicBaseURL: srv.URL}); err != nil {
+	if err := settings.Save(dir, settings.Settings{Model: "anthropic:claude-sonnet-4-6", AnthropicAPIKey: "k", AnthropicBaseURL: srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, dir)

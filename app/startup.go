@@ -8,15 +8,19 @@ import (
 	"log/slog"
 	"sync"
 
+	"agenthub/app/settings"
+	"agenthub/app/window"
 	"agenthub/ipc/wailsipc"
 )
 
 // errNotStarted answers the window's calls when the hub did not start.
+//
+//lint:ignore ST1005 the message is shown as it is, and starts with the product's name
 var errNotStarted = errors.New("Agent Hub did not start: see the message in the window")
 
 // startupHint says what a person can do about a start-up failure.
 func startupHint(err error, dataDir string) string {
-	var se *SettingsError
+	var se *settings.FileError
 	switch {
 	case errors.As(err, &se):
 		return fmt.Sprintf("Fix or move %s, then start Agent Hub again. Agent Hub never overwrites a settings file it could not read.", se.Path)
@@ -34,14 +38,14 @@ func runFailedWindow(ctx context.Context, cfg Config, cause error, assets fs.FS,
 	log.Error("Agent Hub could not start; showing why in the window", "err", cause)
 	info := Info{Name: Name, Version: cfg.Version, Mode: "desktop", DataDir: cfg.DataDir,
 		StartupError: cause.Error(), StartupHint: startupHint(cause, cfg.DataDir)}
-	a := &App{failed: &info, log: log, readyCh: make(chan struct{})}
-	opts := windowOptions(a, &wailsipc.Bridge{}, assets, icon)
+	a := newFailedApp(info, log)
+	opts := windowOptions(a, &wailsipc.Bridge{}, driverBindings(cfg.Driver), assets, icon)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	if driver := newWindowDriver(a, cfg.Harness, getenv, log); driver != nil {
+	if driver := startDriver(cfg.Driver, getenv, log); driver != nil {
 		opts.OnStartup = driveOnStartup(ctx, a, driver, &wg)
 	}
-	if err := runWindow(opts, getenv, log); err != nil {
+	if err := window.Run(opts, getenv, log); err != nil {
 		return errors.Join(cause, fmt.Errorf("window: %w", err))
 	}
 	return cause

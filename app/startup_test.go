@@ -1,13 +1,13 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"strings"
 	"testing"
+
+	"agenthub/app/settings"
 )
 
 // What the failed-start window tells a person to do, per cause.
@@ -16,25 +16,12 @@ func TestStartupHint(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&SettingsError{Path: "/d/settings.json", Err: errors.New("invalid JSON")}, "Agent Hub never overwrites a settings file it could not read"},
+		{&settings.FileError{Path: "/d/settings.json", Err: errors.New("invalid JSON")}, "Agent Hub never overwrites a settings file it could not read"},
 		{fmt.Errorf("open /d/agenthub.db: %w", fs.ErrPermission), "cannot write its data folder /d"},
 		{errors.New("listen tcp 127.0.0.1:8700: address already in use"), "the dashboard port in its settings.json"},
 	} {
 		if got := startupHint(tc.err, "/d"); !strings.Contains(got, tc.want) {
 			t.Errorf("hint for %v = %q, want it to say %q", tc.err, got, tc.want)
 		}
-	}
-}
-
-// Without a session bus a second desktop launch keeps the clear error (no
-// window, no hand-over attempt).
-func TestHandOverNeedsASessionBus(t *testing.T) {
-	inUse := &DataDirInUseError{Dir: "/d"}
-	err := handOver(context.Background(), Config{DataDir: "/d"}, inUse, nil, func(string) string { return "" }, slog.New(slog.DiscardHandler))
-	if err != error(inUse) {
-		t.Fatalf("handOver without a bus = %v", err)
-	}
-	if singleInstanceID("/a") == singleInstanceID("/b") || singleInstanceID("/a") != singleInstanceID("/a") {
-		t.Fatal("the single-instance id is not one per data dir")
 	}
 }

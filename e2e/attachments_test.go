@@ -36,6 +36,7 @@ func attachmentsWith(t *testing.T, provider string) {
 	case "openai":
 		srv.Enqueue(llmtest.NewOpenAIStream("gpt-4.1").Text("A small red square, and notes about milk.").
 			Finish("stop").Usage(1700, 12, 0, 0).Done().Response())
+		srv.ServeModels("gpt-4.1") // the window's model picker lists the server's models
 		env = []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key"}
 		extra = []string{"--model", "openai:gpt-4.1"}
 	}

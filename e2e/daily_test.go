@@ -48,6 +48,8 @@ func dailyScript(srv *llmtest.Server) gates {
 	srv.Enqueue(stream().BeginText().TextDelta("Worker counting the notes").Stall(llmtest.NewGate()).TextDelta(" done.").EndBlock().Finish("end_turn", 5).Response())
 	// Turn 7: after the model was changed to one without a known price.
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-unknown-9", usage).Text("Priced unknown.").Finish("end_turn", 4).Response())
+	// Compact (issue 34: everything but the last exchange): the summary call.
+	srv.Enqueue(llmtest.NewAnthropicStream("claude-unknown-9", usage).Text("- The user edited the notes.").Finish("end_turn", 6).Response())
 	// Turn 8: a message with an @-mentioned file (issue 17).
 	srv.Enqueue(llmtest.NewAnthropicStream("claude-unknown-9", usage).Text("Read the notes.").Finish("end_turn", 4).Response())
 	return gates{"release-thinking": thinking}

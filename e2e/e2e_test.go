@@ -244,8 +244,14 @@ func startHeadlessEnv(t *testing.T, ctx context.Context, root string, env []stri
 // test failed. Calling stop twice is harmless.
 func launchHeadless(t *testing.T, ctx context.Context, bin, dataDir, workspace string, env []string, extra ...string) (dashboardInfo, func()) {
 	t.Helper()
-	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
-		"--workspace", workspace, "--model", "anthropic:" + model}, extra...)
+	return launchHeadlessArgs(t, ctx, bin, dataDir, env, append([]string{"--workspace", workspace, "--model", "anthropic:" + model}, extra...)...)
+}
+
+// launchHeadlessArgs is launchHeadless with only the dashboard and data
+// dir flags given: args names the rest (no --model: a first launch).
+func launchHeadlessArgs(t *testing.T, ctx context.Context, bin, dataDir string, env []string, extra ...string) (dashboardInfo, func()) {
+	t.Helper()
+	args := append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
 	app := exec.CommandContext(ctx, bin, args...)
 	app.Env = append(apptest.Env(), env...)
 	var appLog apptest.Buffer

@@ -43,6 +43,15 @@ type ToolApprovalRequested struct {
 	Reason          string          `json:"reason"`
 	AlwaysRule      *PermissionRule `json:"always_rule,omitempty"`
 	WorkerSessionID string          `json:"worker_session_id,omitempty"`
+	// GitWritesOffer: a sandboxed bash call in a git repository whose
+	// .git is read-only; the approval may grant this one call git writes
+	// (ApproveToolRequest.AllowGitWrites).
+	GitWritesOffer bool `json:"git_writes_offer,omitempty"`
+	// EditContext is, for an edit_file call, where its old text is in the
+	// file as the prompt is made (additive; absent when the edit would
+	// fail): the prompt's diff shows the file's own line numbers and the
+	// lines around the change.
+	EditContext *EditContext `json:"edit_context,omitempty"`
 }
 
 // ToolApprovalResolved is the payload of tool.approval_resolved; Rule is
@@ -56,6 +65,18 @@ type ToolApprovalResolved struct {
 	WorkerSessionID string          `json:"worker_session_id,omitempty"`
 }
 
+// EditContext places an edit_file call in its file: StartLine is the
+// 1-based line of the first line it changes; Old and New are the whole
+// lines it changes, before and after; Before and After are up to three
+// unchanged lines on either side.
+type EditContext struct {
+	StartLine int      `json:"start_line"`
+	Old       string   `json:"old"`
+	New       string   `json:"new"`
+	Before    []string `json:"before"`
+	After     []string `json:"after"`
+}
+
 // ApproveToolRequest is what approveTool carries; By is the transport that
 // delivered it (see WithClient). Rule, for "always", is the rule to store
 // instead of the request's always_rule (the user edited it).
@@ -66,6 +87,19 @@ type ApproveToolRequest struct {
 	Message   string
 	Rule      *PermissionRule
 	By        string
+	// AllowGitWrites runs this one (approved) call with .git writable.
+	AllowGitWrites bool
+}
+
+// GitWritesAPI is implemented by a HubAPI that keeps the per-workspace
+// "allow git writes" setting (docs/permissions.md): off by default,
+// sandboxed bash keeps the workspace's .git read-only.
+type GitWritesAPI interface {
+	// GitWrites reports the workspace's setting.
+	GitWrites(ctx context.Context, workspace string) (bool, error)
+	// SetGitWrites changes it and returns the new value; a relative
+	// workspace path is ErrInvalidInput.
+	SetGitWrites(ctx context.Context, workspace string, allow bool) (bool, error)
 }
 
 // PermissionRule is one workspace rule as clients see it

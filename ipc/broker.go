@@ -2,7 +2,6 @@ package ipc
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -88,82 +87,6 @@ func (br *broker) all() []*Subscription {
 		out = append(out, s)
 	}
 	return out
-}
-
-// publish runs after commit, on the publisher goroutine: it updates the
-// session tree from the batch's ops, then hands each matching subscription
-// this commit's frames as one batch, without blocking. A subscriber whose
-// queue is full falls behind and catches up from the log (subQueue.offer);
-// nothing here closes anyone.
-func (b *Bus) publish(items []built) {
-	for _, it := range items {
-		for _, op := range it.ops {
-			if s, ok := store.OpSession(op); ok {
-				b.tree.set(s.ID, s.ParentSessionID)
-			}
-		}
-	}
-	br := &b.broker
-	br.mu.Lock()
-	touched := br.touched[:0]
-	deliver := func(s *Subscription, f *OutFrame, it *built, i int) {
-		if f.Data == nil {
-			*f = OutFrame{EventID: it.id(i), Data: it.frames[i]}
-		}
-		if s.enc != nil && f.ev == nil { // decoded once for every dialect subscriber
-			f.ev = it.event(i)
-		}
-		if len(s.batch) == 0 {
-			touched = append(touched, s)
-		}
-		s.batch = append(s.batch, *f)
-	}
-	for k := range items {
-		it := &items[k]
-		for i := range it.records {
-			r := &it.records[i]
-			var f OutFrame
-			for _, s := range br.bySession[r.SessionID] {
-				if s.filter.Match(r.Type, r.Actor) {
-					deliver(s, &f, it, i)
-				}
-			}
-			for _, s := range br.trees {
-				if s.matches(r.SessionID, r.Type, r.Actor) {
-					deliver(s, &f, it, i)
-				}
-			}
-		}
-	}
-	for _, s := range touched {
-		s.queue.offer(s.batch)
-		clear(s.batch)
-		s.batch = s.batch[:0]
-	}
-	clear(touched)
-	br.touched = touched
-	br.mu.Unlock()
-}
-
-// tooSlow ends a subscription whose consumer made no progress for
-// ClientStall: it leaves the broker, ends with client_too_slow (the
-// transport closes 1008 with that reason), and the bus records a
-// bus.handler_warning in the session's log (through addInternal, so the
-// caller never waits on the writer).
-func (b *Bus) tooSlow(s *Subscription) {
-	b.broker.remove(s)
-	msg := fmt.Sprintf("No write progress for %s; reconnect with your last event id.", b.opts.ClientStall)
-	s.fail(&SubscribeError{Code: CodeClientTooSlow, Message: msg})
-	p, err := prepare(Draft{
-		Type: TypeBusHandlerWarning, SessionID: s.sessionID, Actor: ActorSystem,
-		Payload: HandlerWarning{SubscriptionName: s.name, Code: CodeClientTooSlow, Message: msg},
-	})
-	if err != nil { // cannot happen: every field is valid
-		b.log.Error("ipc: build handler warning", "err", err)
-		return
-	}
-	b.addInternal(single(p))
-	b.log.Warn("ipc: subscriber made no progress, closed", "subscription", s.name, "session", s.sessionID, "stall", b.opts.ClientStall)
 }
 
 // sessionTree caches session → parent for include_worker_sessions.

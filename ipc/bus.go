@@ -38,6 +38,9 @@ type Options struct {
 	RoutingPolicyVersion func() string
 	// Now is the writer's clock [time.Now]; tests use it to step the clock.
 	Now func() time.Time
+	// Dialects makes the encoders of the dialects a subscription may ask
+	// for besides the canonical one (ipc/dialect.New()); nil: canonical only.
+	Dialects Dialects
 }
 
 func (o *Options) defaults() {
@@ -113,7 +116,6 @@ type Bus struct {
 
 	broker broker
 	tree   sessionTree
-	shared *sharedFrames // dialect subscriptions' decoded events and event-only frames
 
 	commits, committed atomic.Int64 // transactions and events written
 
@@ -175,7 +177,6 @@ func NewBus(db Store, opts Options) (*Bus, error) {
 	}
 	b.broker.init()
 	b.tree.init(db)
-	b.shared = newSharedFrames()
 	b.wg.Add(2)
 	go b.run()
 	go b.publisher()
@@ -350,6 +351,20 @@ func appendJSONString(b []byte, key, val string) []byte {
 	b = append(b, key...)
 	b = append(b, `":`...)
 	return appendQuoted(b, val)
+}
+
+// RecordOf is the record the log writer stores for ev: its JSON, its tier
+// and its retention group. It is how an event from elsewhere (a recorded
+// trace) goes into a Store as the bus would have committed it.
+func RecordOf(ev Event) (store.EventRecord, error) {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return store.EventRecord{}, fmt.Errorf("ipc: record of %s event %s: %w", ev.Type, ev.ID, err)
+	}
+	tier, _ := TierOf(ev.Type)
+	group, closes := groupOf(ev.Type, nil, ev.Payload)
+	return store.EventRecord{ID: ev.ID, SessionID: ev.SessionID, Type: ev.Type, Actor: ev.Actor,
+		Streaming: tier == TierStreaming, Data: data, Group: group, Closes: closes}, nil
 }
 
 // groupOf returns the streaming group an event belongs to and the group it

@@ -7,13 +7,13 @@ import (
 	"agenthub/store"
 )
 
-// contentBuilder accumulates a streamed message's content blocks from its
+// ContentBuilder accumulates a streamed message's content blocks from its
 // streaming events (text.delta, thinking.delta, tool_use.*) in linear time:
 // text, thinking and partial tool input grow in per-block strings.Builders
 // (`Text += delta` copied the whole text on every delta, quadratic in a
 // long answer) and become strings only in content(). The snapshot's partial
 // message and the seed000 dialect share it.
-type contentBuilder struct {
+type ContentBuilder struct {
 	blocks  []store.ContentBlock
 	text    map[int]*strings.Builder // text or thinking appended to blocks[i]
 	partial map[int]*strings.Builder // tool-call argument JSON still streaming
@@ -26,14 +26,16 @@ type contentBuilder struct {
 // index appends instead of allocating a huge slice).
 const maxBlockIndex = 10_000
 
-func newContentBuilder(seed []store.ContentBlock) *contentBuilder {
-	c := &contentBuilder{text: map[int]*strings.Builder{}, partial: map[int]*strings.Builder{}}
+// NewContentBuilder starts from seed (a copy): the content of a message
+// already streamed in part, or nil.
+func NewContentBuilder(seed []store.ContentBlock) *ContentBuilder {
+	c := &ContentBuilder{text: map[int]*strings.Builder{}, partial: map[int]*strings.Builder{}}
 	c.blocks = append([]store.ContentBlock{}, seed...)
 	return c
 }
 
 // block returns block i, creating it (and any before it) with typ.
-func (c *contentBuilder) block(i int, typ string) *store.ContentBlock {
+func (c *ContentBuilder) block(i int, typ string) *store.ContentBlock {
 	if i < 0 || i > maxBlockIndex {
 		i = len(c.blocks)
 	}
@@ -52,11 +54,11 @@ func grow(m map[int]*strings.Builder, i int) *strings.Builder {
 	return sb
 }
 
-// apply folds one streaming event (type typ, JSON payload) into the
+// Apply folds one streaming event (type typ, JSON payload) into the
 // content; message.reset empties it (a retried call streams the message
 // again). Other event types are ignored; a payload that does not decode
 // as its type is an error and changes nothing.
-func (c *contentBuilder) apply(typ string, payload json.RawMessage) error {
+func (c *ContentBuilder) Apply(typ string, payload json.RawMessage) error {
 	switch typ {
 	case TypeMessageReset:
 		p, err := decodePayload[MessageReset](typ, payload)
@@ -109,7 +111,7 @@ func (c *contentBuilder) apply(typ string, payload json.RawMessage) error {
 }
 
 // reset drops the content so far (message.reset) and records the retry.
-func (c *contentBuilder) reset(p MessageReset) {
+func (c *ContentBuilder) reset(p MessageReset) {
 	c.blocks = c.blocks[:0]
 	clear(c.text)
 	clear(c.partial)
@@ -118,16 +120,20 @@ func (c *contentBuilder) reset(p MessageReset) {
 }
 
 // index maps an event's block index as block does (out of range: the last block).
-func (c *contentBuilder) index(i int) int {
+func (c *ContentBuilder) index(i int) int {
 	if i < 0 || i > maxBlockIndex {
 		return len(c.blocks) - 1
 	}
 	return i
 }
 
-// content returns a copy of the blocks with their text so far and the
+// Size is how many bytes of text, thinking and tool input the content has
+// grown by since the start (or the last message.reset).
+func (c *ContentBuilder) Size() int { return c.size }
+
+// Content returns a copy of the blocks with their text so far and the
 // streaming tool-call arguments filled in where they are already valid JSON.
-func (c *contentBuilder) content() []store.ContentBlock {
+func (c *ContentBuilder) Content() []store.ContentBlock {
 	out := make([]store.ContentBlock, len(c.blocks))
 	copy(out, c.blocks)
 	for i, sb := range c.text {

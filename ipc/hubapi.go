@@ -160,11 +160,35 @@ type InstructionsReader interface {
 	Instructions(ctx context.Context, sessionID string) ([]InstructionFile, error)
 }
 
+// ConnectionTester is optionally implemented by a HubAPI: Settings' "Test
+// connection". TestConnection makes one tiny call to provider (anthropic
+// or openai) with the credentials configured now; a failed call is an
+// answer (OK false, Error in plain words), not an error.
+type ConnectionTester interface {
+	TestConnection(ctx context.Context, provider string) (ConnectionTest, error)
+}
+
+// ConnectionTest is the answer of testConnection.
+type ConnectionTest struct {
+	Provider   string `json:"provider"`
+	OK         bool   `json:"ok"`
+	Model      string `json:"model,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+}
+
 // FileLister is optionally implemented by a HubAPI: the session's
 // workspace files matching query (fuzzy; .gitignore respected), best first
 // — the composer's @-completion.
 type FileLister interface {
 	ListFiles(ctx context.Context, sessionID, query string, limit int) ([]string, error)
+}
+
+// FolderFileLister is optionally implemented by a HubAPI: ListFiles for a
+// folder no session has yet (the first message of a new session), which
+// must be an existing directory ("" is the default workspace).
+type FolderFileLister interface {
+	ListFolderFiles(ctx context.Context, folder, query string, limit int) ([]string, error)
 }
 
 // AttachmentInfo describes a stored attachment: the answer to an upload
@@ -280,6 +304,10 @@ type Brancher interface {
 	// EditAndResend sends content as a changed copy of the user message
 	// messageID, a sibling of it, starting a new turn.
 	EditAndResend(ctx context.Context, sessionID, messageID, content string) (SubmitResult, error)
+	// RetryTurn runs the turn the user message messageID started again, as
+	// a new version of it: an exact copy of the message (attachments
+	// included) becomes its sibling and starts a new turn.
+	RetryTurn(ctx context.Context, sessionID, messageID string) (SubmitResult, error)
 	// SwitchBranch moves the current path to the newest leaf under messageID.
 	SwitchBranch(ctx context.Context, sessionID, messageID string) (store.Session, error)
 	// ForkSession makes a new session whose history is a copy of the

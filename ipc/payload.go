@@ -363,6 +363,7 @@ const (
 	BranchRegenerate = "regenerate"
 	BranchEdit       = "edit"
 	BranchSwitch     = "switch"
+	BranchRetry      = "retry"
 )
 
 // SessionBranched is the payload of session.branched: why the current path

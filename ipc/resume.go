@@ -87,7 +87,7 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 			tools = append(tools, OpenTool{ID: p.ToolUseID, Name: p.ToolName, MessageID: p.MessageID,
 				Delegation: delegated[p.ToolUseID], Streamed: streamed[p.ToolUseID]})
 		}
-		if isMessageDelta(r.Type) && !closedMsg[r.Group] {
+		if IsMessageDelta(r.Type) && !closedMsg[r.Group] {
 			msgRecs = append(msgRecs, r)
 		}
 		return nil
@@ -112,7 +112,7 @@ func resumeAt(tx StoreView, sid string, at ulid.ULID) (ResumePoint, error) {
 // ignored).
 func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 	m := store.Message{ID: id, SessionID: sid, Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
-	content := newContentBuilder(nil)
+	content := NewContentBuilder(nil)
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := recs[i]
 		if r.Group != id {
@@ -132,15 +132,15 @@ func rebuildMessage(sid, id string, recs []store.EventRecord) store.Message {
 			}
 			continue
 		}
-		_ = content.apply(r.Type, env.Payload) // a bad delta is skipped, the rest still shows
+		_ = content.Apply(r.Type, env.Payload) // a bad delta is skipped, the rest still shows
 	}
-	m.Content, m.Retries = content.content(), content.retries
+	m.Content, m.Retries = content.Content(), content.retries
 	return m
 }
 
-// isMessageDelta reports the streaming types that build a message's content
+// IsMessageDelta reports the streaming types that build a message's content
 // (message.reset empties it).
-func isMessageDelta(typ string) bool {
+func IsMessageDelta(typ string) bool {
 	switch typ {
 	case TypeMessageReset, TypeTextDelta, TypeThinkingDelta, TypeToolUseStart, TypeToolUseInputDelta, TypeToolUseEnd:
 		return true

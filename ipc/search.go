@@ -13,6 +13,9 @@ type SearchHit struct {
 	Role         string `json:"role"`
 	Offset       int64  `json:"offset"`
 	SessionTitle string `json:"session_title"`
+	// ToolUseID is, for a hit in a tool's output (a toolResult message),
+	// the call's id: a client opens that call's card (additive).
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // Search limits: DefaultSearchLimit hits when a request names none, at most

@@ -51,13 +51,15 @@ func (b *Bus) snapshot(tx StoreView, sess store.Session, head ulid.ULID) ([]byte
 	if b.opts.RoutingPolicyVersion != nil {
 		routing = b.opts.RoutingPolicyVersion()
 	}
-	frame, err := encodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
+	frame, err := EncodeSnapshot(sess, msgs, head, b.db.Epoch(), routing, b.opts.RoutingPolicyVersion != nil)
 	return frame, inFlight, err
 }
 
-// encodeSnapshot encodes the snapshot frame described at snapshot (pure:
-// the drift test feeds it fixed values).
-func encodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, epoch, routing string, hasRouting bool) ([]byte, error) {
+// EncodeSnapshot encodes the canonical snapshot frame of session sess
+// with msgs as of event head, in epoch, with the routing policy version
+// when hasRouting (pure: the drift test and the dialect goldens feed it
+// fixed values).
+func EncodeSnapshot(sess store.Session, msgs []store.Message, head ulid.ULID, epoch, routing string, hasRouting bool) ([]byte, error) {
 	if msgs == nil {
 		msgs = []store.Message{}
 	}
@@ -135,7 +137,7 @@ func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (stor
 	slices.Reverse(recs)
 	m := store.Message{ID: target, SessionID: sess.ID, Offset: int64(PathLen(tx, sess.ID)),
 		Role: store.RoleAssistant, Status: StatusStreaming, Content: []store.ContentBlock{}}
-	content := newContentBuilder(nil)
+	content := NewContentBuilder(nil)
 	for _, r := range recs {
 		if r.Group != target {
 			continue
@@ -159,11 +161,11 @@ func rebuildPartial(tx StoreView, sess store.Session, skipped func(error)) (stor
 			}
 			continue
 		}
-		if err := content.apply(r.Type, env.Payload); err != nil {
+		if err := content.Apply(r.Type, env.Payload); err != nil {
 			skipped(fmt.Errorf("event %s: %w", r.ID, err))
 		}
 	}
-	m.Content, m.Retries = content.content(), content.retries
+	m.Content, m.Retries = content.Content(), content.retries
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = time.Now().UTC()
 	}

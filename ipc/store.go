@@ -80,6 +80,8 @@ type StoreView interface {
 // ownership of db and closes it after the bus.
 func BoltStore(db *store.DB) Store { return boltStore{db} }
 
+var _ Store = boltStore{}
+
 type boltStore struct{ *store.DB }
 
 // View adapts store.DB.View's transaction to StoreView.

@@ -178,13 +178,12 @@ func (b *Bus) newSubscription(ctx context.Context, req SubscribeRequest) (*Subsc
 	if err != nil {
 		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
 	}
-	enc, err := NewEncoder(req.Dialect, req.SessionID)
+	enc, err := b.newEncoder(req.Dialect, req.SessionID)
 	if err != nil {
 		return nil, cursor, &SubscribeError{Code: CodeInvalidFilter, Message: err.Error()}
 	}
-	filter = dialectFilter(req.Dialect, filter)
-	if sh, ok := enc.(sharesFrames); ok {
-		sh.share(b.shared)
+	if w, ok := enc.(WorkerSessionsEncoder); ok && w.IncludesWorkerSessions() {
+		filter.IncludeWorkerSessions = true
 	}
 	if req.Since != nil && !req.Snapshot {
 		if cursor, err = ulid.ParseStrict(*req.Since); err != nil {
@@ -226,8 +225,8 @@ func (b *Bus) initialFrames(tx StoreView, s *Subscription, req SubscribeRequest,
 		if err != nil {
 			return 0, err
 		}
-		if hs, ok := s.enc.(snapshotsIn); ok {
-			if snap, err = hs.snapshotIn(tx, snap); err != nil {
+		if hs, ok := s.enc.(StoreSnapshotEncoder); ok {
+			if snap, err = hs.SnapshotIn(tx, snap); err != nil {
 				return 0, err
 			}
 		} else if s.enc != nil {
@@ -260,7 +259,7 @@ func (b *Bus) resumeDialect(tx StoreView, s *Subscription, req SubscribeRequest,
 	if s.enc == nil {
 		return nil
 	}
-	rp, err := dialectResumePoint(tx, s.sessionID, s.filter, at, fromCursor, req.KnownMessageIDs)
+	rp, err := ResumePointAt(tx, s.sessionID, s.filter, at, fromCursor, req.KnownMessageIDs)
 	if err != nil {
 		return err
 	}
@@ -274,11 +273,11 @@ func (b *Bus) resumeDialect(tx StoreView, s *Subscription, req SubscribeRequest,
 	return nil
 }
 
-// dialectResumePoint is the ResumePoint of a subscription to sid with
-// filter that resumes just after event at (zero: the newest), after the
-// client's own cursor or not, the client holding the known messages (nil:
-// it said nothing).
-func dialectResumePoint(tx StoreView, sid string, filter Filter, at ulid.ULID, fromCursor bool, known []string) (ResumePoint, error) {
+// ResumePointAt is the ResumePoint of a dialect subscription to sid with
+// filter that resumes just after event at (zero: the newest) in tx, after
+// the client's own cursor or not, the client holding the known messages
+// (nil: it said nothing) — what the bus hands Encoder.Resume.
+func ResumePointAt(tx StoreView, sid string, filter Filter, at ulid.ULID, fromCursor bool, known []string) (ResumePoint, error) {
 	rp, err := resumeAt(tx, sid, at)
 	if err != nil {
 		return rp, err
@@ -375,4 +374,17 @@ func (b *Bus) checkCursor(tx StoreView, c ulid.ULID) error {
 		return expired("is older than events already pruned by retention")
 	}
 	return nil
+}
+
+// newEncoder returns the encoder of dialect for a subscription to
+// sessionID: nil (the canonical frames as they are) for "" or
+// "canonical", else the bus's Dialects' one.
+func (b *Bus) newEncoder(dialect, sessionID string) (Encoder, error) {
+	switch {
+	case dialect == "" || dialect == DialectCanonical:
+		return nil, nil
+	case b.opts.Dialects == nil:
+		return nil, UnknownDialect(dialect, []string{DialectCanonical})
+	}
+	return b.opts.Dialects.NewEncoder(dialect, sessionID)
 }

@@ -44,7 +44,7 @@ const (
 )
 
 var (
-	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137}
+	fxUsage = store.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 800, CacheWriteTokens: 64, ReasoningTokens: 120, CostUSD: 0.01137, OutputEstimated: true}
 	fxInput = json.RawMessage(`{"command":"go test ./...","timeout_ms":60000}`)
 	// Every key set so the TS side sees each (a real rule has a prefix or a command, not both).
 	fxRule = &PermissionRule{Tool: "bash", Prefix: "go test", Command: "go test ./...", Action: "allow"}
@@ -62,6 +62,7 @@ var (
 		Content: []store.ContentBlock{{Type: store.BlockText, Text: "ok"}}, Status: store.StatusComplete,
 		StopReason: "end_turn", Usage: &fxUsage, Model: fxModel, ToolCallID: fxTool, ToolName: "bash", IsError: true,
 		StatusText: "Ran: go test ./... (exit 1)", Summary: "**exit 1**",
+		Approval:  &store.ToolApproval{Decision: DecisionDeny, By: "window", Message: "not now"},
 		CreatedAt: time.Date(2026, 5, 8, 14, 23, 12, 345_000_000, time.UTC),
 		Turn: &store.TurnOutcome{ID: fxTurn, Status: store.TurnFailed,
 			Error: &store.TurnError{Class: ErrClassOverloaded, Message: "provider overloaded", Attempts: 4}, FilesChanged: 2, FilesUndone: true},
@@ -118,7 +119,8 @@ func fixturePayloads() map[string]struct {
 			Message: "cancelled", StatusText: "Worker cancelled", Summary: "Worker cancelled by user"}},
 		TypeToolApprovalRequested: {ActorTool, ToolApprovalRequested{ToolUseID: fxTool, ToolName: "bash", Input: fxInput,
 			StatusText: "Running: go test ./...", Risk: RiskHigh, Summary: "-> executing in the workspace:\n\n```bash\ngo test ./...\n```\n",
-			Reason: "bash asks by default", AlwaysRule: fxRule, WorkerSessionID: fxWorker}},
+			Reason: "bash asks by default", AlwaysRule: fxRule, WorkerSessionID: fxWorker, GitWritesOffer: true,
+			EditContext: &EditContext{StartLine: 5, Old: "beta\n", New: "BETA\n", Before: []string{"alpha"}, After: []string{"gamma"}}}},
 		TypeToolApprovalResolved: {ActorTool, ToolApprovalResolved{ToolUseID: fxTool, Decision: DecisionAlways, By: "dashboard",
 			Message: "fine", Rule: fxRule, WorkerSessionID: fxWorker}},
 		TypeMCPServerStatus: {ActorSystem, MCPServerStatus{Server: "files", Transport: "stdio", Workspace: "/home/u/proj", Status: MCPFailed,
@@ -189,7 +191,7 @@ func buildWireFixture(t *testing.T) wireFixture {
 	}
 	since := fx.Events[0].ID.String()
 	epoch := "01KR3ZG000EP0CH0000000000A"
-	snap, err := encodeSnapshot(fxSess, []store.Message{fxMsg}, fx.Events[len(fx.Events)-1].ID, epoch, "2026-05-08T14:23:11Z", true)
+	snap, err := EncodeSnapshot(fxSess, []store.Message{fxMsg}, fx.Events[len(fx.Events)-1].ID, epoch, "2026-05-08T14:23:11Z", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,37 +61,6 @@ func (b *Bus) run() {
 	}
 }
 
-// pubJob is a committed batch to publish, or (sync set) a marker the
-// publisher closes once everything before it is published.
-type pubJob struct {
-	items []built
-	sync  chan struct{}
-}
-
-// publisher publishes committed batches in commit order and then answers
-// their Commit callers.
-func (b *Bus) publisher() {
-	defer b.wg.Done()
-	for job := range b.pub {
-		if job.sync != nil {
-			close(job.sync)
-			continue
-		}
-		b.publish(job.items)
-		for _, it := range job.items {
-			finish(it, nil)
-		}
-		b.pubBusy.Add(-1)
-	}
-}
-
-// syncPublisher returns once every batch handed over so far is published.
-func (b *Bus) syncPublisher() {
-	done := make(chan struct{})
-	b.pub <- pubJob{sync: done}
-	<-done
-}
-
 // addInternal queues events the bus emits itself and wakes the writer.
 func (b *Bus) addInternal(r *request) {
 	b.internalMu.Lock()
@@ -164,22 +133,6 @@ func (b *Bus) commitBatch(batch []*request) {
 		}
 		b.handOver([]built{it})
 	}
-}
-
-// handOver publishes a committed batch. When nothing is waiting to be
-// committed and the publisher has nothing in hand, the writer publishes it
-// itself (at a steady trickle that saves a goroutine hand-off per event);
-// otherwise the publisher does, while the writer commits the next batch.
-func (b *Bus) handOver(items []built) {
-	if len(b.in) == 0 && b.pubBusy.Load() == 0 {
-		b.publish(items)
-		for _, it := range items {
-			finish(it, nil)
-		}
-		return
-	}
-	b.pubBusy.Add(1)
-	b.pub <- pubJob{items: items}
 }
 
 func (b *Bus) fail(it built, err error) {

@@ -90,6 +90,10 @@ type Usage struct {
 	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
 	CostUSD          float64 `json:"cost_usd"`
+	// OutputEstimated says OutputTokens is (or, in a sum, includes) an
+	// estimate from the streamed text: the provider sent no usage for a
+	// reply cut short (cancelled, or failed mid-stream).
+	OutputEstimated bool `json:"output_estimated,omitempty"`
 }
 
 // Add returns the element-wise sum of u and o.
@@ -101,6 +105,7 @@ func (u Usage) Add(o Usage) Usage {
 		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
 		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
 		CostUSD:          u.CostUSD + o.CostUSD,
+		OutputEstimated:  u.OutputEstimated || o.OutputEstimated,
 	}
 }
 
@@ -127,6 +132,9 @@ type Message struct {
 	StatusText string    `json:"status_text,omitempty"`
 	Summary    string    `json:"summary,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Approval is, on a toolResult message whose call asked first, how it
+	// was answered and by whom (kept so a reloaded card says so too).
+	Approval *ToolApproval `json:"approval,omitempty"`
 	// Turn is, on a user message that started a turn, that turn's outcome.
 	// It is never stored with the message: every read joins it from the
 	// turn record, so it is always the turn's current state.
@@ -155,6 +163,16 @@ type Retries struct {
 	Count      int    `json:"count"`
 	ErrorClass string `json:"error_class"`
 	Error      string `json:"error"`
+}
+
+// ToolApproval is the answer to a tool call's approval prompt: Decision is
+// once, always, deny or cancelled; By is who answered (window, dashboard,
+// rpc, …; cancel or restart for a cancelled prompt); Message is the user's
+// message with a denial.
+type ToolApproval struct {
+	Decision string `json:"decision"`
+	By       string `json:"by"`
+	Message  string `json:"message,omitempty"`
 }
 
 // RootParent is the ParentID of a message that starts a conversation (an

@@ -41,7 +41,7 @@ func TestParallelToolsOverlap(t *testing.T) {
 		testTool{name: "slow_a", run: rendezvous(aStarted, bStarted)},
 		testTool{name: "slow_b", run: rendezvous(bStarted, aStarted)},
 	)
-	f.srv.Enqueue(toolsReply([2]string{"tu_a", "slow_a"}, [2]string{"tu_b", "slow_b"}), textReply("both done"))
+	script := f.scripted(toolCalls([2]string{"tu_a", "slow_a"}, [2]string{"tu_b", "slow_b"}), llmtest.TextReply("both done"))
 	out := f.run(context.Background())
 	if out.Status != agent.StatusCompleted || out.FinalText != "both done" {
 		t.Fatalf("outcome %+v", out)
@@ -60,9 +60,14 @@ func TestParallelToolsOverlap(t *testing.T) {
 	if len(called) != 2 || len(completed) != 2 || called[1] > completed[0] {
 		t.Fatalf("tool events not overlapping: called at %v, completed at %v (%v)", called, completed, f.rec.types())
 	}
-	res := toolResults(t, f.srv.Requests()[1])
-	if res["tu_a"].Text != "done" || res["tu_b"].Text != "done" || res["tu_a"].IsError {
-		t.Fatalf("results sent to the model: %+v", res)
+	sent := map[string]store.Message{}
+	for _, m := range script.Requests()[1].Messages {
+		if m.Role == store.RoleToolResult {
+			sent[m.ToolCallID] = m
+		}
+	}
+	if a, b := sent["tu_a"], sent["tu_b"]; len(a.Content) == 0 || a.Content[0].Text != "done" || a.IsError || len(b.Content) == 0 || b.Content[0].Text != "done" {
+		t.Fatalf("results sent to the model: %+v", sent)
 	}
 }
 
@@ -80,7 +85,7 @@ func TestCancelAtSeamSyntheticResults(t *testing.T) {
 	defer cancel()
 	f.cfg.BeforeTools = func(context.Context) { cancel() }
 	f.cfg.CancelText = func(context.Context) string { return "cancelled: test" }
-	f.srv.Enqueue(toolsReply([2]string{"tu_1", "t1"}, [2]string{"tu_2", "t2"}))
+	f.scripted(toolCalls([2]string{"tu_1", "t1"}, [2]string{"tu_2", "t2"}))
 	out := f.run(ctx)
 	if out.Status != agent.StatusCancelled || strings.Join(out.CancelledTools, ",") != "tu_1,tu_2" {
 		t.Fatalf("outcome %+v", out)
@@ -119,7 +124,7 @@ func TestCancelMidToolSyntheticResult(t *testing.T) {
 			cancel()
 		}
 	}
-	f.srv.Enqueue(toolsReply([2]string{"tu_1", "block"}))
+	f.scripted(toolCalls([2]string{"tu_1", "block"}))
 	out := f.run(ctx)
 	if out.Status != agent.StatusCancelled || len(out.CancelledTools) != 1 {
 		t.Fatalf("outcome %+v", out)
@@ -266,5 +271,38 @@ func TestStuckToolAbandonedAfterGrace(t *testing.T) {
 	<-finished
 	for _, d := range f.rec.payloads(ipc.TypeToolOutputDelta) {
 		t.Fatalf("output after abandonment was recorded: %+v", d)
+	}
+}
+
+// TestCancelledReplyEstimatesItsOutput (issue 34 row 19): a reply cut
+// short has no usage from the provider (it comes with the stream's end);
+// its output tokens are estimated from the streamed text and marked so.
+func TestCancelledReplyEstimatesItsOutput(t *testing.T) {
+	f := newFixture(t)
+	gate := llmtest.NewGate()
+	defer gate.Release()
+	words := strings.Repeat("streamed words of a reply ", 12) // 312 characters ≈ 78 tokens
+	f.srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 10}).
+		BeginText().TextDelta(words).Stall(gate).TextDelta("never sent").EndBlock().Finish("end_turn", 5).Response())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.rec.onDraft = func(d ipc.Draft) {
+		if d.Type == ipc.TypeTextDelta {
+			cancel()
+		}
+	}
+	out := f.run(ctx)
+	var partial store.Message
+	for _, m := range f.messages() {
+		if m.ID == out.PartialMessageID {
+			partial = m
+		}
+	}
+	want := int64((len(words) + 3) / 4)
+	if partial.Usage == nil || partial.Usage.OutputTokens != want || !partial.Usage.OutputEstimated {
+		t.Fatalf("the cancelled reply's usage = %+v, want %d output tokens, estimated", partial.Usage, want)
+	}
+	if !out.Usage.OutputEstimated || out.Usage.OutputTokens != want {
+		t.Fatalf("the turn's usage = %+v", out.Usage)
 	}
 }

@@ -48,6 +48,9 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 			sink.stall.stop()
 			sink.stall = nil
 		}
+		if err != nil {
+			res.Usage = estimateOutput(res)
+		}
 		res.Usage.CostUSD = llm.Cost(l.Model, res.Usage)
 		l.out.Usage = l.out.Usage.Add(res.Usage)
 		if err == nil {
@@ -112,6 +115,22 @@ func (l *loop) call(ctx context.Context, system string, msgs []store.Message) (s
 	}
 }
 
+// estimateOutput is the usage of a reply cut short: the provider sends the
+// output count with the end of the stream, so a cancelled or failed reply
+// has little or none of it; the streamed content's size (about four
+// characters a token) stands in for it, marked as an estimate.
+func estimateOutput(res llm.Result) store.Usage {
+	u := res.Usage
+	chars := 0
+	for _, c := range res.Content {
+		chars += len(c.Text) + len(c.Thinking) + len(c.Arguments)
+	}
+	if est := int64((chars + 3) / 4); est > u.OutputTokens {
+		u.OutputTokens, u.OutputEstimated = est, true
+	}
+	return u
+}
+
 // specs describes tools for the provider.
 func specs(tools []tool.Tool) []llm.ToolSpec {
 	out := make([]llm.ToolSpec, 0, len(tools))
@@ -120,6 +139,9 @@ func specs(tools []tool.Tool) []llm.ToolSpec {
 	}
 	return out
 }
+
+// The loop hands the provider a Sink, and it is this one.
+var _ llm.Sink = (*streamSink)(nil)
 
 // streamSink turns the provider's callbacks into streaming events. One
 // sink serves every attempt of a call: the message it streams is one.

@@ -121,6 +121,23 @@ func newFixture(t *testing.T, tools ...tool.Tool) *fixture {
 
 func (f *fixture) run(ctx context.Context) agent.Outcome { return agent.Run(ctx, f.cfg) }
 
+// scripted makes the loop's provider the in-memory twin playing replies
+// (for tests of the loop's logic, not of a provider's wire format).
+func (f *fixture) scripted(replies ...llmtest.Reply) *llmtest.Scripted {
+	s := llmtest.NewScripted(replies...)
+	f.cfg.Providers = s
+	return s
+}
+
+// toolCalls is a scripted reply calling each [id, name] with {}.
+func toolCalls(calls ...[2]string) llmtest.Reply {
+	var r llmtest.Reply
+	for _, c := range calls {
+		r.Blocks = append(r.Blocks, llmtest.Block{ToolID: c[0], ToolName: c[1], ToolInput: []string{`{}`}})
+	}
+	return r
+}
+
 // messages returns the session's stored messages.
 func (f *fixture) messages() []store.Message {
 	f.t.Helper()

@@ -108,8 +108,12 @@ func (l *loop) announce(ctx context.Context, msgID string, call store.ContentBlo
 // cancelled (while it waited for approval or cut short while running).
 func (l *loop) runTool(ctx context.Context, sc *startedCall) (cancelled bool) {
 	call, t, input, status, summary := sc.call, sc.tool, sc.input, sc.status, sc.summary
-	if run, cancelled := l.approve(ctx, call, input, status, summary); !run {
+	approval, run, cancelled := l.approve(ctx, call, input, status, summary)
+	if !run {
 		return cancelled
+	}
+	fail := func(class, message, status string) {
+		l.failToolAnswered(call, class, message, status, summary, approval)
 	}
 	env := l.Env
 	env.ToolUseID = call.ID
@@ -130,17 +134,17 @@ func (l *loop) runTool(ctx context.Context, sc *startedCall) (cancelled bool) {
 		abandoned.Store(true)
 		msg := fmt.Sprintf("%s did not stop within %s of the cancel (stuck in a system call?) and was abandoned", call.Name, l.toolGrace())
 		l.Logger.Warn("agent: tool abandoned after cancel", "session", l.SessionID, "turn", l.TurnID, "tool", call.Name, "tool_use_id", call.ID, "grace", l.toolGrace())
-		l.failTool(call, ipc.ToolErrCancelled, l.cancelText()+"; "+msg, "Cancelled: "+status, summary)
+		fail(ipc.ToolErrCancelled, l.cancelText()+"; "+msg, "Cancelled: "+status)
 		return true
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// §6.2.2: cut short by the turn's cancel (the tool killed its processes).
-			l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
+			fail(ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status)
 			return true
 		}
 		te := tool.AsError(err)
-		l.failTool(call, te.Class, te.Message, "Failed: "+status, summary)
+		fail(te.Class, te.Message, "Failed: "+status)
 		return false
 	}
 	res = capResult(res, l.MaxResultBytes)
@@ -155,7 +159,7 @@ func (l *loop) runTool(ctx context.Context, sc *startedCall) (cancelled bool) {
 		Content:    []store.ContentBlock{{Type: store.BlockText, Text: res.Output}},
 		Status:     store.StatusComplete,
 		ToolCallID: call.ID, ToolName: call.Name, IsError: res.IsError, CreatedAt: time.Now().UTC(),
-		StatusText: res.StatusText, Summary: res.Summary,
+		StatusText: res.StatusText, Summary: res.Summary, Approval: approval,
 	}
 	l.Recorder.Commit(l.draft(ipc.TypeToolCompleted, ipc.ActorTool, ipc.ToolCompleted{
 		ToolUseID: call.ID, ToolName: call.Name, StatusText: res.StatusText, Summary: res.Summary,
@@ -165,24 +169,25 @@ func (l *loop) runTool(ctx context.Context, sc *startedCall) (cancelled bool) {
 	return false
 }
 
-// approve asks the Approver (if any) whether call may run. When it may
-// not, the call has ended (tool.failed: denied, or cancelled when the turn
-// ended while it waited — then cancelled is true).
-func (l *loop) approve(ctx context.Context, call store.ContentBlock, input json.RawMessage, status, summary string) (run, cancelled bool) {
+// approve asks the Approver (if any) whether call may run, and returns the
+// user's answer when it asked. When the call may not run, it has ended
+// (tool.failed: denied, or cancelled when the turn ended while it waited —
+// then cancelled is true).
+func (l *loop) approve(ctx context.Context, call store.ContentBlock, input json.RawMessage, status, summary string) (approval *store.ToolApproval, run, cancelled bool) {
 	if l.Approver == nil {
-		return true, false
+		return nil, true, false
 	}
-	err := l.Approver.Approve(ctx, ApprovalCall{ToolUseID: call.ID, ToolName: call.Name, Input: input, StatusText: status, Summary: summary})
+	approval, err := l.Approver.Approve(ctx, ApprovalCall{ToolUseID: call.ID, ToolName: call.Name, Input: input, StatusText: status, Summary: summary})
 	var denied *Denied
 	switch {
 	case err == nil:
-		return true, false
+		return approval, true, false
 	case errors.As(err, &denied):
-		l.failTool(call, ipc.ToolErrDenied, denied.Message, "Denied: "+status, summary)
-		return false, false
+		l.failToolAnswered(call, ipc.ToolErrDenied, denied.Message, "Denied: "+status, summary, approval)
+		return approval, false, false
 	default: // the turn ended while the call waited: it never ran
-		l.failTool(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary)
-		return false, true
+		l.failToolAnswered(call, ipc.ToolErrCancelled, l.cancelText(), "Cancelled: "+status, summary, approval)
+		return approval, false, true
 	}
 }
 
@@ -223,12 +228,18 @@ func (l *loop) toolGrace() time.Duration {
 
 // failTool commits tool.failed with the error result the model will see.
 func (l *loop) failTool(call store.ContentBlock, class, message, status, summary string) {
+	l.failToolAnswered(call, class, message, status, summary, nil)
+}
+
+// failToolAnswered is failTool for a call whose approval prompt was
+// answered (approval is stored with the result).
+func (l *loop) failToolAnswered(call store.ContentBlock, class, message, status, summary string, approval *store.ToolApproval) {
 	msgStatus := store.StatusError
 	if class == ipc.ToolErrCancelled {
 		msgStatus = store.StatusCancelled
 	}
 	result := SyntheticResult(l.SessionID, l.TurnID, call, message, msgStatus)
-	result.StatusText, result.Summary = status, summary
+	result.StatusText, result.Summary, result.Approval = status, summary, approval
 	l.Recorder.Commit(l.draft(ipc.TypeToolFailed, ipc.ActorTool, ipc.ToolFailed{
 		ToolUseID: call.ID, ToolName: call.Name, ErrorClass: class, Message: message,
 		StatusText: status, Summary: summary,

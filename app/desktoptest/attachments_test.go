@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 )
 
 // TestImagePastedInWindow: a screenshot pasted into the real window's
@@ -25,13 +25,13 @@ func TestImagePastedInWindow(t *testing.T) {
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 600, Output: 8}).Text("A green rectangle.").Finish("end_turn", 8).Response())
 	d, dash, _, _ := startWithDashboard(t, bin, artifacts, srv)
 	sid := openSession(ctx, t, dash, d, "Pasted image")
-	d.awaitReport("the session open", func(r app.PageReport) bool { return r.SessionID == sid })
+	d.awaitReport("the session open", func(r smoketest.PageReport) bool { return r.SessionID == sid })
 	d.command("emit", map[string]any{"data": map[string]any{"cmd": "paste", "name": "window-shot.png", "width": 50, "height": 30}})
-	d.awaitReport("the pasted image uploaded", func(r app.PageReport) bool {
+	d.awaitReport("the pasted image uploaded", func(r smoketest.PageReport) bool {
 		return slices.Equal(r.ComposerAttachments, []string{"ready"})
 	})
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "click", "selector": ".composer-send"}})
-	r := d.awaitReport("the sent image shown and answered", func(r app.PageReport) bool {
+	r := d.awaitReport("the sent image shown and answered", func(r smoketest.PageReport) bool {
 		if len(r.Messages) < 2 || r.Running {
 			return false
 		}

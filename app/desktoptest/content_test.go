@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 )
 
 // hitCounter is a local web server that counts requests per path.
@@ -78,16 +78,16 @@ func TestNoRemoteContentAndLinks(t *testing.T) {
 	d := startDesktop(t, bin, artifacts,
 		[]string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key", "PATH=" + binDir + ":" + os.Getenv("PATH")},
 		"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:"+model)
-	first := d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	first := d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
 	dash := readDashboard(t, dataDir)
 	var sess struct {
 		SessionID string `json:"session_id"`
 	}
 	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Hostile answer"}, http.StatusCreated, &sess)
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
-	d.awaitReport("the new session", func(r app.PageReport) bool { return r.SessionID == sess.SessionID && r.PageID == first.PageID })
+	d.awaitReport("the new session", func(r smoketest.PageReport) bool { return r.SessionID == sess.SessionID && r.PageID == first.PageID })
 	dash.call(ctx, t, http.MethodPost, "/sessions/"+sess.SessionID+"/turns", map[string]string{"content": "show me"}, http.StatusAccepted, nil)
-	shown := func(r app.PageReport) bool {
+	shown := func(r smoketest.PageReport) bool {
 		a := lastAssistant(r)
 		return r.SessionID == sess.SessionID && a != nil && a.Status == "complete" && strings.Contains(a.Text, "Image from 127.0.0.1")
 	}
@@ -127,11 +127,11 @@ func TestNoRemoteContentAndLinks(t *testing.T) {
 
 	// After a reload the image is a placeholder again: no new request.
 	d.command("reload", nil)
-	d.awaitReport("the reloaded page", func(r app.PageReport) bool { return r.Kind == "loaded" && r.PageID != first.PageID })
+	d.awaitReport("the reloaded page", func(r smoketest.PageReport) bool { return r.Kind == "loaded" && r.PageID != first.PageID })
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
 	d.awaitReport("the answer after the reload", shown)
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
-	d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
+	d.awaitReport("a painted frame", func(r smoketest.PageReport) bool { return r.Kind == "painted" })
 	if n, probes := hits.count("/leak.gif"), hits.count("/connect-probe"); n != 1 || probes != 0 {
 		t.Fatalf("image fetched %d times (want the 1 click), connect probe %d times (want 0)", n, probes)
 	}

@@ -3,7 +3,7 @@
 // Package desktoptest drives the real desktop binary (Wails window under
 // Xvfb) end to end: a fake Anthropic server, the dashboard API and a
 // WebSocket client on one side, the window's rendered transcript (reported
-// by frontend/src/app/testhooks.ts through App.TestReport) on the other.
+// by frontend/src/testing/testhooks.ts through smoketest.Page.TestReport) on the other.
 // It is built only with the smoketest tag and runs only when
 // AGENTHUB_DESKTOP_BIN names a binary built with that tag (`make
 // test-desktop` builds build/bin/agenthub-smoketest and sets both);
@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 	"agenthub/ipc"
 )
 
@@ -138,7 +138,7 @@ func (l *turnLog) add(t *testing.T, e event) {
 }
 
 // lastAssistant is the page's newest assistant message, or nil.
-func lastAssistant(r app.PageReport) *app.RenderedMessage {
+func lastAssistant(r smoketest.PageReport) *smoketest.RenderedMessage {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		if r.Messages[i].Role == "assistant" {
 			return &r.Messages[i]
@@ -149,7 +149,7 @@ func lastAssistant(r app.PageReport) *app.RenderedMessage {
 
 // settled reports that the page shows session id with no turn running and
 // n messages, the last a complete assistant message.
-func settled(r app.PageReport, id string, n int) bool {
+func settled(r smoketest.PageReport, id string, n int) bool {
 	a := lastAssistant(r)
 	return r.SessionID == id && !r.Running && len(r.Messages) == n && a != nil && a.Status == "complete" &&
 		r.Messages[n-1].Role == "assistant"
@@ -202,7 +202,7 @@ func TestReloadMidStream(t *testing.T) {
 	dash.call(ctx, t, http.MethodPost, "/sessions", map[string]string{"title": "Reload mid-stream"}, http.StatusCreated, &sess)
 	stream := dash.attach(ctx, t, sess.SessionID)
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sess.SessionID}})
-	d.awaitReport("the new session", func(r app.PageReport) bool {
+	d.awaitReport("the new session", func(r smoketest.PageReport) bool {
 		return r.SessionID == sess.SessionID && r.PageID == first.PageID && len(r.Messages) == 0
 	})
 
@@ -223,7 +223,7 @@ func TestReloadMidStream(t *testing.T) {
 		t.Fatalf("the fake provider's stream never reached its gate")
 	}
 	partial := strings.Join(chunks[:held], "")
-	d.awaitReport("the reply streaming mid-text", func(r app.PageReport) bool {
+	d.awaitReport("the reply streaming mid-text", func(r smoketest.PageReport) bool {
 		a := lastAssistant(r)
 		return r.PageID == first.PageID && a != nil && a.Status == "streaming" && strings.TrimSpace(a.Text) == strings.TrimSpace(partial)
 	})
@@ -239,11 +239,11 @@ func TestReloadMidStream(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatalf("the fake provider's stream never reached its second gate")
 	}
-	reloaded := d.awaitReport("the reloaded page", func(r app.PageReport) bool {
+	reloaded := d.awaitReport("the reloaded page", func(r smoketest.PageReport) bool {
 		return r.Kind == "loaded" && r.PageID != first.PageID
 	})
 	recovered := strings.Join(chunks[:held+during], "")
-	d.awaitReport("the reloaded page's recovered partial reply", func(r app.PageReport) bool {
+	d.awaitReport("the reloaded page's recovered partial reply", func(r smoketest.PageReport) bool {
 		a := lastAssistant(r)
 		return r.PageID == reloaded.PageID && r.SessionID == sess.SessionID && a != nil && a.Status == "streaming" &&
 			strings.TrimSpace(a.Text) == strings.TrimSpace(recovered)
@@ -262,7 +262,7 @@ func TestReloadMidStream(t *testing.T) {
 	}
 
 	// 5. The reloaded window shows exactly that text, once.
-	got := d.awaitReport("the finished turn after the reload", func(r app.PageReport) bool {
+	got := d.awaitReport("the finished turn after the reload", func(r smoketest.PageReport) bool {
 		return r.PageID == reloaded.PageID && settled(r, sess.SessionID, 2)
 	})
 	if u := got.Messages[0]; u.Role != "user" || u.Text != prompt {
@@ -286,7 +286,7 @@ func TestReloadMidStream(t *testing.T) {
 	if log2.status != "completed" || log2.final != strings.Join(conversationReply, "") {
 		t.Fatalf("second turn ended %q with %q", log2.status, log2.final)
 	}
-	conv := d.awaitReport("the finished conversation", func(r app.PageReport) bool {
+	conv := d.awaitReport("the finished conversation", func(r smoketest.PageReport) bool {
 		return settled(r, sess.SessionID, 4)
 	})
 	md := conv.Messages[3].Text

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 )
 
 // failedUser is the first user message of r when it shows a failed turn
 // with Retry.
-func failedUser(r app.PageReport, text string) bool {
+func failedUser(r smoketest.PageReport, text string) bool {
 	for _, m := range r.Messages {
 		if m.Role == "user" && m.Text == text && m.Outcome == "failed" && m.Retry {
 			return true
@@ -36,11 +36,11 @@ func TestFailedTurnAfterRestart(t *testing.T) {
 	sid := openSession(ctx, t, dash, d, "Failed turn")
 	const prompt = "This turn fails."
 	dash.call(ctx, t, http.MethodPost, "/sessions/"+sid+"/turns", map[string]string{"content": prompt}, http.StatusAccepted, nil)
-	d.awaitReport("the failed turn with Retry", func(r app.PageReport) bool { return r.SessionID == sid && failedUser(r, prompt) })
+	d.awaitReport("the failed turn with Retry", func(r smoketest.PageReport) bool { return r.SessionID == sid && failedUser(r, prompt) })
 	d.quit()
 
 	again := relaunch()
-	again.awaitReport("the failed turn with Retry after the restart", func(r app.PageReport) bool {
+	again.awaitReport("the failed turn with Retry after the restart", func(r smoketest.PageReport) bool {
 		return r.SessionID == sid && !r.Running && failedUser(r, prompt)
 	})
 	again.screenshot("desktop-failed-turn-after-restart.png")

@@ -19,9 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
+	"agenthub/app/window"
 
 	"github.com/coder/websocket"
 )
@@ -30,7 +31,7 @@ import (
 const waitTimeout = 30 * time.Second
 
 // desktop is the desktop binary running under xvfb-run in test-control mode
-// (app.TestControlEnv=stdio): commands go to its stdin, acks and page
+// (smoketest.TestControlEnv=stdio): commands go to its stdin, acks and page
 // reports come from its stdout.
 type desktop struct {
 	t       *testing.T
@@ -43,27 +44,34 @@ type desktop struct {
 	lines  chan line // harness lines, in order; closed at stdout's end
 	mu     sync.Mutex
 	nextID int
-	last   *app.PageReport // the newest page report read, for failure messages
+	last   *smoketest.PageReport // the newest page report read, for failure messages
 	// pending are page reports read while waiting for an ack, not yet
 	// seen by awaitReport.
-	pending []app.PageReport
+	pending []smoketest.PageReport
 }
 
 // line is one harness stdout line (app's testLine).
 type line struct {
-	Event    string              `json:"event"`
-	ID       int                 `json:"id"`
-	Cmd      string              `json:"cmd"`
-	Error    string              `json:"error"`
-	Path     string              `json:"path"`
-	Report   *app.PageReport     `json:"report"`
-	Geometry *app.WindowGeometry `json:"geometry"`
+	Event    string                `json:"event"`
+	ID       int                   `json:"id"`
+	Cmd      string                `json:"cmd"`
+	Error    string                `json:"error"`
+	Path     string                `json:"path"`
+	Report   *smoketest.PageReport `json:"report"`
+	Geometry *window.Geometry      `json:"geometry"`
 }
 
 // startDesktop launches bin under `xvfb-run -a` with the given extra env and
 // args plus --smoke-test artifacts. It is stopped (quit, or killed with its
 // process group) by t.Cleanup; the app's log is printed if the test failed.
 func startDesktop(t *testing.T, bin, artifacts string, env []string, args ...string) *desktop {
+	t.Helper()
+	return startDesktopIn(t, "", bin, artifacts, env, args...)
+}
+
+// startDesktopIn is startDesktop with the app started in dir (as a desktop
+// launcher starts it in $HOME; "" for the test's own directory).
+func startDesktopIn(t *testing.T, dir, bin, artifacts string, env []string, args ...string) *desktop {
 	t.Helper()
 	xvfb, err := exec.LookPath("xvfb-run")
 	if err != nil {
@@ -76,7 +84,8 @@ func startDesktop(t *testing.T, bin, artifacts string, env []string, args ...str
 	full := append([]string{"-a", "-s", "-screen 0 1280x900x24", bin}, args...)
 	full = append(full, "--smoke-test", artifacts)
 	d.cmd = exec.Command(xvfb, full...)
-	d.cmd.Env = append(append(apptest.Env(), env...), app.TestControlEnv+"=stdio")
+	d.cmd.Dir = dir
+	d.cmd.Env = append(append(apptest.Env(), env...), smoketest.TestControlEnv+"=stdio")
 	// Its own process group, so a failed test can end Xvfb and the app's
 	// WebKit helpers together with xvfb-run.
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -112,7 +121,7 @@ func (d *desktop) readLines(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
-		text, ok := strings.CutPrefix(sc.Text(), app.TestLinePrefix)
+		text, ok := strings.CutPrefix(sc.Text(), smoketest.TestLinePrefix)
 		if !ok {
 			_, _ = fmt.Fprintln(d.log, "stdout:", sc.Text())
 			continue
@@ -204,7 +213,7 @@ func (d *desktop) command(cmd string, fields map[string]any) line {
 // awaitReport returns the first page report not yet consumed (kept by
 // command, then read) for which ok holds, failing with the last report
 // seen after waitTimeout.
-func (d *desktop) awaitReport(what string, ok func(app.PageReport) bool) app.PageReport {
+func (d *desktop) awaitReport(what string, ok func(smoketest.PageReport) bool) smoketest.PageReport {
 	d.t.Helper()
 	for len(d.pending) > 0 {
 		r := d.pending[0]
@@ -239,7 +248,7 @@ func (d *desktop) awaitReport(what string, ok func(app.PageReport) bool) app.Pag
 func (d *desktop) screenshot(name string) string {
 	d.t.Helper()
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "paint"}})
-	d.awaitReport("a painted frame", func(r app.PageReport) bool { return r.Kind == "painted" })
+	d.awaitReport("a painted frame", func(r smoketest.PageReport) bool { return r.Kind == "painted" })
 	return d.command("screenshot", map[string]any{"name": name}).Path
 }
 
@@ -257,7 +266,7 @@ func (d *desktop) quit() {
 	}
 }
 
-func describe(r *app.PageReport) string {
+func describe(r *smoketest.PageReport) string {
 	if r == nil {
 		return "none"
 	}
@@ -435,13 +444,13 @@ func appDirs(t *testing.T) (dataDir, workspace string) {
 // waits for the page's first load and reads the dashboard's address. It
 // returns the window, the dashboard, the first-load report, and relaunch,
 // which starts the window again on the same data dir (after this one quit).
-func startWithDashboard(t *testing.T, bin, artifacts string, srv *llmtest.Server) (d *desktop, dash *dashboard, first app.PageReport, relaunch func() *desktop) {
+func startWithDashboard(t *testing.T, bin, artifacts string, srv *llmtest.Server) (d *desktop, dash *dashboard, first smoketest.PageReport, relaunch func() *desktop) {
 	t.Helper()
 	dataDir, workspace := appDirs(t)
 	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
 	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
 	d = startDesktop(t, bin, artifacts, env, args...)
-	first = d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	first = d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
 	return d, readDashboard(t, dataDir), first, func() *desktop { return startDesktop(t, bin, artifacts, env, args...) }
 }
 

@@ -5,7 +5,7 @@ package desktoptest
 import (
 	"testing"
 
-	"agenthub/app"
+	"agenthub/app/smoketest"
 )
 
 // TestMenuActions: the native menu's page actions reach the page (the
@@ -15,7 +15,7 @@ func TestMenuActions(t *testing.T) {
 	bin, artifacts := setup(t)
 	dataDir, workspace := appDirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
-	d.awaitReport("the app started in the page", func(r app.PageReport) bool { return r.Ready })
+	d.awaitReport("the app started in the page", func(r smoketest.PageReport) bool { return r.Ready })
 	menu := func(action string) {
 		t.Helper()
 		d.command("menu", map[string]any{"name": action}) // an ack with an error fails the test
@@ -23,18 +23,18 @@ func TestMenuActions(t *testing.T) {
 		d.command("emit", map[string]any{"data": map[string]string{"cmd": "transcript"}})
 	}
 	menu("settings")
-	d.awaitReport("Settings open", func(r app.PageReport) bool { return r.Dialog == "Settings" })
+	d.awaitReport("Settings open", func(r smoketest.PageReport) bool { return r.Dialog == "Settings" })
 	d.click(`button[aria-label="Close settings"]`)
-	d.awaitReport("Settings closed", func(r app.PageReport) bool { return r.Dialog == "" })
+	d.awaitReport("Settings closed", func(r smoketest.PageReport) bool { return r.Dialog == "" })
 	// The webview keeps the zoom between launches: start from actual size.
 	menu("zoom-reset")
-	d.awaitReport("actual size first", func(r app.PageReport) bool { return r.Zoom == "" })
+	d.awaitReport("actual size first", func(r smoketest.PageReport) bool { return r.Zoom == "" })
 	menu("zoom-in")
-	d.awaitReport("zoomed in", func(r app.PageReport) bool { return r.Zoom == "110%" })
+	d.awaitReport("zoomed in", func(r smoketest.PageReport) bool { return r.Zoom == "110%" })
 	d.screenshot("desktop-menu-zoom.png")
 	menu("zoom-reset")
-	d.awaitReport("actual size", func(r app.PageReport) bool { return r.Zoom == "" })
+	d.awaitReport("actual size", func(r smoketest.PageReport) bool { return r.Zoom == "" })
 	menu("about")
-	d.awaitReport("About", func(r app.PageReport) bool { return r.Dialog == "Keyboard shortcuts" })
+	d.awaitReport("About", func(r smoketest.PageReport) bool { return r.Dialog == "Keyboard shortcuts" })
 	d.quit()
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 )
 
 // awaitExit waits for the app to exit by itself (after a close it
@@ -31,9 +31,9 @@ func (d *desktop) click(selector string) {
 	d.command("emit", map[string]any{"data": map[string]string{"cmd": "click", "selector": selector}})
 }
 
-// TestQuitWhileATurnRuns: closing the window while a turn runs asks first;
-// "Keep running" keeps the window and the turn; "Cancel the turn and quit"
-// ends the turn as cancelled (so the next start shows it stopped, not
+// TestQuitWhileATurnRuns: closing the window while a turn runs asks first,
+// with two answers (issue 34 row 13): "Stay" keeps the window and the turn;
+// "Quit" ends the turn as cancelled (so the next start shows it stopped, not
 // interrupted) and quits. With no turn running, closing quits at once.
 func TestQuitWhileATurnRuns(t *testing.T) {
 	bin, artifacts := setup(t)
@@ -47,23 +47,23 @@ func TestQuitWhileATurnRuns(t *testing.T) {
 	d, dash, _, relaunch := startWithDashboard(t, bin, artifacts, srv)
 	sid := openSession(ctx, t, dash, d, "Long turn")
 	dash.call(ctx, t, http.MethodPost, "/sessions/"+sid+"/turns", map[string]string{"content": "Take your time."}, http.StatusAccepted, nil)
-	d.awaitReport("the turn running", func(r app.PageReport) bool { return r.SessionID == sid && r.Running })
+	d.awaitReport("the turn running", func(r smoketest.PageReport) bool { return r.SessionID == sid && r.Running })
 
 	d.command("close", nil)
-	d.awaitReport("the quit confirmation", func(r app.PageReport) bool { return r.QuitPrompt && r.Running })
+	d.awaitReport("the quit confirmation", func(r smoketest.PageReport) bool { return r.QuitPrompt && r.Running })
 	d.screenshot("desktop-quit-confirm.png")
 	d.click(`[data-testid="quit-keep"]`)
-	d.awaitReport("the window kept with its turn", func(r app.PageReport) bool { return !r.QuitPrompt && r.Running })
+	d.awaitReport("the window kept with its turn", func(r smoketest.PageReport) bool { return !r.QuitPrompt && r.Running })
 
 	d.command("close", nil)
-	d.awaitReport("the confirmation again", func(r app.PageReport) bool { return r.QuitPrompt })
-	d.click(`[data-testid="quit-cancel"]`)
-	d.awaitExit("cancel the turn and quit")
+	d.awaitReport("the confirmation again", func(r smoketest.PageReport) bool { return r.QuitPrompt })
+	d.click(`[data-testid="quit"]`)
+	d.awaitExit("Quit")
 
 	again := relaunch()
-	again.awaitReport("the loaded window", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	again.awaitReport("the loaded window", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
 	again.command("emit", map[string]any{"data": map[string]string{"cmd": "open", "session_id": sid}})
-	again.awaitReport("the turn shown as stopped by the user", func(r app.PageReport) bool {
+	again.awaitReport("the turn shown as stopped by the user", func(r smoketest.PageReport) bool {
 		for _, m := range r.Messages {
 			if m.Role == "user" && m.Outcome == "cancelled" {
 				return !r.Running

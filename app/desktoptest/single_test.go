@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
 	"agenthub/app/apptest"
+	"agenthub/app/smoketest"
 )
 
 // sessionBus starts a private D-Bus session daemon for the test and
@@ -45,7 +45,7 @@ func TestSecondLaunchRaisesTheFirst(t *testing.T) {
 	env := []string{"DBUS_SESSION_BUS_ADDRESS=" + bus}
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	first := startDesktop(t, bin, artifacts, env, args...)
-	first.awaitReport("the first window", func(r app.PageReport) bool { return r.Ready })
+	first.awaitReport("the first window", func(r smoketest.PageReport) bool { return r.Ready })
 
 	// The second launch, as a desktop would start it (its own display, no harness).
 	second := exec.Command("xvfb-run", append([]string{"-a", bin}, args...)...)
@@ -80,6 +80,6 @@ func TestSecondLaunchRaisesTheFirst(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	first.command("emit", map[string]any{"data": map[string]string{"cmd": "transcript"}})
-	first.awaitReport("the first window still running", func(r app.PageReport) bool { return r.Ready })
+	first.awaitReport("the first window still running", func(r smoketest.PageReport) bool { return r.Ready })
 	first.quit()
 }

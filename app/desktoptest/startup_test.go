@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app"
+	"agenthub/app/smoketest"
 )
 
 // TestCorruptSettingsShownInWindow: a settings.json that is not JSON does
@@ -25,7 +25,7 @@ func TestCorruptSettingsShownInWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
-	r := d.awaitReport("the start-up error in the window", func(r app.PageReport) bool { return r.StartupError != "" })
+	r := d.awaitReport("the start-up error in the window", func(r smoketest.PageReport) bool { return r.StartupError != "" })
 	if !strings.Contains(r.StartupError, "settings.json") || !strings.Contains(r.StartupError, "invalid JSON") {
 		t.Fatalf("the window says %q", r.StartupError)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"agenthub/app"
+	"agenthub/app/smoketest"
 )
 
 // TestDashboardTokenNeverLogged (issue 40 row 9): the window with the
@@ -19,7 +20,7 @@ func TestDashboardTokenNeverLogged(t *testing.T) {
 	bin, artifacts := setup(t)
 	dataDir, workspace := appDirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0")
-	d.awaitReport("its first load", func(r app.PageReport) bool { return r.Kind == "loaded" })
+	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
 	dash := readDashboard(t, dataDir)
 	d.quit()
 	file, err := os.ReadFile(filepath.Join(dataDir, "logs", app.LogName))

@@ -47,8 +47,12 @@ func (h *Hub) ExportSession(ctx context.Context, sessionID, format string) ([]by
 
 func exportMarkdown(s store.Session, msgs []store.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n- Session: `%s`\n- Workspace: `%s`\n- Model: `%s`\n- Turns: %d\n- Cost: $%.4f\n\n",
-		s.Title, s.ID, s.WorkspacePath, s.ActiveModel, s.TurnCount, s.CostSoFarUSD)
+	turns := "—"
+	if s.TurnCount > 0 {
+		turns = fmt.Sprint(s.TurnCount)
+	}
+	fmt.Fprintf(&b, "# %s\n\n- Session: `%s`\n- Workspace: `%s`\n- Model: `%s`\n- Turns: %s\n- Cost: %s\n\n",
+		s.Title, s.ID, s.WorkspacePath, s.ActiveModel, turns, exportCost(s.CostSoFarUSD))
 	for _, m := range msgs {
 		switch m.Role {
 		case store.RoleUser:
@@ -91,6 +95,19 @@ func exportMarkdown(s store.Session, msgs []store.Message) string {
 	return b.String()
 }
 
+// exportCost is a cost as the window shows it: "—" when none is known
+// (nothing priced ran in this session: a fork, an unpriced model), four
+// decimals under a dollar, two from one.
+func exportCost(usd float64) string {
+	switch {
+	case usd <= 0:
+		return "—"
+	case usd < 1:
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
 // fence wraps text in a code fence longer than any backtick run inside it.
 func fence(text string) string {
 	longest, run := 0, 0
@@ -125,8 +142,10 @@ func (h *Hub) UpdateSettings(ctx context.Context, patch json.RawMessage) (json.R
 	return h.settings.Update(patch)
 }
 
-// ListModels lists the models with a known price or context window, plus
-// the configured defaults, with whether their provider is configured.
+// ListModels lists the configured defaults, an OpenAI-compatible server's
+// models (its GET /models), and the models with a known price or context
+// window, each with whether its provider is configured (the picker offers
+// only those).
 func (h *Hub) ListModels(ctx context.Context) ([]ipc.ModelInfo, error) {
 	h.mu.Lock()
 	providers := h.providers
@@ -146,6 +165,15 @@ func (h *Hub) ListModels(ctx context.Context) ([]ipc.ModelInfo, error) {
 		add(h.settings.DefaultModel())
 	}
 	add(h.cfg.DefaultModel)
+	add(h.DefaultModel())
+	// An OpenAI-compatible server's own models, from its list API.
+	if cfg := providers.Config(); cfg.OpenAIBaseURL != "" && !isOfficialOpenAI(cfg.OpenAIBaseURL) {
+		if ids, err := llm.ListModels(ctx, cfg); err == nil {
+			for _, id := range ids {
+				add(llm.ProviderOpenAI + ":" + id)
+			}
+		}
+	}
 	names := make([]string, 0)
 	for name := range llm.Prices() {
 		names = append(names, name)

@@ -12,6 +12,7 @@ import (
 
 	"agenthub/app/agent"
 	"agenthub/app/permission"
+	"agenthub/app/tool"
 	"agenthub/ipc"
 	"agenthub/store"
 )
@@ -65,7 +66,7 @@ var _ agent.Approver = approver{}
 
 // Approve decides the call by the precedence of app/permission and, for
 // "ask", waits for approveTool (docs/permissions.md).
-func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) error {
+func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) (*store.ToolApproval, error) {
 	rec := a.s.record()
 	mode, _ := permission.ParseMode(rec.ApprovalMode)
 	if rec.ApprovalMode == "" {
@@ -75,9 +76,9 @@ func (a approver) Approve(ctx context.Context, c agent.ApprovalCall) error {
 	d := permission.Decide(a.h.perms.Rules(rec.WorkspacePath), mode, call)
 	switch d.Action {
 	case permission.Allow:
-		return nil
+		return nil, nil
 	case permission.Deny:
-		return &agent.Denied{Message: "This tool call was refused: " + d.Reason + "."}
+		return nil, &agent.Denied{Message: "This tool call was refused: " + d.Reason + "."}
 	}
 	return a.wait(ctx, rec, c, call, d.Reason)
 }
@@ -110,6 +111,32 @@ func ruleOf(r ipc.PermissionRule) permission.Rule {
 	return permission.Rule{Tool: r.Tool, Prefix: strings.TrimSpace(r.Prefix), Command: strings.TrimSpace(r.Command), Action: permission.Action(r.Action)}
 }
 
+// editContextLines is how many unchanged lines an edit's prompt shows on
+// either side of the change.
+const editContextLines = 3
+
+// editContext places an edit_file call in its file as it is now (read
+// through the tools' own confined open), for the prompt's diff; nil for
+// other tools and for an edit that will fail.
+func (h *Hub) editContext(workspace string, c agent.ApprovalCall) *ipc.EditContext {
+	if c.ToolName != "edit_file" {
+		return nil
+	}
+	spot, ok := tool.FindEdit(tool.Env{Workspace: workspace, Protected: h.protected()}, c.Input, editContextLines)
+	if !ok {
+		return nil
+	}
+	return &ipc.EditContext{StartLine: spot.Line, Old: spot.Old, New: spot.New,
+		Before: nonNil(spot.Before), After: nonNil(spot.After)}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 // risk grades a call for the prompt.
 func risk(tool string) string {
 	switch {
@@ -122,11 +149,14 @@ func risk(tool string) string {
 }
 
 // wait announces the request, pauses the turn timeouts and blocks until an
-// answer or the end of ctx.
-func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalCall, call permission.Call, reason string) error {
+// answer or the end of ctx; it returns the answer (stored with the call's
+// result) and the Approver's error.
+func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalCall, call permission.Call, reason string) (*store.ToolApproval, error) {
 	h := a.h
 	req := ipc.ToolApprovalRequested{ToolUseID: c.ToolUseID, ToolName: c.ToolName, Input: c.Input,
-		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason}
+		StatusText: c.StatusText, Risk: risk(c.ToolName), Summary: c.Summary, Reason: reason,
+		GitWritesOffer: h.gitWritesOffer(c.ToolName, rec.WorkspacePath),
+		EditContext:    h.editContext(rec.WorkspacePath, c)}
 	if r, ok := permission.AlwaysRule(call); ok {
 		req.AlwaysRule = wireRule(r)
 	}
@@ -168,15 +198,19 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 	h.announce(context.WithoutCancel(ctx), a.r.turn.ID, p, ipc.TypeToolApprovalResolved, func(worker string) any {
 		return ipc.ToolApprovalResolved{ToolUseID: c.ToolUseID, Decision: ans.Decision, By: ans.By, Message: ans.Message, Rule: stored, WorkerSessionID: worker}
 	}, -1)
+	if ans.AllowGitWrites && (ans.Decision == ipc.DecisionOnce || ans.Decision == ipc.DecisionAlways) {
+		h.gitGrants.grant(rec.ID, c.ToolUseID)
+	}
+	answered := &store.ToolApproval{Decision: ans.Decision, By: ans.By, Message: ans.Message}
 	switch ans.Decision {
 	case ipc.DecisionCancelled:
-		return ctx.Err()
+		return answered, ctx.Err()
 	case ipc.DecisionDeny:
 		msg := "The user denied this tool call."
 		if m := strings.TrimSpace(ans.Message); m != "" {
 			msg += " Their message: " + m
 		}
-		return &agent.Denied{Message: msg}
+		return answered, &agent.Denied{Message: msg}
 	case ipc.DecisionAlways:
 		if stored == nil {
 			break
@@ -185,7 +219,7 @@ func (a approver) wait(ctx context.Context, rec store.Session, c agent.ApprovalC
 			h.log.Error("hub: storing an always-allow rule", "workspace", p.workspace, "rule", ruleOf(*stored).String(), "err", err)
 		}
 	}
-	return nil
+	return answered, nil
 }
 
 // announce commits the event made by payload in the call's session and a

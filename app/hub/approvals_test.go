@@ -89,6 +89,22 @@ func TestApprovalOnceRunsTheCall(t *testing.T) {
 	if ps, err := h.hub.PendingApprovals(context.Background(), s.ID); err != nil || len(ps) != 0 {
 		t.Fatalf("listing after the answer: %+v %v", ps, err)
 	}
+	// Who approved is part of the history (issue 34 row 15): a reload shows it.
+	if a := storedApproval(t, h, s.ID, "tu_1"); a == nil || a.Decision != ipc.DecisionOnce || a.By != "dashboard" {
+		t.Fatalf("the stored result's approval = %+v", a)
+	}
+}
+
+// storedApproval is the approval stored with the result of call toolUseID.
+func storedApproval(t *testing.T, h *harness, sid, toolUseID string) *store.ToolApproval {
+	t.Helper()
+	for _, m := range h.messages(sid) {
+		if m.Role == store.RoleToolResult && m.ToolCallID == toolUseID {
+			return m.Approval
+		}
+	}
+	t.Fatalf("no stored result of %s", toolUseID)
+	return nil
 }
 
 // A denial with a message reaches the model as the call's result.
@@ -110,6 +126,9 @@ func TestApprovalDenyWithMessageReachesTheModel(t *testing.T) {
 	reqs := h.srv.Requests()
 	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "The user denied this tool call") || !strings.Contains(last, "keep src, delete build/ instead") {
 		t.Fatalf("the model's next request does not carry the denial: %s", last)
+	}
+	if a := storedApproval(t, h, s.ID, "tu_1"); a == nil || a.Decision != ipc.DecisionDeny || a.Message != "keep src, delete build/ instead" {
+		t.Fatalf("the stored result's approval = %+v", a)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,6 +163,41 @@ func (h *Hub) EditAndResend(ctx context.Context, sessionID, messageID, content s
 		return ipc.SubmitResult{}, err
 	}
 	return h.SubmitTurn(ctx, sessionID, content)
+}
+
+// RetryTurn implements ipc.Brancher: the turn the user message messageID
+// started (a failed or interrupted one, typically) runs again as a new
+// version of it: an exact copy of the message — every block, attachments
+// included — becomes its sibling and starts a new turn, so the old version
+// and its outcome stay one click away (‹ n/m ›) instead of a second copy of
+// the question following it.
+func (h *Hub) RetryTurn(ctx context.Context, sessionID, messageID string) (ipc.SubmitResult, error) {
+	s, t, path, pos, err := h.at(sessionID, messageID)
+	if err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	user := t.Messages[path[pos]]
+	if user.Role != store.RoleUser {
+		return ipc.SubmitResult{}, fmt.Errorf("message %q is not a user message: %w", messageID, ipc.ErrInvalidInput)
+	}
+	parent := store.RootParent
+	if pos > 0 {
+		parent = t.Messages[path[pos-1]].ID
+	}
+	if _, err := h.setHead(ctx, s, parent, pos, ipc.BranchRetry, messageID, messagesAt(t, path[pos:])); err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	return h.submitBlocks(ctx, s, "", userText(user.Content), slices.Clone(user.Content))
+}
+
+// userText is the text a user message was typed with (its first text block).
+func userText(blocks []store.ContentBlock) string {
+	for _, b := range blocks {
+		if b.Type == store.BlockText {
+			return b.Text
+		}
+	}
+	return ""
 }
 
 // SwitchBranch implements ipc.Brancher: the current path moves to the

@@ -278,3 +278,58 @@ func TestBranchListsAbandonedFileChanges(t *testing.T) {
 		t.Fatalf("switching away from a branch without changes lists %+v", br.AbandonedTurns)
 	}
 }
+
+// TestRetryFailedTurnInPlace (issue 34 row 4): Retry of a failed turn is a
+// new version of it, not a second copy of the question after it: the copy
+// is a sibling of the failed message, with every block of the original
+// , the model sees the question once, and the
+// failed version keeps its outcome one click away.
+func TestRetryFailedTurnInPlace(t *testing.T) {
+	h := newHarness(t)
+	s := h.session()
+	ctx := t.Context()
+	ok := must[ipc.SubmitResult](t)
+	h.srv.Enqueue(textReply("A1"))
+	h.srv.Enqueue(llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")))
+	h.srv.Enqueue(textReply("A2 after the retry"))
+	h.turnDone(t, s.ID, func() ipc.SubmitResult { return h.submit(s.ID, "Q1") })
+	h.turnDone(t, s.ID, func() ipc.SubmitResult { return h.submit(s.ID, "Q2") })
+	path := h.messages(s.ID)
+	failed := path[len(path)-1]
+	if failed.Role != store.RoleUser || failed.Turn == nil || failed.Turn.Status != store.TurnFailed {
+		t.Fatalf("the failed turn's user message = %+v", failed)
+	}
+	w := h.watch(s.ID, false)
+	h.turnDone(t, s.ID, func() ipc.SubmitResult { return ok(h.hub.RetryTurn(ctx, s.ID, failed.ID)) })
+	var br ipc.SessionBranched
+	w.untilType(ipc.TypeSessionBranched).decode(t, &br)
+	if br.Reason != ipc.BranchRetry || br.MessageID != failed.ID {
+		t.Fatalf("session.branched = %+v", br)
+	}
+	reqs := h.srv.Requests()
+	if got := conversation(t, reqs[len(reqs)-1]); !slices.Equal(got, []string{"user: Q1", "assistant: A1", "user: Q2"}) {
+		t.Fatalf("the retry's request holds %q", got)
+	}
+	path = h.messages(s.ID)
+	if got := texts(path); !slices.Equal(got, []string{"user: Q1", "assistant: A1", "user: Q2", "assistant: A2 after the retry"}) {
+		t.Fatalf("path after the retry = %q", got)
+	}
+	retried := path[2]
+	if sib := retried.Siblings; len(sib) != 2 || sib[0] != failed.ID || sib[1] != retried.ID {
+		t.Fatalf("the retried question's versions = %v, want [%s %s]", sib, failed.ID, retried.ID)
+	}
+	if retried.Turn == nil || retried.Turn.Status != store.TurnCompleted {
+		t.Fatalf("the new version's outcome = %+v", retried.Turn)
+	}
+	// The failed version is still there, with its failure.
+	if _, err := h.hub.SwitchBranch(ctx, s.ID, failed.ID); err != nil {
+		t.Fatal(err)
+	}
+	back := h.messages(s.ID)
+	if last := back[len(back)-1]; last.ID != failed.ID || last.Turn == nil || last.Turn.Status != store.TurnFailed {
+		t.Fatalf("the old version = %+v", last)
+	}
+	if _, err := h.hub.RetryTurn(ctx, s.ID, path[1].ID); !errors.Is(err, ipc.ErrInvalidInput) {
+		t.Fatalf("retrying an assistant message: %v", err)
+	}
+}

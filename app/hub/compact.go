@@ -36,8 +36,24 @@ func (h *Hub) CompactSession(ctx context.Context, sessionID string) error {
 	}
 	route, _ := h.route(ctx, s.record())
 	model := route.Model
-	_, err = h.compact(ctx, s, "", model, "request", -1)
+	_, err = h.compact(ctx, s, "", model, compactOnRequest, -1)
 	return err
+}
+
+// compactOnRequest is the trigger of a compaction the user asked for: it
+// summarises everything but the last exchange, however much context is
+// left (an automatic one keeps what fits CompactKeep of the window).
+const compactOnRequest = "request"
+
+// lastExchange is the index of the last exchange's user message in msgs
+// (0 when there is none: nothing before it to compact).
+func lastExchange(msgs []store.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == store.RoleUser {
+			return i
+		}
+	}
+	return 0
 }
 
 // errBusy reports a compaction already in progress.
@@ -77,6 +93,9 @@ func (h *Hub) compact(ctx context.Context, s *session, turnID, model, trigger st
 		Payload: ipc.CompactionStarted{Trigger: trigger, EstimatedTokens: est, ContextWindow: window}}, nil)
 
 	b := compactionBoundary(msgs, int64(h.cfg.CompactKeep*float64(window)))
+	if trigger == compactOnRequest {
+		b = lastExchange(msgs)
+	}
 	removed, kept := msgs[:b], msgs[b:]
 	res := ipc.CompactionCompleted{
 		Removed: len(removed), Kept: len(kept),

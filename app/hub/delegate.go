@@ -102,7 +102,7 @@ func (h *Hub) startWorkerTurn(ctx context.Context, workerID, content string) (*r
 	if h.closed || ws == nil {
 		return nil, nil, errors.New("hub is closing")
 	}
-	t, _, err := h.enqueueLocked(ctx, ws, "", content)
+	t, _, err := h.enqueueLocked(ctx, ws, "", content, []store.ContentBlock{{Type: store.BlockText, Text: content}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,10 +1,10 @@
 package hub_test
 
 import (
-	"agenthub/app/permission"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +14,10 @@ import (
 	"agenthub/app/hub"
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/permission"
 	"agenthub/app/tool"
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/store"
 )
 
@@ -25,23 +27,22 @@ const testModel = "anthropic:claude-sonnet-4-6"
 const waitLimit = 30 * time.Second
 
 type harness struct {
-	t       *testing.T
-	dir     string
-	ws      string
-	db      *store.DB
-	bus     *ipc.Bus
-	hub     *hub.Hub
-	srv     *llmtest.Server
-	reg     *llm.Registry
-	cfg     hub.Config
-	closeFn func()
+	t   *testing.T
+	dir string
+	ws  string
+	db  *store.DB
+	bus *ipc.Bus
+	hub *hub.Hub
+	srv *llmtest.Server
+	reg hub.Providers
+	cfg hub.Config
 }
 
 type harnessOpt func(*hub.Config)
 
 func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 	t.Helper()
-	h := &harness{t: t, dir: t.TempDir(), ws: t.TempDir(), srv: llmtest.NewServer(t)}
+	h := &harness{t: t, dir: t.TempDir(), ws: fixedLengthTempDir(t), srv: llmtest.NewServer(t)}
 	h.reg = llm.New(llm.Config{AnthropicAPIKey: "test-key", AnthropicBaseURL: h.srv.URL, IgnoreEnv: true, IdleTimeout: 20 * time.Second})
 	h.cfg = hub.Config{
 		DataDir: h.dir, DefaultWorkspace: h.ws, DefaultModel: testModel,
@@ -59,6 +60,29 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 	return h
 }
 
+// fixedLengthTempDir is a fresh directory whose path has the same length
+// in every run (t.TempDir's random part does not): the workspace's path
+// is in the system prompt, so the context estimates the recorded traces
+// hold would otherwise change with it.
+func fixedLengthTempDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("agenthub-ws-%010d", rand.Uint32()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// scripted makes the hub's providers the in-memory twin playing replies
+// (for tests of the hub's logic, not of a provider's wire format).
+func (h *harness) scripted(replies ...llmtest.Reply) *llmtest.Scripted {
+	s := llmtest.NewScripted(replies...)
+	h.reg = s
+	h.hub.SetProviders(s)
+	return s
+}
+
 // open opens the store, bus and hub on h.dir and starts the hub.
 func (h *harness) open() {
 	t := h.t
@@ -67,7 +91,7 @@ func (h *harness) open() {
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
-	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000})
+	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, ClientQueue: 100000, Dialects: dialect.New()})
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
 	}

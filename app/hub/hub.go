@@ -147,12 +147,13 @@ type Hub struct {
 	closed  bool
 
 	mu        sync.Mutex
-	providers *llm.Registry
+	providers Providers
 	sessions  map[string]*session
 	defaultWS string // new sessions' folder when they name none ("": they must)
 
 	perms       *permission.Store // workspace rules (DATA_DIR/permissions.json)
 	approvals   approvals         // tool calls waiting for the user
+	gitGrants   gitGrants         // bash calls approved with git writes
 	attachments *attachment.Store // uploads (DATA_DIR/attachments)
 	checkpoints *checkpoint.Store // turns' file changes (DATA_DIR/checkpoints)
 }
@@ -203,10 +204,20 @@ func (s *session) busyLocked() bool {
 	return (s.running != nil && !s.running.ended) || len(s.queue) > 0
 }
 
+// Providers hands out the LLM providers by name and says how they are
+// configured (routing reads which have credentials): *llm.Registry, or in
+// tests the in-memory twin llmtest.Scripted.
+type Providers interface {
+	agent.ProviderSource
+	Config() llm.Config
+}
+
+var _ Providers = (*llm.Registry)(nil)
+
 // New returns a hub over bus (and its store) that takes LLM providers from
 // providers and defaults from settings (may be nil). It loads the sessions
 // but runs nothing until Start.
-func New(cfg Config, bus *ipc.Bus, providers *llm.Registry, settings Settings) (*Hub, error) {
+func New(cfg Config, bus *ipc.Bus, providers Providers, settings Settings) (*Hub, error) {
 	if bus == nil {
 		return nil, errors.New("hub: nil bus")
 	}
@@ -350,9 +361,9 @@ func (h *Hub) Close() error {
 	return nil
 }
 
-// SetProviders replaces the provider registry (after a settings change);
-// turns started afterwards use it.
-func (h *Hub) SetProviders(r *llm.Registry) {
+// SetProviders replaces the providers (after a settings change); turns
+// started afterwards use them.
+func (h *Hub) SetProviders(r Providers) {
 	if r == nil {
 		return
 	}

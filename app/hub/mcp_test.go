@@ -11,11 +11,13 @@ import (
 	"agenthub/app/hub"
 	"agenthub/app/mcp"
 	"agenthub/app/mcp/mcptest"
+	"agenthub/app/sandbox"
 	"agenthub/ipc"
 )
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // this test binary is also the MCP stdio server
+	sandbox.Dispatch()     // and the bash sandbox's helper
 	os.Exit(m.Run())
 }
 
@@ -56,11 +58,18 @@ func withMCP(t *testing.T, httpURL string, link *mcpLink) harnessOpt {
 		cfg["web"] = mcp.ServerConfig{URL: httpURL}
 	}
 	m.Configure(cfg)
-	for range cfg {
+	// Wait by name: one server may report ready more than once (a restart
+	// under load), which must not stand for the other.
+	pending := map[string]bool{}
+	for name := range cfg {
+		pending[name] = true
+	}
+	for len(pending) > 0 {
 		select {
-		case <-ready:
+		case name := <-ready:
+			delete(pending, name)
 		case <-time.After(waitLimit):
-			t.Fatal("MCP servers not ready")
+			t.Fatalf("MCP servers not ready: %v", pending)
 		}
 	}
 	return func(c *hub.Config) { c.MCP = m }

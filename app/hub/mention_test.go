@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,15 @@ func TestMentionedFilesReachTheModel(t *testing.T) {
 	got, err := h.hub.ListFiles(context.Background(), s.ID, "plan", 5)
 	if err != nil || fmt.Sprint(got) != "[docs/plan.md]" {
 		t.Fatalf("ListFiles = %v %v", got, err)
+	}
+	// Before a session exists (a new session's first message, issue 34 row 11): the chosen folder's, or the default one's.
+	for _, folder := range []string{h.ws, ""} {
+		if got, err := h.hub.ListFolderFiles(context.Background(), folder, "plan", 5); err != nil || fmt.Sprint(got) != "[docs/plan.md]" {
+			t.Fatalf("ListFolderFiles(%q) = %v %v", folder, got, err)
+		}
+	}
+	if _, err := h.hub.ListFolderFiles(context.Background(), filepath.Join(h.ws, "nope"), "", 5); !errors.Is(err, ipc.ErrInvalidInput) {
+		t.Fatalf("ListFolderFiles of a missing folder: %v", err)
 	}
 	w := h.watch(s.ID, false)
 	h.srv.Enqueue(textReply("ok"))

@@ -17,10 +17,7 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 	s := h.session()
 	w := h.watch(s.ID, false)
 	gate := llmtest.NewGate()
-	h.srv.Enqueue(
-		stalledReply(gate, "first"),
-		textReply("second"),
-	)
+	script := h.scripted(llmtest.Reply{Blocks: []llmtest.Block{{Text: "first"}}, Stall: gate}, llmtest.TextReply("second"))
 	r1 := h.submit(s.ID, "one")
 	w.untilType(ipc.TypeTextDelta)
 	r2 := h.submit(s.ID, "two")
@@ -80,9 +77,8 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 		t.Fatalf("queued_turns after start: %+v", sess.QueuedTurns)
 	}
 	// The second request's history is in offset order.
-	req := checkValidHistory(t, h.srv.Requests()[1])
-	if len(req.Messages) != 3 || req.Messages[2].Content[0].Text != "two" {
-		t.Fatalf("second request %s", h.srv.Requests()[1].Body)
+	if req := script.Requests()[1]; len(req.Messages) != 3 || store.TextOf(req.Messages[0].Content) != "one" || store.TextOf(req.Messages[2].Content) != "two" {
+		t.Fatalf("second request's history %s", describe(req.Messages))
 	}
 }
 

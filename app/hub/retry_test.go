@@ -10,6 +10,7 @@ import (
 	"agenthub/app/hub"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/store"
 )
 
@@ -174,7 +175,7 @@ func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
 		t.Errorf("in-flight retries %+v, want 1", last.Retries)
 	}
 
-	d, err := h.bus.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: s.ID, Snapshot: true, Dialect: ipc.DialectSeed000, Name: "late000"})
+	d, err := h.bus.Subscribe(context.Background(), ipc.SubscribeRequest{SessionID: s.ID, Snapshot: true, Dialect: dialect.Seed000, Name: "late000"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,10 @@ func TestSessionLifecycle(t *testing.T) {
 	if err != nil || !strings.HasPrefix(typ, "text/markdown") || !strings.Contains(string(md), "# test") {
 		t.Fatalf("export %q %q %v", md, typ, err)
 	}
+	// A session with no turn and no known cost says so as the window does (issue 34 row 19).
+	if !strings.Contains(string(md), "- Turns: —\n- Cost: —\n") {
+		t.Fatalf("export of a session without turns or cost:\n%s", md)
+	}
 }
 
 // TestToolOutputRetention: output files older than OutputRetention and the

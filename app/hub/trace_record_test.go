@@ -362,6 +362,10 @@ func traceScenarios() []scenario {
 				h.srv.Enqueue(toolReply([3]string{"tu_1", "list_dir", `{"path":"."}`}), textReply("ok"))
 				h.submit(s.ID, strings.Repeat("a", 3000))
 				c.turnEnd(s.ID)
+				// A user's Compact keeps the last exchange: a second one makes the first compactable.
+				h.srv.Enqueue(textReply("second answer"))
+				h.submit(s.ID, "b")
+				c.turnEnd(s.ID)
 				h.srv.Enqueue(textReply("SUMMARY: user sent a's; agent listed the dir."))
 				if err := h.hub.CompactSession(context.Background(), s.ID); err != nil {
 					t.Fatal(err)

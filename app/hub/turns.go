@@ -75,19 +75,35 @@ func (h *Hub) submit(ctx context.Context, sessionID, messageID, content string, 
 		}
 	}
 	files = append(files, uploads...)
+	var blocks []store.ContentBlock
+	if content != "" || len(files) == 0 {
+		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
+	}
+	blocks = append(blocks, files...)
+	s, err := h.lookup(sessionID)
+	if err != nil {
+		return ipc.SubmitResult{}, err
+	}
+	return h.submitBlocks(ctx, s, messageID, content, blocks)
+}
+
+// submitBlocks stores a submission whose user message is blocks (content
+// is its typed text, what a queued turn lists; messageID the id the client
+// chose for it, "" for a fresh one) and starts it when nothing runs or
+// waits.
+func (h *Hub) submitBlocks(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock) (ipc.SubmitResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return ipc.SubmitResult{}, errors.New("hub is closed")
 	}
-	s, err := h.lookupLocked(sessionID)
-	if err != nil {
+	if _, err := h.lookupLocked(s.record().ID); err != nil {
 		return ipc.SubmitResult{}, err
 	}
 	if len(s.queue) >= h.cfg.QueueLimit {
-		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", sessionID, len(s.queue), ipc.ErrQueueFull)
+		return ipc.SubmitResult{}, fmt.Errorf("session %s has %d queued turns: %w", s.record().ID, len(s.queue), ipc.ErrQueueFull)
 	}
-	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, files...)
+	t, queued, err := h.enqueueLocked(ctx, s, messageID, content, blocks)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
@@ -119,7 +135,7 @@ func (h *Hub) messageIDTakenLocked(s *session, id string) (bool, error) {
 // the message id the client chose, if any) is stored and the session record
 // lists it; otherwise the user message is stored with it. A messageID the
 // session already has is ErrConflict.
-func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, files ...store.ContentBlock) (store.Turn, bool, error) {
+func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content string, blocks []store.ContentBlock) (store.Turn, bool, error) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,11 +150,6 @@ func (h *Hub) enqueueLocked(ctx context.Context, s *session, messageID, content 
 	}
 	queued := s.running != nil || len(s.queue) > 0
 	t := store.Turn{ID: agent.NewID(), SessionID: s.rec.ID, Status: store.TurnQueued, CreatedAt: now, UserMessageID: messageID}
-	var blocks []store.ContentBlock
-	if content != "" || len(files) == 0 {
-		blocks = append(blocks, store.ContentBlock{Type: store.BlockText, Text: content})
-	}
-	blocks = append(blocks, files...)
 	var ops []store.Op
 	prevQueued := s.rec.QueuedTurns
 	if queued {
@@ -375,7 +386,8 @@ func (h *Hub) runTurn(r *run, s *session, output func(stream, text string)) agen
 			SessionID: sessionID, TurnID: turn.ID, Model: route.Model, Providers: providers,
 			Tools: tools, ExtraTools: h.extraTools(sess.WorkspacePath),
 			Env: tool.Env{Workspace: sess.WorkspacePath, OutputDir: outDir, Protected: h.protected(),
-				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork, Files: r.files},
+				ReadWorkspaceOnly: sess.SandboxReadWorkspaceOnly, NoNetwork: sess.SandboxNoNetwork, Files: r.files,
+				GitWrites: h.gitWritesFunc(sessionID, sess.WorkspacePath)},
 			Context:        h.contextFunc(s, turn.ID, route.Model, tools),
 			Recorder:       rec,
 			MaxTokens:      h.cfg.MaxTokens,
@@ -464,6 +476,8 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 	}
 }
 
+var _ agent.Recorder = (*recorder)(nil)
+
 // recorder implements agent.Recorder for one session.
 type recorder struct {
 	h *Hub
@@ -485,24 +499,22 @@ func (r *recorder) emitSessionTotals(turnID string) {
 
 // Emit implements agent.Recorder.
 func (r *recorder) Emit(d ipc.Draft, mutate func(*store.Session)) {
-	r.s.mu.Lock()
-	if hangOnHead(&r.s.rec, d.Ops) && mutate == nil {
-		mutate = func(*store.Session) {}
-	}
-	if mutate != nil {
-		mutate(&r.s.rec)
-		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
-	}
-	err := r.h.bus.Emit(d)
-	r.s.mu.Unlock()
-	if err != nil {
-		r.h.log.Error("hub: emitting event", "type", d.Type, "session", d.SessionID, "err", err)
-	}
+	r.record(d, mutate, "emitting", func(d ipc.Draft) error { return r.h.bus.Emit(d) })
 }
 
 // Commit implements agent.Recorder. It holds the session's lock until the
 // draft is durable, so the session's events keep their order.
 func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
+	r.record(d, mutate, "committing", func(d ipc.Draft) error {
+		_, err := r.h.bus.Commit(context.Background(), d)
+		return err
+	})
+}
+
+// record hands d to the bus with send under the session's lock, with the
+// session record mutate leaves (and the head it hangs on) as a PutSession
+// op; a failure is logged (the loop cannot do better).
+func (r *recorder) record(d ipc.Draft, mutate func(*store.Session), verb string, send func(ipc.Draft) error) {
 	r.s.mu.Lock()
 	if hangOnHead(&r.s.rec, d.Ops) && mutate == nil {
 		mutate = func(*store.Session) {}
@@ -511,10 +523,10 @@ func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
 		mutate(&r.s.rec)
 		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
 	}
-	_, err := r.h.bus.Commit(context.Background(), d)
+	err := send(d)
 	r.s.mu.Unlock()
 	if err != nil {
-		r.h.log.Error("hub: committing event", "type", d.Type, "session", d.SessionID, "err", err)
+		r.h.log.Error("hub: "+verb+" event", "type", d.Type, "session", d.SessionID, "err", err)
 	}
 }
 

@@ -21,6 +21,9 @@ import (
 // the API, and since Wails' bindings look methods up by name the linker then
 // keeps all of their methods — with the OpenAI side, 26 MB more of the
 // desktop binary mapped at idle (docs/benchmarks-desktop.md).
+// The delta path's first seam: the adapters are Providers.
+var _ Provider = (*anthropicProvider)(nil)
+
 type anthropicProvider struct {
 	cfg      Config
 	messages anthropic.MessageService

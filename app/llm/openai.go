@@ -25,6 +25,8 @@ import (
 // (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio) through the official
 // SDK's chat-completions service (no environment autoload, no retries; the
 // service alone, not an openai.Client, for the reason anthropicProvider gives).
+var _ Provider = (*openaiProvider)(nil)
+
 type openaiProvider struct {
 	cfg      Config
 	official bool // api.openai.com: max_completion_tokens, reasoning_effort

@@ -24,8 +24,11 @@ import (
 // "mcp_servers" (keyed by its name). Exactly one of Command (stdio) and URL
 // (streamable HTTP) is set.
 type ServerConfig struct {
-	// Command, Args, Env and Cwd start a stdio server. Env adds to the
-	// app's environment; Cwd defaults to the app's working directory.
+	// Command, Args, Env and Cwd start a stdio server. The server gets an
+	// explicit environment (sandbox.BaseEnv: PATH, HOME, locale, TERM,
+	// USER, LOGNAME, SHELL, TMPDIR) plus Env — never the rest of the
+	// app's, so no provider key; Cwd defaults to the app's working
+	// directory.
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"agenthub/app/sandbox"
 )
 
 // MarkerEnv marks every process of a stdio server (value: a random token
@@ -67,9 +69,11 @@ func startProcess(name string, c ServerConfig, pids *pidFiles) (*process, error)
 	marker := newMarker()
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Dir = c.Cwd
-	cmd.Env = append(os.Environ(), MarkerEnv+"="+marker)
-	for k, v := range c.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	// An explicit environment, as bash gets: the configured env on top of
+	// PATH, HOME, locale and the like — never the app's credentials.
+	cmd.Env = append(sandbox.BaseEnv(os.Environ(), c.Env), MarkerEnv+"="+marker)
+	if tmp := os.Getenv("TMPDIR"); tmp != "" && c.Env["TMPDIR"] == "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	}
 	cmd.SysProcAttr = groupAttr()
 	p := &process{cmd: cmd, stderr: &tail{}, marker: marker, pids: pids, exited: make(chan struct{})}

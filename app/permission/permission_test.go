@@ -164,3 +164,30 @@ func TestStorePersistsPerWorkspace(t *testing.T) {
 		t.Fatalf("a broken file: %v", err)
 	}
 }
+
+// The per-workspace git-writes setting is off by default, kept beside the
+// rules and read back.
+func TestStoreKeepsGitWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), permission.FileName)
+	s, err := permission.OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := "/home/u/project"
+	if s.GitWrites(ws) {
+		t.Fatal("git writes are on by default")
+	}
+	if err := s.SetGitWrites(ws+"/", true); err != nil {
+		t.Fatal(err)
+	}
+	again, err := permission.OpenStore(path)
+	if err != nil || !again.GitWrites(ws) || again.GitWrites("/home/u/other") {
+		t.Fatalf("reopened: %v %v", again.GitWrites(ws), err)
+	}
+	if err := again.SetGitWrites(ws, false); err != nil {
+		t.Fatal(err)
+	}
+	if third, _ := permission.OpenStore(path); third.GitWrites(ws) {
+		t.Fatal("turned off, still on after reopening")
+	}
+}

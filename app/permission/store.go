@@ -23,17 +23,21 @@ type Store struct {
 	path string
 	mu   sync.Mutex
 	ws   map[string][]Rule
+	git  map[string]bool // workspaces whose .git bash may write
 }
 
 type fileFormat struct {
 	Workspaces map[string][]Rule `json:"workspaces"`
+	// GitWrites lists the workspaces where sandboxed bash may write .git
+	// (off unless set: docs/permissions.md).
+	GitWrites map[string]bool `json:"git_writes,omitempty"`
 }
 
 // OpenStore reads path (a missing file is an empty store). A file that
 // does not parse is an error naming it, so a hand edit gone wrong is
 // reported instead of silently dropping the user's rules.
 func OpenStore(path string) (*Store, error) {
-	s := &Store{path: path, ws: map[string][]Rule{}}
+	s := &Store{path: path, ws: map[string][]Rule{}, git: map[string]bool{}}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -53,7 +57,41 @@ func OpenStore(path string) (*Store, error) {
 		}
 		s.ws[filepath.Clean(ws)] = rules
 	}
+	for ws, on := range f.GitWrites {
+		if on {
+			s.git[filepath.Clean(ws)] = true
+		}
+	}
 	return s, nil
+}
+
+// GitWrites reports whether sandboxed bash may write the workspace's .git.
+func (s *Store) GitWrites(workspace string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.git[filepath.Clean(workspace)]
+}
+
+// SetGitWrites turns git writes for a workspace on or off and saves.
+func (s *Store) SetGitWrites(workspace string, allow bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := filepath.Clean(workspace)
+	was := s.git[key]
+	if allow {
+		s.git[key] = true
+	} else {
+		delete(s.git, key)
+	}
+	if err := s.save(); err != nil {
+		if was {
+			s.git[key] = true
+		} else {
+			delete(s.git, key)
+		}
+		return err
+	}
+	return nil
 }
 
 // Rules returns a copy of a workspace's rules, in the order they were added.
@@ -102,7 +140,7 @@ func (s *Store) Add(workspace string, r Rule) error {
 
 // save writes the file; the caller holds mu.
 func (s *Store) save() error {
-	b, err := json.MarshalIndent(fileFormat{Workspaces: s.ws}, "", "  ")
+	b, err := json.MarshalIndent(fileFormat{Workspaces: s.ws, GitWrites: s.git}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("permissions: encode: %w", err)
 	}

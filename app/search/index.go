@@ -321,7 +321,7 @@ func (x *Index) hits(found []doc, terms []string) ([]ipc.SearchHit, error) {
 			}
 			out = append(out, ipc.SearchHit{
 				SessionID: d.session, MessageID: d.message, Snippet: Snippet(indexedText(m), terms),
-				Role: m.Role, Offset: m.Offset, SessionTitle: title,
+				Role: m.Role, Offset: m.Offset, SessionTitle: title, ToolUseID: m.ToolCallID,
 			})
 		}
 		return nil

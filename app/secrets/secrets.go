@@ -156,8 +156,23 @@ type fileVault struct {
 	mu   sync.Mutex
 }
 
+// Where says, in a plain sentence for the Settings dialog, that the keys
+// are in the 0600 file and that no system keyring was found; the
+// technical reason is Reason's (for the log).
 func (f *fileVault) Where() string {
-	return fmt.Sprintf("file %s (0600; no system keyring: %s)", f.path, f.why)
+	if f.why == "chosen" {
+		return fmt.Sprintf("a file only you can read (0600): %s", f.path)
+	}
+	if strings.HasPrefix(f.why, "the system keyring did not answer") { // already a sentence
+		return fmt.Sprintf("a file only you can read (0600): %s — %s", f.path, f.why)
+	}
+	return fmt.Sprintf("a file only you can read (0600): %s — no system keyring is running on this computer", f.path)
+}
+
+// Reason is why the file is used instead of the system keyring (the
+// keyring's own error, for the log).
+func (f *fileVault) Reason() string {
+	return f.why
 }
 
 func (f *fileVault) load() (map[string]string, error) {

@@ -101,7 +101,8 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 		capt.finish()
 		return fail(errorf(errclass.ToolExec, "bash: pipe: %v", err))
 	}
-	cmd, cleanup, err := t.command(dir, in.Command, env)
+	gitWrites := env.GitWrites != nil && env.GitWrites(env.ToolUseID)
+	cmd, cleanup, err := t.command(dir, in.Command, env, gitWrites)
 	if err != nil {
 		pr.Close()
 		pw.Close()
@@ -167,6 +168,10 @@ func (t *bashTool) Run(ctx context.Context, env Env, input json.RawMessage) (Res
 
 	n := compare()
 	res, err := t.result(in.Command, label, pg, capt, stopErr, time.Since(start))
+	if res.IsError && t.opts.Sandbox != nil && !gitWrites && hitReadOnlyGit(res.Output) && len(gitPaths(dir)) > 0 {
+		res.Output += gitReadOnlyHint + "\n"
+		res.Summary += "\n" + gitReadOnlyHint + "\n"
+	}
 	if n > 0 {
 		res.Summary += fmt.Sprintf("\n*%s in the folder changed*\n", plural(n, "file", "files"))
 	}
@@ -244,20 +249,6 @@ func bashSummary(head, text string, capt *capture, took time.Duration) string {
 		b.WriteString("\nFull output: " + codeSpan(capt.path) + "\n")
 	}
 	return b.String()
-}
-
-// inheritedEnv is the app's environment without a marker of its own (an
-// Agent Hub started by another's bash call must not mark its tools' processes
-// with the outer call's token).
-func inheritedEnv() []string {
-	env := os.Environ()
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, MarkerEnv+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // logName turns a tool-use id into a safe file name stem.

@@ -15,13 +15,21 @@ import (
 // The test binary doubles as the sandbox helper, as the app's binary does
 // in main.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sbx.HelperArg {
-		os.Exit(sbx.RunHelper(os.Args[2:]))
+	sbx.Dispatch()
+	if _, err := sbx.ProbeAndProtect(); err != nil {
+		panic(err)
 	}
 	os.Exit(m.Run())
 }
 
 func sandboxedBash(t *testing.T) Tool {
+	t.Helper()
+	return sandboxedBashWith(t, &Sandbox{})
+}
+
+// sandboxedBashWith is bash confined by sb (Helper: the test binary;
+// CacheDir: a temp dir unless set).
+func sandboxedBashWith(t *testing.T, sb *Sandbox) Tool {
 	t.Helper()
 	if !sbx.Probe().Files() {
 		t.Skip(sbx.Probe().String())
@@ -30,8 +38,12 @@ func sandboxedBash(t *testing.T) Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sb.Helper = self
+	if sb.CacheDir == "" {
+		sb.CacheDir = t.TempDir()
+	}
 	opts := testOpts
-	opts.Sandbox = &Sandbox{Helper: self}
+	opts.Sandbox = sb
 	tl, _ := Lookup(BuiltinsWithOptions(nil, opts), "bash")
 	return tl
 }

@@ -154,12 +154,18 @@ func TestBashExitCodes(t *testing.T) {
 // they are printed.
 func runAsync(t *testing.T, ctx context.Context, cmd string, timeoutMS int64, npids int) (pids []int, done chan error, res *Result) {
 	t.Helper()
+	return runAsyncWith(t, newBash(t), ctx, cmd, timeoutMS, npids)
+}
+
+// runAsyncWith is runAsync with the bash tool given.
+func runAsyncWith(t *testing.T, bash Tool, ctx context.Context, cmd string, timeoutMS int64, npids int) (pids []int, done chan error, res *Result) {
+	t.Helper()
 	rec := newRecorder(npids)
 	env := Env{Workspace: t.TempDir(), OutputDir: t.TempDir(), ToolUseID: "tu", Output: rec.output}
 	done = make(chan error, 1)
 	res = new(Result)
 	go func() {
-		r, err := newBash(t).Run(ctx, env, bashInputJSON(cmd, timeoutMS))
+		r, err := bash.Run(ctx, env, bashInputJSON(cmd, timeoutMS))
 		*res = r
 		done <- err
 	}()

@@ -51,6 +51,10 @@ type Env struct {
 	// Files, when non-nil, is told about the workspace changes the call
 	// makes (app/checkpoint records them so a turn can be undone).
 	Files FileWatcher
+	// GitWrites, when non-nil, says whether bash call toolUseID may write
+	// the workspace's .git (the workspace's setting, or the approval of
+	// that one call); nil or false keeps .git read-only in the sandbox.
+	GitWrites func(toolUseID string) bool
 }
 
 // StreamWorkerReset is the Output stream that voids the worker text
@@ -183,19 +187,32 @@ type Options struct {
 	// marker. Default 64 MiB.
 	FileMaxBytes int64
 	// Sandbox, when non-nil, confines bash (app/sandbox): writes only in
-	// the workspace, the call's temp dir (TMPDIR) and Sandbox.CacheDirs.
+	// the workspace, the call's temp dir (TMPDIR) and Sandbox.CacheDir.
 	Sandbox *Sandbox
+	// Env, when non-nil, returns the variables the user configured for
+	// tool processes (the tool_env setting), added to bash's explicit
+	// environment.
+	Env func() map[string]string
 }
 
 // Sandbox is how bash commands are confined.
 type Sandbox struct {
 	// Helper is the absolute path of the binary that runs as the sandbox
-	// helper (the app's own executable, which dispatches
-	// sandbox.HelperArg in main).
+	// helper (the app's own executable, which calls sandbox.Dispatch in
+	// main).
 	Helper string
-	// CacheDirs may be written besides the workspace and the temp dir
-	// (build caches, so go build and npm ci work).
-	CacheDirs []string
+	// CacheDir is the root of the sandbox's private caches (GOCACHE,
+	// GOMODCACHE, npm_config_cache, XDG_CACHE_HOME point below it); ""
+	// for none. The user's own caches are never writable.
+	CacheDir string
+	// UserModCache is the user's Go module cache, read (never written)
+	// as a file:// GOPROXY so modules already there need no download.
+	UserModCache string
+	// Hidden directories are out of the command's sight: the data dir,
+	// the session's runtime dir (D-Bus, keyring, agents' sockets).
+	Hidden []string
+	// Fallback runs without namespaces even where they work (tests).
+	Fallback bool
 }
 
 // Defaults of Options.

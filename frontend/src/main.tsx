@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { detectBackend } from './app/backend';
+import { detectBackend } from './transport/backend';
 import { applyTheme, loadTheme } from './app/theme';
 import './chat/chat.css';
 import './app/app.css';
@@ -14,7 +14,7 @@ const backend = detectBackend(window);
 // --mode smoketest, embedded by the smoketest binary): a normal build drops
 // this branch and, with it, the hooks' module.
 if (import.meta.env.MODE === 'smoketest' && backend.kind === 'wails') {
-  void import('./app/testhooks').then((m) => m.installTestHooks(window));
+  void import('./testing/testhooks').then((m) => m.installTestHooks(window));
 }
 createRoot(root).render(
   <StrictMode>

@@ -16,6 +16,7 @@ import (
 
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/rpc/hubtest"
 	"agenthub/store"
 
@@ -77,6 +78,7 @@ func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions
 		t.Fatal(err)
 	}
 	opts.PruneInterval = -1
+	opts.Dialects = dialect.New()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts.Logger = log

@@ -15,6 +15,7 @@ import (
 	"agenthub/gateway/client"
 	"agenthub/gateway/wire"
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/devices"
 	"agenthub/ipc/gatewaylink"
 	"agenthub/ipc/rpc"
@@ -46,7 +47,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1})
+	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1, Dialects: dialect.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

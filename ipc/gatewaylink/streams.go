@@ -10,6 +10,7 @@ import (
 
 	"agenthub/gateway/wire"
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/rpc"
 )
 
@@ -26,7 +27,7 @@ const (
 	writablePoll = 2 * time.Millisecond
 	// DefaultDialect is the dialect of a subscription that names none:
 	// seed 000's StreamPayload, as the seed says gateway streams arrive.
-	DefaultDialect = ipc.DialectSeed000
+	DefaultDialect = dialect.Seed000
 )
 
 // stream is one subscription of a device, forwarded by its own goroutine.

@@ -14,6 +14,8 @@ type approveParams struct {
 	Decision  string              `json:"decision"`
 	Message   string              `json:"message"`
 	Rule      *ipc.PermissionRule `json:"rule"`
+	// AllowGitWrites runs this one call with .git writable.
+	AllowGitWrites bool `json:"allow_git_writes"`
 }
 
 // approveTool answers a waiting tool call (docs/permissions.md); by is the
@@ -28,7 +30,7 @@ func (h hubMethods) approveTool(ctx context.Context, raw json.RawMessage) (any, 
 		return nil, Errorf(CodeInvalidParams, "tool_use_id is required")
 	}
 	return ok(h.hub.ApproveTool(ctx, ipc.ApproveToolRequest{SessionID: id, ToolUseID: p.ToolUseID,
-		Decision: p.Decision, Message: p.Message, Rule: p.Rule, By: ipc.ClientOf(ctx)}))
+		Decision: p.Decision, Message: p.Message, Rule: p.Rule, By: ipc.ClientOf(ctx), AllowGitWrites: p.AllowGitWrites}))
 }
 
 type modeParams struct {
@@ -49,10 +51,13 @@ type rulesParams struct {
 	Rules     []ipc.PermissionRule `json:"rules"`
 }
 
-// RulesResult is the payload of getPermissionRules and setPermissionRules.
+// RulesResult is the payload of getPermissionRules and setPermissionRules;
+// AllowGitWrites is the workspace's git-writes setting (setGitWrites), nil
+// when the hub keeps none.
 type RulesResult struct {
-	Workspace string               `json:"workspace"`
-	Rules     []ipc.PermissionRule `json:"rules"`
+	Workspace      string               `json:"workspace"`
+	Rules          []ipc.PermissionRule `json:"rules"`
+	AllowGitWrites *bool                `json:"allow_git_writes,omitempty"`
 }
 
 func (h hubMethods) getPermissionRules(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -61,7 +66,7 @@ func (h hubMethods) getPermissionRules(ctx context.Context, raw json.RawMessage)
 		return nil, err
 	}
 	rules, err := h.hub.PermissionRules(ctx, p.Workspace)
-	return rulesResult(p.Workspace, rules, err)
+	return h.rulesResult(ctx, p.Workspace, rules, err)
 }
 
 func (h hubMethods) setPermissionRules(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -70,17 +75,53 @@ func (h hubMethods) setPermissionRules(ctx context.Context, raw json.RawMessage)
 		return nil, err
 	}
 	rules, err := h.hub.SetPermissionRules(ctx, p.Workspace, p.Rules)
-	return rulesResult(p.Workspace, rules, err)
+	return h.rulesResult(ctx, p.Workspace, rules, err)
 }
 
-func rulesResult(ws string, rules []ipc.PermissionRule, err error) (any, error) {
+func (h hubMethods) rulesResult(ctx context.Context, ws string, rules []ipc.PermissionRule, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
 	if rules == nil {
 		rules = []ipc.PermissionRule{}
 	}
-	return RulesResult{Workspace: ws, Rules: rules}, nil
+	res := RulesResult{Workspace: ws, Rules: rules}
+	if g, ok := h.hub.(ipc.GitWritesAPI); ok {
+		on, err := g.GitWrites(ctx, ws)
+		if err != nil {
+			return nil, err
+		}
+		res.AllowGitWrites = &on
+	}
+	return res, nil
+}
+
+type gitWritesParams struct {
+	Workspace string `json:"workspace"`
+	Allow     bool   `json:"allow"`
+}
+
+// GitWritesResult is the payload of setGitWrites.
+type GitWritesResult struct {
+	Workspace      string `json:"workspace"`
+	AllowGitWrites bool   `json:"allow_git_writes"`
+}
+
+// setGitWrites turns git writes for a workspace's sandboxed bash on or off.
+func (h hubMethods) setGitWrites(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p gitWritesParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	g, ok := h.hub.(ipc.GitWritesAPI)
+	if !ok {
+		return nil, Errorf(CodeMethodNotFound, "%s is not served here", MethodSetGitWrites)
+	}
+	on, err := g.SetGitWrites(ctx, p.Workspace, p.Allow)
+	if err != nil {
+		return nil, err
+	}
+	return GitWritesResult{Workspace: p.Workspace, AllowGitWrites: on}, nil
 }
 
 type sandboxParams struct {

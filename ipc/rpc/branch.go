@@ -14,6 +14,8 @@ const (
 	MethodRegenerate = "regenerate"
 	// MethodEditMessage sends a changed copy of a user message → SubmitResult.
 	MethodEditMessage = "editMessage"
+	// MethodRetryTurn runs a user message's turn again as a new version of it → SubmitResult.
+	MethodRetryTurn = "retryTurn"
 	// MethodSwitchBranch moves the current path → the session record.
 	MethodSwitchBranch = "switchBranch"
 	// MethodForkSession copies the path up to a message into a new session → its record.
@@ -59,6 +61,14 @@ func (h hubMethods) editMessage(ctx context.Context, raw json.RawMessage) (any, 
 		return nil, Errorf(CodeInvalidParams, "content is required")
 	}
 	return b.EditAndResend(ctx, id, p.MessageID, *p.Content)
+}
+
+func (h hubMethods) retryTurn(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, id, b, err := h.branch(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.RetryTurn(ctx, id, p.MessageID)
 }
 
 func (h hubMethods) switchBranch(ctx context.Context, raw json.RawMessage) (any, error) {

@@ -26,6 +26,11 @@ func (h *branchHub) EditAndResend(_ context.Context, sid, mid, content string) (
 	return ipc.SubmitResult{TurnID: "t10"}, nil
 }
 
+func (h *branchHub) RetryTurn(_ context.Context, sid, mid string) (ipc.SubmitResult, error) {
+	h.calls = append(h.calls, "retry "+sid+" "+mid)
+	return ipc.SubmitResult{TurnID: "t11"}, nil
+}
+
 func (h *branchHub) SwitchBranch(_ context.Context, sid, mid string) (store.Session, error) {
 	h.calls = append(h.calls, "switch "+sid+" "+mid)
 	return store.Session{ID: sid, Branched: true}, nil
@@ -58,6 +63,9 @@ func TestBranchAndUndoMethods(t *testing.T) {
 		t.Fatalf("regenerate = %+v", r)
 	}
 	ok[ipc.SubmitResult](t, call(t, d, rpc.MethodEditMessage, map[string]any{"session_id": "s1", "message_id": "m1", "content": "again"}))
+	if r := ok[ipc.SubmitResult](t, call(t, d, rpc.MethodRetryTurn, map[string]any{"session_id": "s1", "message_id": "m3"})); r.TurnID != "t11" {
+		t.Fatalf("retryTurn = %+v", r)
+	}
 	ok[store.Session](t, call(t, d, rpc.MethodSwitchBranch, map[string]any{"session_id": "s1", "message_id": "m2"}))
 	if s := ok[store.Session](t, call(t, d, rpc.MethodForkSession, map[string]any{"session_id": "s1", "message_id": "m1"})); s.ID != "fork" {
 		t.Fatalf("fork = %+v", s)
@@ -66,7 +74,7 @@ func TestBranchAndUndoMethods(t *testing.T) {
 		t.Fatalf("changes = %+v", c)
 	}
 	ok[ipc.TurnUndone](t, call(t, d, rpc.MethodUndoTurn, map[string]any{"session_id": "s1", "turnId": "t1"}))
-	want := []string{"regenerate s1 m1", "edit s1 m1 again", "switch s1 m2", "fork s1 m1", "changes s1 t1", "undo s1 t1"}
+	want := []string{"regenerate s1 m1", "edit s1 m1 again", "retry s1 m3", "switch s1 m2", "fork s1 m1", "changes s1 t1", "undo s1 t1"}
 	if len(h.calls) != len(want) {
 		t.Fatalf("calls = %q", h.calls)
 	}

@@ -31,6 +31,7 @@ const (
 	MethodGetPermissions   = "getPermissionRules"
 	MethodSetPermissions   = "setPermissionRules"
 	MethodSetSandbox       = "setSandboxOptions"
+	MethodSetGitWrites     = "setGitWrites"
 	MethodListApprovals    = "listPendingApprovals"
 	MethodListMCPServers   = "listMcpServers"
 )
@@ -120,7 +121,7 @@ type OK struct {
 // listSessions, getSession, createSession, renameSession, deleteSession,
 // submitTurn, cancelTurn, compactSession, exportSession, getSettings,
 // updateSettings, listModels, approveTool, setApprovalMode,
-// getPermissionRules, setPermissionRules, setSandboxOptions,
+// getPermissionRules, setPermissionRules, setSandboxOptions, setGitWrites,
 // listPendingApprovals, listMcpServers, search. Session-addressed methods take the
 // session id as `agentId` (seed 003); `sessionId` and `session_id` are
 // accepted as aliases.
@@ -139,11 +140,13 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetSettings, h.getSettings)
 	d.Register(MethodUpdateSettings, h.updateSettings)
 	d.Register(MethodListModels, h.listModels)
+	d.Register(MethodTestConnection, h.testConnection)
 	d.Register(MethodApproveTool, h.approveTool)
 	d.Register(MethodSetApprovalMode, h.setApprovalMode)
 	d.Register(MethodGetPermissions, h.getPermissionRules)
 	d.Register(MethodSetPermissions, h.setPermissionRules)
 	d.Register(MethodSetSandbox, h.setSandboxOptions)
+	d.Register(MethodSetGitWrites, h.setGitWrites)
 	d.Register(MethodListApprovals, h.listPendingApprovals)
 	d.Register(MethodListMCPServers, h.listMCPServers)
 	d.Register(MethodSearch, h.search)
@@ -154,6 +157,7 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodGetTurnChanges, h.getTurnChanges)
 	d.Register(MethodUndoTurn, h.undoTurn)
 	d.Register(MethodRegenerate, h.regenerate)
+	d.Register(MethodRetryTurn, h.retryTurn)
 	d.Register(MethodEditMessage, h.editMessage)
 	d.Register(MethodSwitchBranch, h.switchBranch)
 	d.Register(MethodForkSession, h.forkSession)
@@ -471,6 +475,25 @@ func (h hubMethods) updateSettings(ctx context.Context, raw json.RawMessage) (an
 		body = inner
 	}
 	return h.hub.UpdateSettings(ctx, body)
+}
+
+// MethodTestConnection makes one tiny call to a provider → ipc.ConnectionTest.
+const MethodTestConnection = "testConnection"
+
+func (h hubMethods) testConnection(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Provider string `json:"provider"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, Errorf(CodeInvalidParams, "params: %v", err)
+		}
+	}
+	t, ok := h.hub.(ipc.ConnectionTester)
+	if !ok {
+		return nil, Errorf(CodeInvalidParams, "this hub cannot test a connection")
+	}
+	return t.TestConnection(ctx, p.Provider)
 }
 
 func (h hubMethods) listModels(ctx context.Context, _ json.RawMessage) (any, error) {

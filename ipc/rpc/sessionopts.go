@@ -165,9 +165,27 @@ type filesParams struct {
 	sessionParams
 	Query string `json:"query"`
 	Limit int    `json:"limit"`
+	// WorkspacePath, instead of a session, is a folder a session is about
+	// to be created in (the new-session view's first message).
+	WorkspacePath *string `json:"workspace_path"`
 }
 
 func (h hubMethods) listFiles(ctx context.Context, raw json.RawMessage) (any, error) {
+	var folder filesParams
+	if err := DecodeParams(raw, &folder); err == nil && folder.WorkspacePath != nil {
+		l, ok := h.hub.(ipc.FolderFileLister)
+		if !ok {
+			return FilesResult{Files: []string{}}, nil
+		}
+		files, err := l.ListFolderFiles(ctx, *folder.WorkspacePath, folder.Query, folder.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if files == nil {
+			files = []string{}
+		}
+		return FilesResult{Files: files}, nil
+	}
 	p, id, err := decodeSession[filesParams](raw)
 	if err != nil {
 		return nil, err

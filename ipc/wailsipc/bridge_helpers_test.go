@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/rpc/hubtest"
 	"agenthub/ipc/wailsipc"
 	"agenthub/store"
@@ -255,6 +256,7 @@ func newEnv(t *testing.T, opts ipc.Options) *env {
 		t.Fatal(err)
 	}
 	opts.PruneInterval = -1
+	opts.Dialects = dialect.New()
 	bus, err := ipc.NewBus(ipc.BoltStore(db), opts)
 	if err != nil {
 		t.Fatal(err)

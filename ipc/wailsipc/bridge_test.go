@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agenthub/ipc"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/wailsipc"
 )
 
@@ -409,8 +410,8 @@ func TestBridgeDialect(t *testing.T) {
 	if m := e.pg.subscribeIn(e.br, sid, "preset:chat", nil, false, "seed999"); m["type"] != "subscribe_error" || m["code"] != ipc.CodeInvalidFilter {
 		t.Fatalf("unknown dialect: %v", m)
 	}
-	ack := e.pg.subscribeIn(e.br, sid, "preset:chat", nil, false, ipc.DialectSeed002)
-	if ack["type"] != "subscribe_ack" || ack["dialect"] != ipc.DialectSeed002 {
+	ack := e.pg.subscribeIn(e.br, sid, "preset:chat", nil, false, dialect.Seed002)
+	if ack["type"] != "subscribe_ack" || ack["dialect"] != dialect.Seed002 {
 		t.Fatalf("ack %v", ack)
 	}
 	r, err := e.br.Request(`{"type":"request","requestId":"s1","method":"submitTurn","params":{"agentId":"` + sid + `","content":"hi"}}`)

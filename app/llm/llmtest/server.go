@@ -96,7 +96,35 @@ type Server struct {
 	title   string    // the answer to title requests ("" = script them like any other)
 	titles  []Request // title requests answered with title
 	discard bool      // StopRecording was called
+	models  []string  // ServeModels' list (nil = GET /models is scripted like any request)
 	once    sync.Once
+}
+
+// ServeModels makes the server answer GET …/models as an OpenAI-compatible
+// server does — the OpenAI list of ids — without using the script or
+// recording the request: a client that lists the server's models (the
+// hub's model picker) then leaves the scripted replies to the turns.
+func (s *Server) ServeModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = append([]string{}, ids...)
+}
+
+// modelList is the OpenAI list body of ids.
+func modelList(ids []string) Response {
+	type model struct {
+		ID     string `json:"id"`
+		Object string `json:"object"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model"})
+	}
+	b, _ := json.Marshal(list)
+	return Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: string(b)}
 }
 
 // StopRecording makes the server keep no more requests (Requests returns
@@ -184,6 +212,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var resp Response
 	ok := false
 	switch {
+	case s.models != nil && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+		resp, ok = modelList(s.models), true
 	case s.title != "" && isTitleRequest(body):
 		s.titles = append(s.titles, req)
 		resp, ok = titleReply(r.URL.Path, s.title), true

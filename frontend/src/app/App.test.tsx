@@ -2,10 +2,11 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App, sessionFromHash } from '../App';
+import { App } from '../App';
+import { sessionFromHash } from './workspace';
 import { TRACES } from '../state/traces';
-import { httpBackend, inWails, type Backend } from './backend';
-import { FakeHub, ScriptedTransport, session } from './fakes';
+import { httpBackend, inWails, type Backend } from '../transport/backend';
+import { FakeHub, ScriptedTransport, session } from '../testing/fakes';
 import type { AppInfo, ReadyReport } from './info';
 
 declare global {
@@ -70,13 +71,15 @@ afterEach(() => {
 const q = (sel: string) => container.querySelector(sel);
 
 describe('App', () => {
-  it('explains provider setup on first run and reports ready', async () => {
+  it('leads to Settings on first run (no terminal needed) and reports ready', async () => {
     const { backend, reports, firstReady } = fakeBackend(info);
     await act(async () => root.render(<App backend={backend} />));
     await act(async () => firstReady);
-    expect(q('[data-testid="setup-help"]')?.textContent).toContain('ANTHROPIC_API_KEY');
-    expect(q('[data-testid="setup-help"]')?.textContent).toContain('OPENAI_BASE_URL=http://127.0.0.1:11434/v1');
-    expect(q('[data-testid="setup-help"]')?.textContent).toContain('openai:llama3.1');
+    const help = q('[data-testid="setup-help"]')?.textContent ?? '';
+    expect(help).toContain('http://127.0.0.1:11434/v1');
+    expect(help).toContain('Test connection');
+    expect(help).not.toContain('ANTHROPIC_API_KEY'); // no environment variables or flags for a desktop-menu start
+    expect(q('.welcome-actions .btn-primary')?.textContent).toBe('Open Settings');
     expect(q('.side-empty')?.textContent).toBe('No sessions yet.');
     expect(reports).toEqual([{ version: '0.9.0', data_dir: '/data/agenthub' }]);
   });

@@ -184,10 +184,14 @@ function UnlistedApprovals({ ctl, sessionId }: { ctl: AppController; sessionId: 
   );
 }
 
-/** " — attempt 2 of 4 — retrying in 3 s…" for a failed call that will be retried. */
-export function retryText(attempt: number | null, retryInMs: number | null, maxAttempts: number | null = null): string {
+/**
+ * " — attempt 2 of 4 — retrying in 3 s…" for a failed call that will be
+ * retried; " — attempt 2 of 4 under way…" once that attempt has started.
+ */
+export function retryText(attempt: number | null, retryInMs: number | null, maxAttempts: number | null = null, inFlight = false): string {
   const of = maxAttempts ? ` of ${maxAttempts}` : "";
   const next = attempt !== null ? ` — attempt ${attempt + 1}${of}` : "";
+  if (inFlight) return `${next} under way…`;
   const wait = retryInMs !== null && retryInMs >= 1000 ? ` in ${Math.round(retryInMs / 1000)} s` : "";
   return `${next} — retrying${wait}…`;
 }
@@ -211,7 +215,7 @@ function ChatError({ ctl }: { ctl: AppController }) {
       <strong>{err.source === "llm" ? "Model call failed" : err.source === "turn" ? "Turn failed" : "Error"}</strong>
       <span>
         {err.errorClass}: {err.message}
-        {err.willRetry ? retryText(err.attempt, err.retryInMs, err.maxAttempts ?? null) : ""}
+        {err.willRetry ? retryText(err.attempt, err.retryInMs, err.maxAttempts ?? null, err.inFlight === true) : ""}
       </span>
       <button type="button" className="icon-btn" aria-label="Dismiss error" onClick={() => ctl.clearError()}>
         ×
@@ -246,8 +250,8 @@ export function ChatPane({ ctl, sessionId, defaultModel, chooseFolder, upload }:
       store: ctl.store,
       sessionId,
       onOpenSession: (id) => ctl.open(id),
-      onAnswer: (toolUseId, answer, text, rule) => ctl.approve(toolUseId, answer, text, rule),
-      onRetry: (text) => void ctl.send(text),
+      onAnswer: (toolUseId, answer, text, rule, allowGitWrites) => ctl.approve(toolUseId, answer, text, rule, allowGitWrites),
+      onRetry: (messageId) => void ctl.retryTurn(messageId),
       readToolOutput: (toolUseId, offset, length) => ctl.readToolOutput(toolUseId, offset, length),
       turnChanges: (turnId) => ctl.turnChanges(turnId),
       onRegenerate: (messageId) => ctl.regenerate(messageId),

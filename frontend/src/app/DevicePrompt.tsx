@@ -3,9 +3,11 @@
 // The window hears of it at once (a Wails event); the dashboard page asks
 // listDevices every few seconds.
 
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useModal } from "../chat/modals";
-import { deviceLabel, type DevicesClient, type DeviceRights, type PendingDevice } from "./devices";
+import type { Backend } from "../transport/backend";
+import type { DevicesClient, DeviceRights, PendingDevice } from "../transport/devices";
+import type { AppController } from "./controller";
 
 /** How often the dashboard page asks which devices wait. */
 export const DEVICE_POLL_MS = 2000;
@@ -36,6 +38,26 @@ export function usePendingDevices(devices: DevicesClient | undefined, subscribe?
     };
   }, [devices, subscribe]);
   return [pending, setPending];
+}
+
+/**
+ * The oldest device waiting for the hub's user, and the answer to it. A page
+ * a gateway served has no device to answer (it is a device itself).
+ */
+export function useDeviceQuestion(backend: Backend, ctl: AppController): [PendingDevice | undefined, (allow: boolean, rights?: DeviceRights) => void] {
+  const devices = backend.kind === "gateway" ? undefined : backend.hub().devices;
+  const onDevices = useMemo(() => backend.onDevicesPending?.bind(backend), [backend]);
+  const [pending, setPending] = usePendingDevices(devices, onDevices);
+  const answer = useCallback(
+    (allow: boolean, rights?: DeviceRights) => {
+      const d = pending[0];
+      if (!d || !devices) return;
+      setPending(pending.slice(1));
+      devices.answer(d.deviceId, allow, rights).catch((err: unknown) => ctl.notify(`Could not answer ${d.deviceId}: ${err instanceof Error ? err.message : String(err)}`));
+    },
+    [devices, pending, setPending, ctl],
+  );
+  return [pending[0], answer];
 }
 
 /** The prompt for the oldest waiting device. */
@@ -69,4 +91,11 @@ export function DevicePrompt({ device, onAnswer }: { device: PendingDevice; onAn
       </div>
     </div>
   );
+}
+
+/** How a device is named in a prompt: its id, shortened, and what it says it is. */
+export function deviceLabel(id: string, meta?: Record<string, string>): string {
+  const short = id.length > 24 ? `${id.slice(0, 20)}…` : id;
+  const ua = meta?.userAgent ? ` (${meta.userAgent.slice(0, 60)})` : "";
+  return `${short}${ua}`;
 }

@@ -4,9 +4,9 @@
 // with Copy, plus Save… where the File System Access API exists.
 
 import { useEffect, useRef, useState } from "react";
-import { inWails } from "./backend";
+import { inWails } from "../transport/backend";
 import type { AppController } from "./controller";
-import type { ExportFormat, ExportResult } from "./hub";
+import type { ExportFormat, ExportResult } from "../transport/hub";
 import { useModal } from "../chat/modals";
 
 const EXTENSIONS: Record<ExportFormat, string> = { markdown: "md", json: "json" };

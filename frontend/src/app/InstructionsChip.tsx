@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import { useStore } from "zustand";
 import { sessionRecord } from "../state";
 import type { AppController } from "./controller";
-import type { InstructionFile } from "./hub";
+import type { InstructionFile } from "../transport/hub";
 import { revealText } from "../chat/visible";
 import { Revealed } from "../chat/Reveal";
 

@@ -2,8 +2,8 @@
 import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
-import { FakeHub } from "./fakes";
-import type { SettingsView } from "./hub";
+import { FakeHub } from "../testing/fakes";
+import type { SettingsView } from "../transport/hub";
 import { configFromForm, McpServers, stateLine } from "./McpServers";
 
 const dom = mountPerTest();

@@ -7,7 +7,7 @@
 
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import type { MCPServerStatus } from "../protocol";
-import type { HubClient, MCPServerConfig, SettingsView } from "./hub";
+import type { HubClient, MCPServerConfig, SettingsView } from "../transport/hub";
 
 /** How often the list refreshes while Settings is open (servers start on their own). */
 const REFRESH_MS = 1000;

@@ -2,12 +2,12 @@
 // Nothing is stored until that message is sent (controller.sendNew), so
 // "New session" clicked twice makes no empty sessions.
 
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { useStore } from "zustand";
 import { Composer } from "../chat";
 import type { AttachmentInfo, Session } from "../protocol";
 import type { AppController } from "./controller";
-import { SessionOptionsFields, type SessionChoice } from "./SessionOptions";
+import { modelProblem, SessionOptionsFields, type SessionChoice } from "./SessionOptions";
 
 /** Props of NewSession. */
 export interface NewSessionProps {
@@ -38,10 +38,15 @@ export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, 
   const models = useStore(ctl.store, (st) => st.ui.models);
   const [choice, setChoice] = useState<SessionChoice>({ model: "", workspace: defaultWorkspace });
   const noFolder = choice.workspace.trim() === "";
+  // @-completion before the session exists: the chosen folder's files.
+  const folder = choice.workspace.trim();
+  const complete = useMemo(() => (q: string) => ctl.listFolderFiles(folder, q), [ctl, folder]);
   // Sends the first message in the chosen folder; with none chosen it asks
   // for one first (the native dialog in the window), and sends nothing when
-  // none is given. The folder is always sent: never the launch directory.
+  // none is given. The folder is always sent: never the launch directory. A
+  // model the field marks as wrong sends nothing (the message stays in the box).
   const send = async (text: string, attachments: AttachmentInfo[]): Promise<boolean> => {
+    if (modelProblem(choice.model) !== null) return false;
     let workspace = choice.workspace.trim();
     if (workspace === "" && chooseFolder) {
       workspace = (await chooseFolder("").catch(() => "")).trim();
@@ -74,6 +79,7 @@ export function NewSession({ ctl, defaultModel, defaultWorkspace, chooseFolder, 
         queued={NO_QUEUE}
         onSend={send}
         onCancel={() => undefined}
+        complete={complete}
         upload={upload}
       />
     </section>

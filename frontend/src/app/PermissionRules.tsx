@@ -4,7 +4,7 @@
 
 import { useEffect, useState, type KeyboardEvent } from "react";
 import type { PermissionAction, PermissionRule } from "../protocol";
-import type { HubClient } from "./hub";
+import type { HubClient } from "../transport/hub";
 
 /** The tools a rule can name ("*": every tool). */
 export const RULE_TOOLS = ["bash", "edit_file", "write_file", "delegate", "read_file", "list_dir", "glob", "grep", "*"] as const;
@@ -37,6 +37,7 @@ export interface PermissionRulesProps {
 /** The rule editor of a workspace. */
 export function PermissionRules({ hub, workspace }: PermissionRulesProps) {
   const [rules, setRules] = useState<PermissionRule[] | null>(null);
+  const [gitWrites, setGitWrites] = useState(false);
   const [status, setStatus] = useState("");
   const [draft, setDraft] = useState<PermissionRule>({ tool: "bash", prefix: "", action: "allow" });
 
@@ -45,6 +46,10 @@ export function PermissionRules({ hub, workspace }: PermissionRulesProps) {
     hub.getPermissionRules(workspace).then(
       (r) => live && setRules(r),
       (err: unknown) => live && (setRules([]), setStatus(`Could not read the rules: ${reason(err)}`)),
+    );
+    hub.getGitWrites(workspace).then(
+      (on) => live && setGitWrites(on),
+      () => undefined, // an older hub: the box stays off
     );
     return () => {
       live = false;
@@ -59,6 +64,14 @@ export function PermissionRules({ hub, workspace }: PermissionRulesProps) {
     } catch (err) {
       setStatus(`Could not save the rules: ${reason(err)}`);
       return false;
+    }
+  };
+  const toggleGit = async (allow: boolean) => {
+    try {
+      setGitWrites(await hub.setGitWrites(workspace, allow));
+      setStatus("");
+    } catch (err) {
+      setStatus(`Could not change git writes: ${reason(err)}`);
     }
   };
   const add = async () => {
@@ -123,6 +136,10 @@ export function PermissionRules({ hub, workspace }: PermissionRulesProps) {
           Add rule
         </button>
       </div>
+      <label className="check" title="Off: sandboxed bash can read .git but not write it (no commit, no hook, no config change)">
+        <input type="checkbox" data-testid="git-writes" checked={gitWrites} onChange={(e) => void toggleGit(e.target.checked)} />
+        Allow bash to write .git in this workspace (git commit, git checkout)
+      </label>
       {status && (
         <p className="rules-status" role="alert">
           {status}

@@ -3,7 +3,7 @@
 // them) or prices that changed. A change applies to calls made after it.
 
 import { useState, type FormEvent } from "react";
-import type { HubClient, ModelPrice } from "./hub";
+import type { HubClient, ModelPrice } from "../transport/hub";
 
 /** Props of Prices. */
 export interface PricesProps {

@@ -26,9 +26,28 @@ export interface SessionOptionsFieldsProps {
   disabled?: boolean;
 }
 
-/** The models to offer: configured providers' first, the current value kept even when unlisted. */
+/** The providers a model id may name. */
+export const PROVIDERS = ["anthropic", "openai"] as const;
+
+/**
+ * What is wrong with a model id, in plain words, or null when it is one the
+ * hub can route ("" is the default model): the Model field says it at once,
+ * instead of the hub's refusal after the fact.
+ */
+export function modelProblem(model: string): string | null {
+  const m = model.trim();
+  if (m === "") return null;
+  const at = m.indexOf(":");
+  const example = "e.g. anthropic:claude-sonnet-4-6 or openai:gpt-4.1";
+  if (at <= 0 || at === m.length - 1) return `Write the model as provider:model (${example}).`;
+  const provider = m.slice(0, at);
+  if (!(PROVIDERS as readonly string[]).includes(provider)) return `“${provider}” is not a provider: use anthropic or openai (${example}).`;
+  return null;
+}
+
+/** The models to offer: only configured providers' (a server's own list included), the current value kept even when unlisted. */
 export function modelOptions(models: ModelInfo[], current: string): ModelInfo[] {
-  const sorted = [...models].sort((a, b) => Number(b.configured) - Number(a.configured) || a.id.localeCompare(b.id));
+  const sorted = models.filter((m) => m.configured).sort((a, b) => a.id.localeCompare(b.id));
   if (current && !sorted.some((m) => m.id === current)) sorted.unshift({ id: current, provider: current.split(":")[0] ?? "", context_window: 0, configured: true });
   return sorted;
 }
@@ -36,6 +55,7 @@ export function modelOptions(models: ModelInfo[], current: string): ModelInfo[] 
 /** The model select and folder field. */
 export function SessionOptionsFields({ models, value, onChange, defaultModel, chooseFolder, disabled = false }: SessionOptionsFieldsProps) {
   const id = useId();
+  const problem = modelProblem(value.model);
   const browse = async () => {
     if (!chooseFolder) return;
     const dir = await chooseFolder(value.workspace).catch(() => "");
@@ -51,8 +71,15 @@ export function SessionOptionsFields({ models, value, onChange, defaultModel, ch
         disabled={disabled}
         spellCheck={false}
         placeholder={defaultModel ? `Default (${defaultModel})` : "provider:model"}
+        aria-invalid={problem !== null}
+        aria-describedby={problem !== null ? `${id}-model-error` : undefined}
         onChange={(e) => onChange({ ...value, model: e.target.value })}
       />
+      {problem !== null && (
+        <p className="field-error" id={`${id}-model-error`} role="alert" data-testid="model-error">
+          {problem}
+        </p>
+      )}
       <datalist id={`${id}-models`}>
         {modelOptions(models, value.model).map((m) => (
           <option key={m.id} value={m.id}>
@@ -87,6 +114,7 @@ export function SessionOptionsForm({ initial, onApply, onClose, ...fields }: Ses
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    if (modelProblem(value.model) !== null) return;
     setBusy(true);
     const ok = await onApply(value);
     setBusy(false);
@@ -99,7 +127,11 @@ export function SessionOptionsForm({ initial, onApply, onClose, ...fields }: Ses
         <button type="button" className="btn btn-xs" onClick={onClose}>
           Cancel
         </button>
-        <button type="submit" className="btn btn-xs btn-primary" disabled={busy || fields.disabled === true || (value.model === initial.model && value.workspace === initial.workspace)}>
+        <button
+          type="submit"
+          className="btn btn-xs btn-primary"
+          disabled={busy || fields.disabled === true || modelProblem(value.model) !== null || (value.model === initial.model && value.workspace === initial.workspace)}
+        >
           Apply
         </button>
       </div>

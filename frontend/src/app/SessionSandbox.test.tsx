@@ -2,7 +2,7 @@
 import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
-import { FakeHub, session } from "./fakes";
+import { FakeHub, session } from "../testing/fakes";
 import { SessionSandbox, sandboxEnforced } from "./SessionSandbox";
 
 const dom = mountPerTest();

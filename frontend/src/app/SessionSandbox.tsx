@@ -4,7 +4,7 @@
 
 import { useState } from "react";
 import type { Session } from "../protocol";
-import type { HubClient } from "./hub";
+import type { HubClient } from "../transport/hub";
 
 /** Whether the settings' sandbox line says bash is confined at all. */
 export function sandboxEnforced(line: string | undefined): boolean {

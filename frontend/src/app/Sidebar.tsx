@@ -5,13 +5,14 @@
 // keys move between rows, F2 renames, Delete asks to delete.
 
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode, type RefObject } from "react";
+import { flushSync } from "react-dom";
 import { useStore } from "zustand";
 import { COMPOSER_ID } from "../chat/Composer";
 import { formatCost } from "../chat/MessageView";
 import type { Session } from "../protocol";
 import { sessionRunning } from "../state";
 import type { AppController } from "./controller";
-import type { SearchHit } from "./hub";
+import type { SearchHit } from "../transport/hub";
 import { Icon } from "./Icon";
 
 /** Orders sessions newest first with each worker right after its parent. */
@@ -192,7 +193,7 @@ function onListKey(e: KeyboardEvent<HTMLUListElement>): void {
   buttons[next]?.focus();
 }
 
-function MessageHits({ ctl, hits, pending, words, onPick }: { ctl: AppController; hits: SearchHit[]; pending: boolean; words: string[]; onPick: () => void }) {
+function MessageHits({ ctl, hits, pending, words, query, onPick }: { ctl: AppController; hits: SearchHit[]; pending: boolean; words: string[]; query: string; onPick: () => void }) {
   const titles = useStore(ctl.store, (st) => st.sessions.records);
   const titleOf = (h: SearchHit) => titles.find((s) => s.session_id === h.session_id)?.title || h.session_title || "Untitled";
   return (
@@ -202,7 +203,7 @@ function MessageHits({ ctl, hits, pending, words, onPick }: { ctl: AppController
       <ul className="side-hit-list">
         {hits.map((h) => (
           <li key={`${h.session_id}/${h.message_id}`}>
-            <button type="button" className="side-hit" data-testid="search-hit" onClick={() => (onPick(), void ctl.jumpTo(h.session_id, h.message_id))}>
+            <button type="button" className="side-hit" data-testid="search-hit" onClick={() => (onPick(), void ctl.jumpTo(h.session_id, h.message_id, query, h.tool_use_id))}>
               <span className="side-hit-title">{titleOf(h)}</span>
               <span className="side-hit-snippet">{highlight(h.snippet, words)}</span>
             </button>
@@ -243,9 +244,11 @@ export function Sidebar({ ctl, onSettings, theme, onTheme, onHelp, onCollapse, s
   const themeIcon = theme === "dark" ? "moon" : theme === "light" ? "sun" : "contrast";
   // The new-session view's composer takes the focus (typing goes there, Enter never makes another session).
   const newSession = () => {
-    ctl.startDraft();
-    onNavigate?.();
-    requestAnimationFrame(() => document.getElementById(COMPOSER_ID)?.focus());
+    flushSync(() => {
+      ctl.startDraft();
+      onNavigate?.();
+    });
+    document.getElementById(COMPOSER_ID)?.focus();
   };
   return (
     <nav className="sidebar" aria-label="Sessions" id="sidebar">
@@ -284,7 +287,7 @@ export function Sidebar({ ctl, onSettings, theme, onTheme, onHelp, onCollapse, s
           })}
           {loaded && rows.length === 0 && <li className="side-empty">{filter ? "No session title matches." : "No sessions yet."}</li>}
         </ul>
-        {hits !== null && <MessageHits ctl={ctl} hits={hits} pending={pending} words={words} onPick={() => onNavigate?.()} />}
+        {hits !== null && <MessageHits ctl={ctl} hits={hits} pending={pending} words={words} query={filter} onPick={() => onNavigate?.()} />}
       </div>
       <div className="side-bottom">
         <button type="button" className="btn btn-ghost btn-icon" onClick={() => (onNavigate?.(), onSettings())}>

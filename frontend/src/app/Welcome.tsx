@@ -1,4 +1,7 @@
-// First run and empty states: what to configure, and how to start.
+// First run and empty states: what to configure, and how to start. Without
+// a provider, Settings is the first step (the primary button): a person who
+// started the app from the desktop menu has no terminal for environment
+// variables or flags.
 
 import type { AppInfo } from "./info";
 
@@ -9,7 +12,7 @@ export interface WelcomeProps {
   onSettings: () => void;
 }
 
-/** Shown when no session is open; explains provider setup when none is configured. */
+/** Shown when no session is open; leads to Settings first when no provider is configured. */
 export function Welcome({ info, onNew, onSettings }: WelcomeProps) {
   const configured = info.provider.configured;
   return (
@@ -17,31 +20,49 @@ export function Welcome({ info, onNew, onSettings }: WelcomeProps) {
       <h1 id="welcome-title">{configured ? "Start a session" : "Connect a model to get started"}</h1>
       {configured ? (
         <p className="muted">
-          Default model <code>{info.model || "not set"}</code>. Each session has its own workspace, history and cost.
+          {info.model ? (
+            <>
+              New sessions use <code data-testid="default-model">{info.model}</code>.
+            </>
+          ) : (
+            "New sessions use the first model your server lists."
+          )}{" "}
+          Each session has its own workspace, history and cost.
         </p>
       ) : (
         <div className="setup" data-testid="setup-help">
-          <p>Agent Hub needs one LLM provider. Pick one:</p>
+          <p>Agent Hub needs one LLM provider. In Settings, either:</p>
           <ol>
             <li>
-              <strong>Anthropic</strong> — set <code>ANTHROPIC_API_KEY</code> and start with{" "}
-              <code>--model anthropic:claude-sonnet-4-6</code>.
+              <strong>Anthropic</strong> — paste your API key;
             </li>
             <li>
-              <strong>Local (Ollama, LM Studio, vLLM…)</strong> — set <code>OPENAI_BASE_URL=http://127.0.0.1:11434/v1</code> and use{" "}
-              <code>--model openai:llama3.1</code>.
+              <strong>a local server</strong> (Ollama, LM Studio, vLLM…) or OpenAI — enter its address (e.g. <code>http://127.0.0.1:11434/v1</code>) and, if it needs one, its key,
             </li>
           </ol>
-          <p className="muted">Or enter the key and base URL in Settings; they are stored in settings.json in the data directory.</p>
+          <p className="muted">then press Test connection: one tiny call tells you it works.</p>
         </div>
       )}
       <div className="welcome-actions">
-        <button type="button" className="btn btn-primary" onClick={onNew}>
-          + New session
-        </button>
-        <button type="button" className="btn" onClick={onSettings}>
-          Settings
-        </button>
+        {configured ? (
+          <>
+            <button type="button" className="btn btn-primary" onClick={onNew}>
+              + New session
+            </button>
+            <button type="button" className="btn" onClick={onSettings}>
+              Settings
+            </button>
+          </>
+        ) : (
+          <>
+            <button type="button" className="btn btn-primary" data-testid="welcome-settings" onClick={onSettings}>
+              Open Settings
+            </button>
+            <button type="button" className="btn" onClick={onNew}>
+              + New session
+            </button>
+          </>
+        )}
       </div>
     </section>
   );

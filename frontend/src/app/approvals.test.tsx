@@ -7,10 +7,10 @@ import { mountPerTest } from "../testing/mount";
 import { approvalTitle, notifyWaiting, useAttention, type NotificationApi } from "./attention";
 import { ChatPane } from "./ChatPane";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules, ruleLabel, withRule } from "./PermissionRules";
-import { SettingsDialog, settingsPatch } from "./SettingsDialog";
+import { SettingsDialog, settingsPatch } from "./settings/SettingsDialog";
 import { Sidebar } from "./Sidebar";
 
 // jsdom has no layout: give the virtualised list a viewport so rows render.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ActionBatcher, defaultScheduler } from "./batcher";
-import { manualScheduler } from "./fakes";
+import { manualScheduler } from "../testing/fakes";
 
 /** A window whose animation frames run when the test says. */
 function fakeWindow() {

@@ -3,9 +3,9 @@ import { decodeServerFrame, type ServerFrame } from "../protocol";
 import { TRACES } from "../state/traces";
 import { newestTopLevel } from "../state";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import { exportFileName } from "./ExportMenu";
-import { settingsPatch } from "./SettingsDialog";
+import { settingsPatch } from "./settings/SettingsDialog";
 import { filterSessions, nestSessions } from "./Sidebar";
 
 function setup(frames: (id: string) => ServerFrame[] = () => []) {

@@ -6,10 +6,10 @@
 
 import type { StoreApi } from "zustand/vanilla";
 import { isKnownEvent, type ApprovalAnswer, type ApprovalMode, type AttachmentRef, type PermissionRule, type ServerFrame, type Session, type TurnChanges, type TurnUndone } from "../protocol";
-import { createAppStore, newestTopLevel, sessionRecord, type Action, type AppState, type AppStore } from "../state";
+import { createAppStore, newestTopLevel, sessionRecord, toolCallOf, type Action, type AppState, type AppStore } from "../state";
 import { RpcError, type Transport } from "../transport/types";
 import { ActionBatcher, defaultScheduler, type FrameScheduler } from "./batcher";
-import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "./hub";
+import type { ExportFormat, ExportResult, HubClient, InstructionFile, SearchHit, SessionUpdate, ToolOutputChunk } from "../transport/hub";
 
 /** Controller options. */
 export interface ControllerOptions {
@@ -27,6 +27,18 @@ export interface ControllerOptions {
   onSelect?: (id: string | null) => void;
   /** History page size when scrolling up (default 100). */
   pageSize?: number;
+}
+
+/**
+ * What the output panel searches for a hit of query: the query itself when
+ * it is one term ("row-377"), else its longest word (the hub matched words,
+ * the panel matches text).
+ */
+export function outputQuery(query: string): string {
+  const q = query.trim();
+  if (q !== "" && !/\s/.test(q)) return q;
+  const words = q.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return words.reduce((a, b) => (b.length > a.length ? b : a), "");
 }
 
 function message(err: unknown): string {
@@ -188,6 +200,19 @@ export class AppController {
     }
   }
 
+  /** Runs a failed or interrupted turn again in place: a new version of its user message (‹ n/m ›); false and a notice when refused. */
+  async retryTurn(messageId: string): Promise<boolean> {
+    const id = this.state.ui.selectedId;
+    if (!id) return false;
+    try {
+      await this.hub.retryTurn(id, messageId);
+      return true;
+    } catch (err) {
+      this.notify(`Could not retry: ${message(err)}`);
+      return false;
+    }
+  }
+
   /** Sends a changed copy of a user message (a sibling branch); false and a notice when refused. */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
     const id = this.state.ui.selectedId;
@@ -263,6 +288,7 @@ export class AppController {
       this.notify(`Could not create a session: ${message(err)}`);
       return false;
     }
+    if (this.state.ui.notice?.startsWith("Could not create a session")) this.notify(null); // fixed: the old refusal goes
     await this.refreshSessions();
     this.open(s.session_id);
     // Submit once the stream is attached, so the whole first turn arrives live
@@ -287,15 +313,21 @@ export class AppController {
    * history in until the message is loaded (at most maxPages pages), then
    * asks the list to scroll to it and highlight it.
    */
-  async jumpTo(sessionId: string, messageId: string, maxPages = 50): Promise<void> {
+  async jumpTo(sessionId: string, messageId: string, query = "", toolUseId?: string, maxPages = 50): Promise<void> {
     this.open(sessionId);
     await this.until((st) => st.chat[sessionId]?.connection === "connected" && (st.chat[sessionId]?.order.length ?? 0) > 0, 20_000);
     for (let i = 0; i < maxPages; i++) {
       const s = this.state.chat[sessionId];
-      if (!s || this.state.ui.selectedId !== sessionId || s.messages[messageId] || !s.hasMoreHistory) break;
+      if (!s || this.state.ui.selectedId !== sessionId || s.messages[messageId] || (toolUseId && s.tools[toolUseId]) || !s.hasMoreHistory) break;
       await this.loadOlder();
     }
-    if (this.state.ui.selectedId === sessionId) this.dispatch({ type: "focusMessage", focus: { sessionId, messageId } });
+    if (this.state.ui.selectedId !== sessionId) return;
+    // A hit in a tool's output: the message that made the call, its card's output panel open at the match.
+    const s = this.state.chat[sessionId];
+    const card = toolUseId ? s?.tools[toolUseId] : undefined;
+    const call = card?.messageId ? { messageId: card.messageId, toolUseId: card.toolUseId } : s ? toolCallOf(s, messageId) : null;
+    const focus = call ? { sessionId, messageId: call.messageId, toolUseId: call.toolUseId, query: outputQuery(query) } : { sessionId, messageId };
+    this.dispatch({ type: "focusMessage", focus });
   }
 
   /** Clears the message highlight of a search hit. */
@@ -309,6 +341,7 @@ export class AppController {
     if (!id) return false;
     try {
       await this.hub.updateSession(id, update);
+      if (this.state.ui.notice?.startsWith("Could not change the session")) this.notify(null); // fixed: the old refusal goes
       await this.refreshSessions();
       return true;
     } catch (err) {
@@ -346,6 +379,16 @@ export class AppController {
       return await this.hub.listFiles(id, query);
     } catch (err) {
       console.debug("[app] could not list files", message(err));
+      return [];
+    }
+  }
+
+  /** A folder's files matching query before its session exists (the new-session view's @-completion; [] on failure). */
+  async listFolderFiles(folder: string, query: string): Promise<string[]> {
+    try {
+      return await this.hub.listFolderFiles(folder, query);
+    } catch (err) {
+      console.debug("[app] could not list the folder's files", message(err));
       return [];
     }
   }
@@ -493,12 +536,12 @@ export class AppController {
     }
   }
 
-  /** Answers a waiting call of the open session (rule: for "always", the rule to store); resolves false (and shows a notice) when the hub refused. */
-  async approve(toolUseId: string, answer: ApprovalAnswer, text = "", rule?: PermissionRule): Promise<boolean> {
+  /** Answers a waiting call of the open session (rule: for "always", the rule to store; allowGitWrites: this call may write .git); resolves false (and shows a notice) when the hub refused. */
+  async approve(toolUseId: string, answer: ApprovalAnswer, text = "", rule?: PermissionRule, allowGitWrites = false): Promise<boolean> {
     const id = this.state.ui.selectedId;
     if (!id) return false;
     try {
-      await this.hub.approveTool(id, toolUseId, answer, text || undefined, rule);
+      await this.hub.approveTool(id, toolUseId, answer, text || undefined, rule, allowGitWrites);
       return true;
     } catch (err) {
       this.notify(`Could not answer the approval: ${message(err)}`);

@@ -4,9 +4,9 @@ import { TRACES } from "../state/traces";
 import { attentionTitle, notificationsEnabled, NOTIFY_KEY, sessionWindowTitle } from "./attention";
 import { folderName } from "./ChatPane";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import { modelOptions } from "./SessionOptions";
-import { keyPlaceholder, settingsPatch, sourceText } from "./SettingsDialog";
+import { keyPlaceholder, settingsPatch, sourceText } from "./settings/SettingsDialog";
 import { shortcutFor } from "./shortcuts";
 import { queryWords } from "./Sidebar";
 
@@ -90,12 +90,12 @@ describe("model and folder between turns", () => {
     ctl.dispose();
   });
 
-  it("lists configured models first and keeps an unlisted current one", () => {
+  it("lists only configured providers' models and keeps an unlisted current one", () => {
     const models = [
       { id: "openai:gpt-4.1", provider: "openai", context_window: 1, configured: false },
       { id: "anthropic:claude-sonnet-4-6", provider: "anthropic", context_window: 1, configured: true },
     ];
-    expect(modelOptions(models, "openai:llama3").map((m) => m.id)).toEqual(["openai:llama3", "anthropic:claude-sonnet-4-6", "openai:gpt-4.1"]);
+    expect(modelOptions(models, "openai:llama3").map((m) => m.id)).toEqual(["openai:llama3", "anthropic:claude-sonnet-4-6"]);
     expect(folderName("/home/me/project/")).toBe("project");
   });
 });

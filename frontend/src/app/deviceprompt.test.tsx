@@ -3,7 +3,7 @@ import { act } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { mountPerTest } from "../testing/mount";
 import { DevicePrompt, usePendingDevices } from "./DevicePrompt";
-import type { DevicesClient, PendingDevice } from "./devices";
+import type { DevicesClient, PendingDevice } from "../transport/devices";
 
 const dom = mountPerTest();
 

@@ -4,7 +4,7 @@ import { mountPerTest } from "../testing/mount";
 import { describe, expect, it } from "vitest";
 import { AppController } from "./controller";
 import { ExportDialog, ExportMenu, exportDelivery } from "./ExportMenu";
-import { FakeHub, ScriptedTransport, session } from "./fakes";
+import { FakeHub, ScriptedTransport, session } from "../testing/fakes";
 
 
 const dom = mountPerTest();

@@ -1,7 +1,7 @@
 // The first window's data: what the Go side reports through the bound
 // App.Info method (window) or GET /api/info (browser dashboard).
 
-/** Provider status as reported by Go's app.ProviderStatus. */
+/** Provider status as reported by Go's settings.ProviderStatus (app/settings). */
 export interface ProviderStatus {
   configured: boolean;
   /** Configured providers, e.g. ["anthropic", "openai"]. */

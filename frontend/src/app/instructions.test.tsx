@@ -3,7 +3,7 @@ import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, session } from "./fakes";
+import { FakeHub, ScriptedTransport, session } from "../testing/fakes";
 import { formatBytes, InstructionsChip } from "./InstructionsChip";
 
 const dom = mountPerTest();

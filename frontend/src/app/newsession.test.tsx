@@ -7,7 +7,7 @@ import { act } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { mountPerTest } from "../testing/mount";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "./fakes";
+import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
 import { NewSession, lastFolder } from "./NewSession";
 
 const dom = mountPerTest();

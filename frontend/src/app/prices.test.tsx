@@ -2,7 +2,7 @@
 import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
-import { FakeHub } from "./fakes";
+import { FakeHub } from "../testing/fakes";
 import { priceKey, Prices } from "./Prices";
 
 const dom = mountPerTest();

@@ -7,7 +7,7 @@ import { createRoot } from 'react-dom/client';
 import { flushSync } from 'react-dom';
 import { ChatPane } from '../app/ChatPane';
 import { AppController } from '../app/controller';
-import { FakeHub, ScriptedTransport, session } from '../app/fakes';
+import { FakeHub, ScriptedTransport, session } from '../testing/fakes';
 import { decodeServerFrame, type ServerFrame } from '../protocol';
 import { messageText } from '../state';
 import '../chat/chat.css';

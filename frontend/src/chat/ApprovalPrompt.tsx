@@ -14,6 +14,7 @@ import { MarkdownView } from "./Markdown";
 import { modalOpen } from "./modals";
 import { revealText } from "./visible";
 import { CommandView, Revealed } from "./Reveal";
+import { COMPOSER_ID } from "./Composer";
 
 /** The shortcut key of each answer. */
 export const SHORTCUT_KEYS: Record<ApprovalAnswer, string> = { once: "y", always: "a", deny: "n" };
@@ -28,16 +29,30 @@ export function isTextField(el: EventTarget | null): boolean {
   return el.tagName === "INPUT" && !INPUT_TYPES_WITHOUT_TEXT.has((el as HTMLInputElement).type);
 }
 
+/**
+ * Whether el is the message composer with nothing typed in it: a waiting
+ * prompt takes y / a / n from there (the composer has focus right after a
+ * message is sent, which is when prompts appear), but never from a user
+ * who is writing. Model output cannot pose as it: rendered Markdown has no
+ * forms and no ids.
+ */
+export function isIdleComposer(el: EventTarget | null): boolean {
+  if (typeof HTMLTextAreaElement === "undefined" || !(el instanceof HTMLTextAreaElement)) return false;
+  return el.id === COMPOSER_ID && el.value === "";
+}
+
 /** What shortcutAnswer reads of a key press. */
 export type ShortcutKey = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "repeat" | "target">;
 
 /**
  * The answer a key press gives: y, a or n without modifiers, outside text
- * fields and while none of the app's dialogs is open (modals.ts: the app's
- * own state, never the DOM, which model output can write into); otherwise null.
+ * fields (the empty composer excepted: isIdleComposer) and while none of
+ * the app's dialogs is open (modals.ts: the app's own state, never the DOM,
+ * which model output can write into); otherwise null.
  */
 export function shortcutAnswer(e: ShortcutKey, dialogOpen: boolean = modalOpen()): ApprovalAnswer | null {
-  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || isTextField(e.target)) return null;
+  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
+  if (isTextField(e.target) && !isIdleComposer(e.target)) return null;
   if (dialogOpen) return null;
   const key = e.key.toLowerCase();
   const hit = (Object.keys(SHORTCUT_KEYS) as ApprovalAnswer[]).find((a) => SHORTCUT_KEYS[a] === key);
@@ -100,8 +115,8 @@ export function ApprovalDetail({ toolName, input, summary }: ApprovalDetailProps
   );
 }
 
-/** Answers a prompt (rule: for "always", the rule to store); resolves true once the hub took the answer (false: it failed and the prompt stays). */
-export type AnswerApproval = (answer: ApprovalAnswer, message: string, rule?: PermissionRule) => Promise<boolean>;
+/** Answers a prompt (rule: for "always", the rule to store; allowGitWrites: this call may write .git); resolves true once the hub took the answer (false: it failed and the prompt stays). */
+export type AnswerApproval = (answer: ApprovalAnswer, message: string, rule?: PermissionRule, allowGitWrites?: boolean) => Promise<boolean>;
 
 /** Props of AlwaysRule. */
 export interface AlwaysRuleProps {
@@ -166,12 +181,16 @@ const TITLES: Record<ApprovalAnswer, string> = {
 export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) {
   const request = card.approval?.request;
   const [message, setMessage] = useState("");
+  const [gitWrites, setGitWrites] = useState(false);
   const [sent, setSent] = useState(false);
   const [rule, setRule] = useState<PermissionRule | undefined>(request?.alwaysRule);
   const answer = async (a: ApprovalAnswer) => {
     if (!onAnswer || sent || (a === "always" && !rule)) return;
     setSent(true);
-    if (!(await (a === "always" && rule ? onAnswer(a, message.trim(), rule) : onAnswer(a, message.trim())))) setSent(false);
+    const git = a !== "deny" && gitWrites;
+    const r = a === "always" ? rule : undefined;
+    const ok = git ? await onAnswer(a, message.trim(), r, true) : r ? await onAnswer(a, message.trim(), r) : await onAnswer(a, message.trim());
+    if (!ok) setSent(false);
   };
   const latest = useRef(answer);
   latest.current = answer;
@@ -196,6 +215,12 @@ export function ApprovalPrompt({ card, active, onAnswer }: ApprovalPromptProps) 
       </p>
       <ApprovalDetail toolName={card.toolName} input={card.input} summary={request.summary} />
       <AlwaysRule rule={rule} disabled={sent} onChange={setRule} />
+      {request.git_writes_offer && (
+        <label className="check approval-git" title="Off: the sandbox keeps .git read-only, so git commit and the like fail">
+          <input type="checkbox" data-testid="approval-git-writes" checked={gitWrites} disabled={sent} onChange={(e) => setGitWrites(e.target.checked)} />
+          Allow this command to write .git
+        </label>
+      )}
       <div className="approval-actions">
         <input
           type="text"

@@ -4,25 +4,20 @@
 // folder's file paths (↑ ↓ choose, Enter or Tab insert, Esc closes); the
 // hub attaches a mentioned file's content when the message is sent. Images
 // and text files pasted, dropped or chosen with the paperclip upload at once
-// and go with the next message.
+// and go with the next message (useAttachments); the @-completion is
+// useMentions.
 
-import { useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { AttachmentInfo } from "../protocol";
 import type { QueuedTurn } from "../state";
-import { MAX_ATTACHMENTS, PendingAttachments, type PendingAttachment } from "./Attachments";
+import { PendingAttachments } from "./Attachments";
+import { useAttachments } from "./useAttachments";
+import { useMentions } from "./useMentions";
+
+export { caretPoint, MENTION_DEBOUNCE_MS, mentionAt } from "./useMentions";
 
 /** The composer textarea's element id (the skip link and the focus shortcut target it). */
 export const COMPOSER_ID = "composer-input";
-
-/** The @-mention being typed before the caret: its query and where it starts (the @), or null. */
-export function mentionAt(text: string, caret: number): { query: string; start: number } | null {
-  const m = /(?:^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
-  if (!m) return null;
-  return { query: m[1]!, start: caret - m[1]!.length - 1 };
-}
-
-/** Completion waits this long after the last keystroke. */
-export const MENTION_DEBOUNCE_MS = 120;
 
 /** Sets a textarea's height to fit its content, at most maxPx (then it scrolls). */
 export function fitHeight(el: HTMLTextAreaElement, maxPx: number): void {
@@ -51,118 +46,34 @@ export interface ComposerProps {
   upload?: ((file: File) => Promise<AttachmentInfo>) | undefined;
 }
 
-let pendingSeq = 0;
-
 /** The message composer. */
 export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, complete, disabled = false, upload }: ComposerProps) {
   const [text, setText] = useState("");
-  const [pending, setPending] = useState<PendingAttachment[]>([]);
-  const [dragging, setDragging] = useState(false);
-  const picker = useRef<HTMLInputElement>(null);
-  const ready = pending.filter((p) => p.info !== null && p.error === null);
-  const uploading = pending.some((p) => p.info === null && p.error === null);
-  const canSend = !disabled && !uploading && (text.trim() !== "" || ready.length > 0);
-  const attach = (files: File[]) => {
-    if (!upload || files.length === 0) return;
-    const room = MAX_ATTACHMENTS - pending.filter((p) => p.error === null).length;
-    const items = files.map((f, i): PendingAttachment => ({
-      key: `att-${++pendingSeq}`,
-      name: f.name || "pasted image",
-      info: null,
-      error: i < room ? null : `${f.name || "pasted image"}: a message carries at most ${MAX_ATTACHMENTS} attachments`,
-    }));
-    setPending((cur) => [...cur, ...items]);
-    items.forEach((item, i) => {
-      if (item.error) return;
-      upload(files[i]!).then(
-        (info) => setPending((cur) => cur.map((p) => (p.key === item.key ? { ...p, info } : p))),
-        (err: unknown) => setPending((cur) => cur.map((p) => (p.key === item.key ? { ...p, error: err instanceof Error ? err.message : String(err) } : p))),
-      );
-    });
-  };
-  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
-    const files = Array.from(e.clipboardData?.files ?? []);
-    if (!upload || files.length === 0) return;
-    e.preventDefault();
-    attach(files);
-  };
-  const onDrop = (e: DragEvent<HTMLDivElement>) => {
-    setDragging(false);
-    const files = Array.from(e.dataTransfer?.files ?? []);
-    if (!upload || files.length === 0) return;
-    e.preventDefault();
-    attach(files);
-  };
-  const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
-  const [options, setOptions] = useState<string[]>([]);
-  const [active, setActive] = useState(0);
-  const [dismissed, setDismissed] = useState<number | null>(null);
-  const mention = complete ? mentionAt(text, caret) : null;
-  const open = mention !== null && dismissed !== mention.start && options.length > 0;
-  useEffect(() => {
-    if (!complete || !mention) {
-      setOptions([]);
-      return undefined;
-    }
-    let live = true;
-    const t = setTimeout(() => {
-      void complete(mention.query).then(
-        (paths) => live && (setOptions(paths), setActive(0)),
-        () => live && setOptions([]),
-      );
-    }, MENTION_DEBOUNCE_MS);
-    return () => {
-      live = false;
-      clearTimeout(t);
-    };
-  }, [complete, mention?.query, mention?.start]);
-  const pick = (path: string) => {
-    if (!mention) return;
-    const before = text.slice(0, mention.start);
-    const after = text.slice(caret);
-    const insert = `@${path} `;
-    setText(before + insert + after.replace(/^\S*/, ""));
-    setOptions([]);
-    const at = before.length + insert.length;
-    setCaret(at);
-    requestAnimationFrame(() => area.current?.setSelectionRange(at, at));
-  };
+  const area = useRef<HTMLTextAreaElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const files = useAttachments(upload);
+  const mentions = useMentions(complete, { text, setText, caret, setCaret, area, box });
+  const canSend = !disabled && !files.uploading && (text.trim() !== "" || files.ready.length > 0);
   useLayoutEffect(() => {
     if (area.current) fitHeight(area.current, Math.max(120, Math.floor(window.innerHeight / 2)));
   }, [text]);
   const send = () => {
     if (!canSend) return;
     const sent = text;
-    const kept = pending;
-    const r = onSend(sent, ready.map((p) => ({ ...p.info!, name: p.name })));
+    const kept = files.pending;
+    const r = onSend(sent, files.ready.map((p) => ({ ...p.info!, name: p.name })));
     setText("");
-    setPending([]);
+    files.setPending([]);
     if (r instanceof Promise)
       void r.then((ok) => {
         if (ok) return;
         setText((cur) => (cur === "" ? sent : cur));
-        setPending((cur) => (cur.length === 0 ? kept : cur));
+        files.setPending((cur) => (cur.length === 0 ? kept : cur));
       });
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (open) {
-      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-        e.preventDefault();
-        setActive((active + (e.key === "ArrowDown" ? 1 : options.length - 1)) % options.length);
-        return;
-      }
-      if ((e.key === "Enter" || e.key === "Tab") && !e.shiftKey) {
-        e.preventDefault();
-        pick(options[active] ?? options[0]!);
-        return;
-      }
-      if (e.key === "Escape") {
-        e.preventDefault();
-        setDismissed(mention.start);
-        return;
-      }
-    }
+    if (mentions.onKey(e)) return;
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       send();
@@ -172,51 +83,15 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
     }
   };
   return (
-    <div
-      className={`composer${dragging ? " is-dragging" : ""}`}
-      {...(upload
-        ? {
-            onDragOver: (e: DragEvent<HTMLDivElement>) => {
-              if (Array.from(e.dataTransfer?.types ?? []).includes("Files")) {
-                e.preventDefault();
-                setDragging(true);
-              }
-            },
-            onDragLeave: () => setDragging(false),
-            onDrop,
-          }
-        : {})}
-    >
-      {queued.length > 0 && (
-        <ul className="composer-queue" aria-label="Queued messages">
-          {queued.map((q) => (
-            <li key={q.turnId} data-testid="queued-turn" data-confirmed={q.confirmed ? "true" : "false"}>
-              <span className="composer-queue-label">Queued</span>
-              <span className="composer-queue-text">{q.content}</span>
-              {onCancelQueued && (
-                <button type="button" className="icon-btn" aria-label={`Remove queued message: ${q.content.slice(0, 40)}`} onClick={() => onCancelQueued(q.turnId)}>
-                  ×
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      {open && (
-        <ul className="mention-list" role="listbox" id="mention-list" aria-label="Files in the folder">
-          {options.map((p, i) => (
-            <li key={p} role="option" aria-selected={i === active} className={i === active ? "is-active" : undefined} onMouseDown={(e) => (e.preventDefault(), pick(p))}>
-              {p}
-            </li>
-          ))}
-        </ul>
-      )}
-      <PendingAttachments items={pending} onRemove={(key) => setPending((cur) => cur.filter((p) => p.key !== key))} />
+    <div ref={box} className={`composer${files.dragging ? " is-dragging" : ""}`} {...files.dropProps}>
+      <QueuedList queued={queued} onCancelQueued={onCancelQueued} />
+      {mentions.open && <MentionList {...mentions} />}
+      <PendingAttachments items={files.pending} onRemove={files.remove} />
       <textarea
         ref={area}
         aria-autocomplete={complete ? "list" : undefined}
-        aria-controls={open ? "mention-list" : undefined}
-        aria-expanded={complete ? open : undefined}
+        aria-controls={mentions.open ? "mention-list" : undefined}
+        aria-expanded={complete ? mentions.open : undefined}
         id={COMPOSER_ID}
         aria-label="Message"
         autoFocus
@@ -230,29 +105,10 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
         }}
         onSelect={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
         onKeyDown={onKeyDown}
-        onPaste={onPaste}
+        onPaste={files.onPaste}
       />
       <div className="composer-actions">
-        {upload && (
-          <>
-            <input
-              ref={picker}
-              type="file"
-              multiple
-              hidden
-              data-testid="attach-input"
-              onChange={(e) => {
-                attach(Array.from(e.target.files ?? []));
-                e.target.value = "";
-              }}
-            />
-            <button type="button" className="composer-attach icon-btn" aria-label="Attach images or files" title="Attach images or text files (or paste / drop them)" disabled={disabled} onClick={() => picker.current?.click()}>
-              <svg className="icon" width={16} height={16} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" aria-hidden="true">
-                <path d="M20 11.5l-8.5 8.5a5 5 0 0 1-7-7L13 4.5a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L14 7.5" />
-              </svg>
-            </button>
-          </>
-        )}
+        {upload && <AttachButton disabled={disabled} onFiles={files.attach} />}
         {busy && (
           <button type="button" className="composer-stop" onClick={onCancel}>
             Stop
@@ -263,5 +119,63 @@ export function Composer({ busy, queued, onSend, onCancel, onCancelQueued, compl
         </button>
       </div>
     </div>
+  );
+}
+
+/** The queued submissions, each with a button that cancels it. */
+function QueuedList({ queued, onCancelQueued }: { queued: QueuedTurn[]; onCancelQueued: ((turnId: string) => void) | undefined }) {
+  if (queued.length === 0) return null;
+  return (
+    <ul className="composer-queue" aria-label="Queued messages">
+      {queued.map((q) => (
+        <li key={q.turnId} data-testid="queued-turn" data-confirmed={q.confirmed ? "true" : "false"}>
+          <span className="composer-queue-label">Queued</span>
+          <span className="composer-queue-text">{q.content}</span>
+          {onCancelQueued && (
+            <button type="button" className="icon-btn" aria-label={`Remove queued message: ${q.content.slice(0, 40)}`} onClick={() => onCancelQueued(q.turnId)}>
+              ×
+            </button>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The @-mention completions, anchored at the @. */
+function MentionList({ options, active, anchor, pick }: ReturnType<typeof useMentions>) {
+  return (
+    <ul className="mention-list" role="listbox" id="mention-list" aria-label="Files in the folder" style={anchor ? { left: anchor.left, bottom: anchor.bottom } : undefined}>
+      {options.map((p, i) => (
+        <li key={p} role="option" aria-selected={i === active} className={i === active ? "is-active" : undefined} onMouseDown={(e) => (e.preventDefault(), pick(p))}>
+          {p}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The paperclip: chooses files to attach. */
+function AttachButton({ disabled, onFiles }: { disabled: boolean; onFiles: (files: File[]) => void }) {
+  const picker = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <input
+        ref={picker}
+        type="file"
+        multiple
+        hidden
+        data-testid="attach-input"
+        onChange={(e) => {
+          onFiles(Array.from(e.target.files ?? []));
+          e.target.value = "";
+        }}
+      />
+      <button type="button" className="composer-attach icon-btn" aria-label="Attach images or files" title="Attach images or text files (or paste / drop them)" disabled={disabled} onClick={() => picker.current?.click()}>
+        <svg className="icon" width={16} height={16} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" aria-hidden="true">
+          <path d="M20 11.5l-8.5 8.5a5 5 0 0 1-7-7L13 4.5a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L14 7.5" />
+        </svg>
+      </button>
+    </>
   );
 }

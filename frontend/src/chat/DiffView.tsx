@@ -1,12 +1,27 @@
 // A coloured line diff with line numbers: removed lines red with "-" and
 // their old number, added green with "+" and their new number, unchanged
 // lines plain with both. Hidden characters in the path and the lines show
-// as escapes, with a warning in the header (Reveal.tsx).
+// as escapes, with a warning in the header (Reveal.tsx). An edit placed in
+// its file (FileSpotContext: the approval prompt of an edit_file call)
+// shows the file's own line numbers and the unchanged lines around it.
 
-import { useMemo } from "react";
+import { createContext, useContext, useMemo } from "react";
+import type { EditContext } from "../protocol";
 import { addedLines, diffLines, type DiffLine } from "./diff";
 import { revealText } from "./visible";
 import { HiddenBadge, Revealed } from "./Reveal";
+
+/**
+ * Where the edit a DiffView of old → text shows is in its file, when known
+ * (ToolCard provides its prompt's; nothing provides it elsewhere).
+ */
+export const FileSpotContext = createContext<EditContext | null>(null);
+
+/** The lines of an edit placed in its file, numbered as there: context, the change, context. */
+export function placedLines(spot: EditContext): NumberedLine[] {
+  const context = (text: string): DiffLine => ({ kind: "context", text });
+  return numberLines([...spot.before.map(context), ...diffLines(spot.old, spot.new), ...spot.after.map(context)], spot.start_line - spot.before.length);
+}
 
 const MARK: Record<DiffLine["kind"], string> = { context: " ", add: "+", del: "-" };
 
@@ -34,13 +49,19 @@ export interface DiffViewProps {
 
 /** The diff of an edit (old → text) or a written file (text, all added). */
 export function DiffView({ path, old, text, startLine = 1 }: DiffViewProps) {
-  const lines = useMemo(() => numberLines(old === undefined ? addedLines(text) : diffLines(old, text), startLine), [old, text, startLine]);
+  const spot = useContext(FileSpotContext);
+  const placed = old !== undefined ? spot : null;
+  const lines = useMemo(
+    () => (placed ? placedLines(placed) : numberLines(old === undefined ? addedLines(text) : diffLines(old, text), startLine)),
+    [placed, old, text, startLine],
+  );
   const added = lines.filter((l) => l.kind === "add").length;
   const removed = lines.filter((l) => l.kind === "del").length;
-  const width = `${String(Math.max(1, startLine + lines.length)).length + 0.5}ch`;
+  const last = lines.reduce((n, l) => Math.max(n, l.oldNo ?? 0, l.newNo ?? 0), 1);
+  const width = `${String(last).length + 0.5}ch`;
   const texts = useMemo(() => lines.map((l) => l.text), [lines]);
   return (
-    <figure className="diff" aria-label={`Changes to ${revealText(path, { newlines: "escape" })}`}>
+    <figure className="diff" aria-label={`Changes to ${revealText(path, { newlines: "escape" })}`} data-placed={placed ? "true" : undefined}>
       <figcaption className="diff-path">
         <span>
           <Revealed text={path} newlines="escape" />

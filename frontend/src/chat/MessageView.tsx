@@ -30,13 +30,25 @@ export function usageCost(u: Usage): string {
   return u.cost_usd === 0 && u.input_tokens + u.output_tokens > 0 ? UNKNOWN_PRICE : formatCost(u.cost_usd);
 }
 
-/** Formats a usage record as "1,200 in · 340 out · 800 cached · $0.0114" ("—" for an unknown price). */
+/**
+ * Formats a usage record as "1,200 in · 340 out · 800 cached · $0.0114"
+ * ("—" for an unknown price; "~75 out" when the output was estimated from
+ * the streamed text because the provider sent no usage).
+ */
 export function formatUsage(u: Usage): string {
-  const parts = [`${u.input_tokens.toLocaleString("en-US")} in`, `${u.output_tokens.toLocaleString("en-US")} out`];
+  const parts = [`${u.input_tokens.toLocaleString("en-US")} in`, `${u.output_estimated ? "~" : ""}${u.output_tokens.toLocaleString("en-US")} out`];
   const cached = (u.cache_read_tokens ?? 0) + (u.cache_write_tokens ?? 0);
   if (cached > 0) parts.push(`${cached.toLocaleString("en-US")} cached`);
   parts.push(usageCost(u));
   return parts.join(" · ");
+}
+
+/** Says what a usage line's marks mean: an estimated output, an unknown price. */
+export const ESTIMATED_HINT = "~ estimated from the streamed text: the provider sent no usage for this reply (it was cut short).";
+
+function usageTitle(u: Usage): string | undefined {
+  const hints = [u.output_estimated ? ESTIMATED_HINT : "", usageCost(u) === UNKNOWN_PRICE ? UNKNOWN_PRICE_HINT : ""].filter(Boolean);
+  return hints.length ? hints.join(" ") : undefined;
 }
 
 /** The message as Markdown: its text blocks (user text as typed), tool calls, thinking and attached files left out. */
@@ -167,7 +179,7 @@ export function ToolCallView({ toolUseId }: { toolUseId: string }) {
   const active = useSessionSelector((s) => isPending(s?.tools[toolUseId]) && firstPendingId(s) === toolUseId);
   if (delegation && !isPending(tool)) return <DelegationCard card={delegation} approval={tool?.approval?.resolution ?? null} {...(onOpenSession ? { onOpenSession } : {})} />;
   if (!tool) return null;
-  return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m, r) => onAnswer(toolUseId, a, m, r) } : {})} />;
+  return <ToolCard card={tool} active={active} {...(onAnswer ? { onAnswer: (a, m, r, git) => onAnswer(toolUseId, a, m, r, git) } : {})} />;
 }
 
 /** Props of MessageView. */
@@ -217,7 +229,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
         }
       })}
       {m.role === "toolResult" && <pre className="tool-output-text">{m.content.map((b) => (b.type === "text" ? b.text : "")).join("")}</pre>}
-      {m.role === "user" && m.turnOutcome && <TurnOutcomeView outcome={m.turnOutcome} text={userText} />}
+      {m.role === "user" && m.turnOutcome && <TurnOutcomeView outcome={m.turnOutcome} text={userText} messageId={m.id} />}
       {m.role === "user" && m.turnOutcome && <TurnFiles outcome={m.turnOutcome} />}
       {(m.annotation || m.usage || m.retries || copyable || branchable) && !editing && (
         <footer className="msg-meta">
@@ -229,7 +241,7 @@ export function MessageView({ message: m, focused = false }: MessageViewProps) {
             </span>
           )}
           {m.usage && (
-            <span className="msg-usage" title={usageCost(m.usage) === UNKNOWN_PRICE ? UNKNOWN_PRICE_HINT : undefined}>
+            <span className="msg-usage" data-estimated={m.usage.output_estimated ? "true" : undefined} title={usageTitle(m.usage)}>
               {formatUsage(m.usage)}
             </span>
           )}

@@ -2,10 +2,13 @@
 // (readToolOutput, the RPC twin of GET /sessions/{id}/tools/{id}/output):
 // a virtualised list of numbered lines — only the visible ones are in the
 // DOM, so 100,000 lines open at once — with search (Enter / Shift+Enter
-// step through the matches).
+// step through the matches). It is a modal over the whole window, rendered
+// into document.body: inside the transcript a transformed (virtualised) row
+// would be its containing block and clip it.
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { createPortal } from "react-dom";
 import { useModal } from "./modals";
 import { Revealed } from "./Reveal";
 
@@ -64,13 +67,15 @@ export interface OutputPanelProps {
   title: string;
   read: ReadOutput;
   onClose: () => void;
+  /** Opens with this search (a search hit in the output): its first matching line is shown, marked. */
+  initialQuery?: string;
 }
 
 /** The full-output dialog. */
-export function OutputPanel({ title, read, onClose }: OutputPanelProps) {
+export function OutputPanel({ title, read, onClose, initialQuery = "" }: OutputPanelProps) {
   useModal();
   const [load, setLoad] = useState<Load>({ kind: "loading", loaded: 0, size: 0 });
-  const [query, setQuery] = useState("");
+  const [query, setQuery] = useState(initialQuery);
   const [current, setCurrent] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -105,8 +110,8 @@ export function OutputPanel({ title, read, onClose }: OutputPanelProps) {
   }, [matches, v]);
   const gutter = `${String(lines.length).length + 1}ch`;
   const hit = matches[current];
-  return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()} onKeyDown={(e) => e.key === "Escape" && onClose()}>
+  return createPortal(
+    <div className="modal-backdrop out-panel-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()} onKeyDown={(e) => e.key === "Escape" && onClose()}>
       <div className="modal out-panel" role="dialog" aria-modal="true" aria-label={`Output of ${title}`}>
         <div className="modal-head">
           <h2>{title}</h2>
@@ -148,6 +153,7 @@ export function OutputPanel({ title, read, onClose }: OutputPanelProps) {
           </div>
         </div>
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }

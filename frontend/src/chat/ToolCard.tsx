@@ -6,14 +6,15 @@
 // coloured numbered diff, error and cancelled states, and its approval: the
 // prompt while it waits, who answered after.
 
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { isPending, type ToolCardState } from "../state";
 import { ApprovalPrompt, approvalOutcome, type AnswerApproval } from "./ApprovalPrompt";
-import { DiffView } from "./DiffView";
+import { DiffView, FileSpotContext } from "./DiffView";
 import { MarkdownView } from "./Markdown";
 import { OutputPanel, type ReadOutput } from "./OutputPanel";
 import { useOptionalChatSession } from "./session";
 import { moreLinesLabel, revealText } from "./visible";
+import { waitingStatus } from "./waiting";
 import { HiddenBadge, Revealed } from "./Reveal";
 
 /** Lines shown while the output is collapsed. */
@@ -70,7 +71,14 @@ export function inputPreview(input: unknown): string {
  */
 export function summaryHead(summary: string): string {
   const cut = summary.indexOf("\n\n");
-  return (cut === -1 ? summary : summary.slice(0, cut)).trim();
+  const head = (cut === -1 ? summary : summary.slice(0, cut)).trim();
+  // A summary that is a code block (an MCP result's text) is the output: shown once, below.
+  return head.startsWith("```") || head.startsWith("~~~") ? "" : head;
+}
+
+/** Whether a tool is an MCP server's (named server__tool; no built-in tool's name has "__"). */
+export function isMcpTool(name: string): boolean {
+  return name.includes("__");
 }
 
 /** The line an edit started at, from edit_file's result ("… at line 12."). */
@@ -109,9 +117,28 @@ export interface ToolCardProps {
 
 /** A tool call card. */
 export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
-  const readToolOutput = useOptionalChatSession()?.readToolOutput;
+  const session = useOptionalChatSession();
+  const readToolOutput = session?.readToolOutput;
   const [expanded, setExpanded] = useState(false);
-  const [panel, setPanel] = useState(false);
+  const [panel, setPanel] = useState<{ query: string } | null>(null);
+  // A search hit in this call's output opens the panel at the match, until it is closed (a card
+  // mounted again meanwhile — the snapshot of the session just opened — opens it again).
+  useEffect(() => {
+    if (!session || !readToolOutput) return undefined;
+    const { store, sessionId } = session;
+    const check = () => {
+      const f = store.getState().ui.focus;
+      if (f?.sessionId === sessionId && f.toolUseId === card.toolUseId) setPanel((p) => p ?? { query: f.query ?? "" });
+    };
+    check();
+    return store.subscribe(check);
+  }, [session, readToolOutput, card.toolUseId]);
+  const closePanel = useCallback(() => {
+    setPanel(null);
+    if (!session) return;
+    const f = session.store.getState().ui.focus;
+    if (f?.toolUseId === card.toolUseId) session.store.getState().dispatch({ type: "focusMessage", focus: { sessionId: f.sessionId, messageId: f.messageId } });
+  }, [session, card.toolUseId]);
   const output = card.output ?? card.liveOutput;
   const limit = expanded ? MAX_RENDERED_LINES : COLLAPSED_TAIL_LINES;
   const view = useMemo(() => tailLines(output, limit), [output, limit]);
@@ -122,8 +149,12 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const finished = card.status === "done" || card.status === "error" || card.status === "cancelled";
   const fileTool = card.toolName === "edit_file" || card.toolName === "write_file";
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
-  const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
-  const head = card.summary ? summaryHead(card.summary) : "";
+  const baseStatus = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
+  const statusText = pending ? waitingStatus(baseStatus) : baseStatus;
+  const mcp = isMcpTool(card.toolName);
+  // A running MCP call shows what it was called with (its summary whole: the arguments), its progress apart.
+  const head = card.summary ? (mcp && busy ? card.summary : summaryHead(card.summary)) : "";
+  const progress = mcp && busy && output !== "";
   // The header names the first line only: say how many follow ("(+60 lines)"), so nothing hides below it.
   const command = str(card.input, "command");
   const more = command !== undefined ? moreLinesLabel(command) : "";
@@ -146,7 +177,11 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
         <HiddenBadge paths={[statusText]} texts={[inputText]} />
         <span className="tool-badge">{pending ? "waiting for approval" : STATUS_LABEL[card.status]}</span>
       </header>
-      {pending && <ApprovalPrompt card={card} active={active} {...(onAnswer ? { onAnswer } : {})} />}
+      {pending && (
+        <FileSpotContext.Provider value={card.approval?.request?.editContext ?? null}>
+          <ApprovalPrompt card={card} active={active} {...(onAnswer ? { onAnswer } : {})} />
+        </FileSpotContext.Provider>
+      )}
       {resolution && <p className={`approval-outcome outcome-${resolution.decision}`}>{approvalOutcome(resolution)}</p>}
       <details className="tool-input">
         <summary>Input</summary>
@@ -163,7 +198,8 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
         </p>
       )}
       {output !== "" && !(fileTool && card.status === "done") && (
-        <div className="tool-output">
+        <div className={progress ? "tool-output tool-progress" : "tool-output"}>
+          {progress && <p className="tool-output-label">Progress</p>}
           {view.hidden > 0 && (
             <p className="tool-output-hidden">
               {view.hidden.toLocaleString("en-US")} earlier line{view.hidden === 1 ? "" : "s"} not shown
@@ -179,14 +215,14 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
               </button>
             )}
             {finished && readToolOutput && (fuller || long) && (
-              <button type="button" className="btn btn-xs" data-testid="full-output" onClick={() => setPanel(true)}>
+              <button type="button" className="btn btn-xs" data-testid="full-output" onClick={() => setPanel({ query: "" })}>
                 Full output…
               </button>
             )}
           </div>
         </div>
       )}
-      {panel && <OutputPanel title={`${card.toolName}: ${revealText(statusText, { newlines: "escape" })}`} read={read} onClose={() => setPanel(false)} />}
+      {panel && <OutputPanel title={`${card.toolName}: ${revealText(statusText, { newlines: "escape" })}`} read={read} initialQuery={panel.query} onClose={closePanel} />}
     </section>
   );
 }

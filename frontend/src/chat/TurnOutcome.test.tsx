@@ -15,7 +15,7 @@ function render(outcome: Parameters<typeof TurnOutcomeView>[0]["outcome"], onRet
   act(() =>
     dom.root.render(
       <ChatSessionContext.Provider value={{ store, sessionId: "S", onRetry }}>
-        <TurnOutcomeView outcome={outcome} text="run the tests" />
+        <TurnOutcomeView outcome={outcome} text="run the tests" messageId="M7" />
       </ChatSessionContext.Provider>,
     ),
   );
@@ -29,7 +29,7 @@ describe("TurnOutcomeView", () => {
     expect(box.getAttribute("data-status")).toBe("failed");
     expect(box.textContent).toContain("overloaded: busy (after 4 attempts)");
     act(() => (box.querySelector("button") as HTMLButtonElement).click());
-    expect(onRetry).toHaveBeenCalledWith("run the tests");
+    expect(onRetry).toHaveBeenCalledWith("M7"); // the turn runs again in place, as a new version of M7
   });
 
   it("offers Retry after an interruption, says Stopped after a cancel, shows nothing otherwise", () => {

@@ -35,6 +35,20 @@ function reader(text: string, n = 7): ReadOutput {
 }
 
 describe("the tool card shows its output once", () => {
+  it("an MCP result once; while it runs, its arguments, and its progress apart (issue 34 row 3)", () => {
+    const args = "Calls **read_text_file** on MCP server **fs** with:\n\n```json\n{\n  \"path\": \"notes.txt\"\n}\n```\n";
+    const running: ToolCardState = { ...newToolCard("tu", "fs__read_text_file", "m", "t"), status: "running", input: { path: "notes.txt" }, summary: args, liveOutput: "progress 1/3\n" };
+    act(() => dom.root.render(<ToolCard card={running} />));
+    expect(dom.host.querySelector(".tool-summary")?.textContent).toContain('"path": "notes.txt"');
+    expect(dom.host.querySelector(".tool-progress .tool-output-label")?.textContent).toBe("Progress");
+    const result = "first line\n\nsecond paragraph\n";
+    const done: ToolCardState = { ...running, status: "done", summary: "```text\nfirst line\n\nsecond paragraph\n```\n", output: result };
+    act(() => dom.root.render(<ToolCard card={done} />));
+    expect(dom.host.querySelectorAll(".tool-summary")).toHaveLength(0);
+    expect(dom.host.querySelectorAll(".tool-progress")).toHaveLength(0);
+    expect(dom.host.textContent!.split("first line")).toHaveLength(2); // once
+  });
+
   it("keeps the summary's head line, never its output block or server path", () => {
     const summary = "**Exit code:** 0 · 3 lines\n\nLast 3 lines of output:\n\n```\na\nb\nc\n```\n\nFull output: `/data/tool-output/s/t.log`\n";
     expect(summaryHead(summary)).toBe("**Exit code:** 0 · 3 lines");

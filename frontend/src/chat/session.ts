@@ -15,9 +15,9 @@ export interface ChatSession {
   /** Opens a session by id (a worker's, from its delegation card). */
   onOpenSession?: (sessionId: string) => void;
   /** Answers a call's approval prompt; resolves true once the hub took the answer. */
-  onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string, rule?: PermissionRule) => Promise<boolean>;
-  /** Sends text again as a new turn (Retry of a failed turn). */
-  onRetry?: (text: string) => void;
+  onAnswer?: (toolUseId: string, answer: ApprovalAnswer, message: string, rule?: PermissionRule, allowGitWrites?: boolean) => Promise<boolean>;
+  /** Runs a failed turn again, in place: a new version of its user message (Retry). */
+  onRetry?: (messageId: string) => void;
   /** Reads a slice of a tool call's stored output (the full-output panel). */
   readToolOutput?: (toolUseId: string, offset: number, length?: number) => Promise<{ text: string; next: number; size: number; eof: boolean }>;
   /** Branches (docs/branching.md): answer again, edit and resend, show another branch, fork. */

@@ -18,6 +18,8 @@ import {
   ABANDONED_TURN_SPEC,
   TURN_ERROR_SPEC,
   RETRIES_SPEC,
+  TOOL_APPROVAL_SPEC,
+  EDIT_CONTEXT_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   parseFieldSpec,
@@ -88,6 +90,10 @@ function checkKind(kind: Kind, v: unknown): string | null {
       return checkObject(PERMISSION_RULE_SPEC, v);
     case "retries":
       return checkObject(RETRIES_SPEC, v);
+    case "tool-approval":
+      return checkObject(TOOL_APPROVAL_SPEC, v);
+    case "edit-context":
+      return checkObject(EDIT_CONTEXT_SPEC, v);
     case "blocks":
       return Array.isArray(v) && v.every((b) => isObject(b) && typeof b.type === "string")
         ? null
@@ -300,6 +306,11 @@ export function decodePendingApprovals(raw: unknown): ToolApprovalRequested[] {
 /** Decodes the rules of a getPermissionRules / setPermissionRules answer. */
 export function decodePermissionRules(raw: unknown): PermissionRule[] {
   return conforming<PermissionRule>(PERMISSION_RULE_SPEC, isObject(raw) ? raw.rules : undefined);
+}
+
+/** Decodes allow_git_writes of getPermissionRules, setPermissionRules and setGitWrites (false when absent). */
+export function decodeGitWrites(raw: unknown): boolean {
+  return isObject(raw) && raw.allow_git_writes === true;
 }
 
 /** Decodes the answer of listMcpServers ({servers: [...]}, each an mcp.server_status payload). */

@@ -184,6 +184,19 @@ export interface ToolApprovalRequested {
   always_rule?: PermissionRule;
   /** Set on the copy in an ancestor session of the worker that asked. */
   worker_session_id?: string;
+  /** A sandboxed bash call in a git repository whose .git is read-only: the answer may allow git writes for this one call. */
+  git_writes_offer?: boolean;
+  /** An edit_file call placed in its file as the prompt was made (absent when the edit would fail). */
+  edit_context?: EditContext;
+}
+
+/** Where an edit_file call is in its file (ipc.EditContext): its first changed line, the whole lines before/after it, three unchanged lines each side. */
+export interface EditContext {
+  start_line: number;
+  old: string;
+  new: string;
+  before: string[];
+  after: string[];
 }
 
 /** How an approval ended. */

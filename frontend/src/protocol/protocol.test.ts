@@ -10,6 +10,8 @@ import {
   TURN_ERROR_SPEC,
   PERMISSION_RULE_SPEC,
   RETRIES_SPEC,
+  TOOL_APPROVAL_SPEC,
+  EDIT_CONTEXT_SPEC,
   TURN_OUTCOME_SPEC,
   USAGE_SPEC,
   ENVELOPE_SPEC,
@@ -41,6 +43,8 @@ function expectExact(spec: Record<string, FieldSpec>, obj: unknown, where: strin
     if (kind === "turn-error") expectExact(TURN_ERROR_SPEC, v, `${where}.${k}`);
     if (kind === "permission-rule") expectExact(PERMISSION_RULE_SPEC, v, `${where}.${k}`);
     if (kind === "retries") expectExact(RETRIES_SPEC, v, `${where}.${k}`);
+    if (kind === "tool-approval") expectExact(TOOL_APPROVAL_SPEC, v, `${where}.${k}`);
+    if (kind === "edit-context") expectExact(EDIT_CONTEXT_SPEC, v, `${where}.${k}`);
     if (kind === "queued-turns" && Array.isArray(v)) for (const [i, q] of v.entries()) expectExact(QUEUED_TURN_SPEC, q, `${where}.${k}[${i}]`);
     if (kind === "blocks") {
       for (const [i, b] of (v as Obj[]).entries()) {

@@ -19,6 +19,8 @@ export interface Usage {
   cache_write_tokens?: number;
   reasoning_tokens?: number;
   cost_usd: number;
+  /** output_tokens is (or includes) an estimate from the streamed text: the provider sent no usage for a reply cut short. */
+  output_estimated?: boolean;
 }
 
 /**
@@ -89,6 +91,8 @@ export interface Message {
   /** Seed 004's result layer of a toolResult message (status text, Markdown summary). */
   status_text?: string;
   summary?: string;
+  /** On a toolResult message whose call asked first: how its prompt was answered, and by whom. */
+  approval?: ToolApproval;
   created_at: string;
   /** On a user message that started a turn: that turn's current outcome. */
   turn?: TurnOutcome;
@@ -105,6 +109,13 @@ export interface Retries {
   count: number;
   error_class: string;
   error: string;
+}
+
+/** The answer to a call's approval prompt (store.ToolApproval): once | always | deny | cancelled, by window | dashboard | … */
+export interface ToolApproval {
+  decision: string;
+  by: string;
+  message?: string;
 }
 
 /** Why a turn failed (store.TurnError); attempts is 0 when no LLM call was made. */
@@ -283,5 +294,6 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cache_write_tokens: (a.cache_write_tokens ?? 0) + (b.cache_write_tokens ?? 0),
     reasoning_tokens: (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0),
     cost_usd: a.cost_usd + b.cost_usd,
+    ...(a.output_estimated || b.output_estimated ? { output_estimated: true } : {}),
   };
 }

@@ -3,8 +3,8 @@
 // a key's optionality wrong, so these lists cannot drift from the TS types;
 // protocol.test.ts checks them against wire-fixture.json (Go's marshalled output).
 
-import type { AbandonedTurn, EventType, PayloadMap, SkippedFile } from "./events";
-import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Retries, Session, TextBlock, ThinkingBlock, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
+import type { AbandonedTurn, EditContext, EventType, PayloadMap, SkippedFile } from "./events";
+import type { AttachedFile, ImageSource, Message, PermissionRule, QueuedTurnRecord, Retries, Session, TextBlock, ThinkingBlock, ToolApproval, ToolCallBlock, ImageBlock, TurnError, TurnOutcome, Usage } from "./records";
 
 /** The value kinds the decoder can check. */
 export type Kind =
@@ -23,6 +23,8 @@ export type Kind =
   | "turn-error"
   | "permission-rule"
   | "retries"
+  | "tool-approval"
+  | "edit-context"
   | "attachments"
   | "skipped-files"
   | "abandoned-turns";
@@ -43,6 +45,7 @@ export const USAGE_SPEC: Spec<Usage> = {
   cache_write_tokens: "number?",
   reasoning_tokens: "number?",
   cost_usd: "number",
+  output_estimated: "boolean?",
 };
 
 /** Spec of store.Session. */
@@ -108,6 +111,7 @@ export const MESSAGE_SPEC: Spec<Message> = {
   status_text: "string?",
   summary: "string?",
   created_at: "string",
+  approval: "tool-approval?",
   turn: "turn-outcome?",
   parent_id: "string?",
   siblings: "string[]?",
@@ -125,6 +129,12 @@ export const SKIPPED_FILE_SPEC: Spec<SkippedFile> = { path: "string", reason: "s
 
 /** Spec of ipc.AbandonedTurn. */
 export const ABANDONED_TURN_SPEC: Spec<AbandonedTurn> = { turn_id: "string", files_changed: "number" };
+
+/** Spec of store.ToolApproval. */
+export const TOOL_APPROVAL_SPEC: Spec<ToolApproval> = { decision: "string", by: "string", message: "string?" };
+
+/** Spec of ipc.EditContext. */
+export const EDIT_CONTEXT_SPEC: Spec<EditContext> = { start_line: "number", old: "string", new: "string", before: "string[]", after: "string[]" };
 
 /** Spec of store.TurnError. */
 export const TURN_ERROR_SPEC: Spec<TurnError> = { class: "string", message: "string", attempts: "number" };
@@ -230,6 +240,8 @@ export const PAYLOAD_SPECS: { [K in EventType]: Spec<PayloadMap[K]> } = {
     reason: "string",
     always_rule: "permission-rule?",
     worker_session_id: "string?",
+    git_writes_offer: "boolean?",
+    edit_context: "edit-context?",
   },
   "tool.approval_resolved": {
     tool_use_id: "string",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { session } from "../app/fakes";
+import { session } from "../testing/fakes";
 import type { ServerFrame, ToolApprovalRequested } from "../protocol";
 import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames";
 import { isPending, pendingApprovalIds, waitingTotal, workerApprovalIds } from "./approvals";

@@ -26,7 +26,18 @@ function withRequest(card: ToolCardState, p: ToolApprovalRequested, order: strin
     statusText: card.statusText || p.status_text,
     status: card.status === "streaming-input" ? "running" : card.status,
     workerSessionId: p.worker_session_id ?? card.workerSessionId,
-    approval: { request: { risk: p.risk, reason: p.reason, summary: p.summary, order, ...(p.always_rule ? { alwaysRule: p.always_rule } : {}) }, resolution: card.approval?.resolution ?? null },
+    approval: {
+      request: {
+        risk: p.risk,
+        reason: p.reason,
+        summary: p.summary,
+        order,
+        ...(p.always_rule ? { alwaysRule: p.always_rule } : {}),
+        ...(p.git_writes_offer ? { git_writes_offer: true } : {}),
+        ...(p.edit_context ? { editContext: p.edit_context } : {}),
+      },
+      resolution: card.approval?.resolution ?? null,
+    },
   };
 }
 

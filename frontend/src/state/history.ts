@@ -104,6 +104,7 @@ export function toChatMessage(m: Message | HistoryMessage): ChatMessage {
     cm.isError = m.is_error === true;
     if (m.status_text) cm.statusText = m.status_text;
     if (m.summary) cm.summary = m.summary;
+    if (m.approval) cm.approval = { decision: m.approval.decision, by: m.approval.by, message: m.approval.message ?? null };
     cm.toolStatus = m.status === "interrupted" ? "interrupted" : m.is_error ? "error" : "success";
   }
   return cm;
@@ -152,6 +153,8 @@ export function deriveTools(s: SessionState, turnRunning: boolean): SessionState
       output: res ? textOf(res) : card.output,
       statusText: res?.statusText || card.statusText,
       summary: res?.summary || card.summary,
+      // Who answered its prompt stays in the history (a live card already knows).
+      ...(res?.approval && !card.approval?.resolution ? { approval: { request: card.approval?.request ?? null, resolution: res.approval } } : {}),
     };
   }
   return { ...s, messages, tools, delegations: deriveDelegations(s.delegations, calls, results, tools) };

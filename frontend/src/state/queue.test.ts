@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { session } from "../app/fakes";
+import { session } from "../testing/fakes";
 import { decodeServerFrame, type ServerFrame, type Session } from "../protocol";
 import { reduce, initialState } from "./reducer";
 import { messageText, visibleMessages } from "./selectors";

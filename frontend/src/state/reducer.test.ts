@@ -166,12 +166,12 @@ describe("reducer on recorded traces", () => {
     expect(s.sessionUsage.cost_usd).toBeCloseTo(0.42);
   });
 
-  it("llm failure: retry shown, then a visible failed turn", () => {
+  it("llm failure: retry shown, then the failed turn shown once, under its user message", () => {
     const t = TRACES["llm-failure"]!;
     const retrying = session(t, run(t, t.frames.slice(0, 6)));
     expect(retrying.lastError).toMatchObject({ source: "llm", errorClass: "rate_limit", willRetry: true });
     const s = final("llm-failure");
-    expect(s.lastError).toMatchObject({ source: "llm", errorClass: "overloaded", message: "529 Overloaded", willRetry: false });
+    expect(s.lastError).toBeNull(); // no banner repeating the inline failure
     expect(s.turn.running).toBe(false);
     // The failure stays on the user message (what a reload shows too).
     const user = visibleMessages(s).find((m) => m.role === "user")!;

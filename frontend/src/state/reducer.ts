@@ -57,7 +57,7 @@ function applyKnown(s: SessionState, e: KnownEvent): SessionState {
     case "route.decided":
       return { ...s, activeModel: e.payload.model };
     case "llm.call_started":
-      return s;
+      return bus.onLLMCallStarted(s, e);
     case "llm.call_completed":
       return bus.onLLMCallCompleted(s.lastError?.willRetry ? { ...s, lastError: null } : s, e); // a retry succeeded: drop "retrying…"
     case "llm.call_failed":

@@ -95,3 +95,19 @@ export function contextUsed(s: SessionState | undefined): number | null {
   }
   return null;
 }
+
+/**
+ * For a stored toolResult message, the assistant message that made its call
+ * and the call's id (a search hit in a tool's output shows that card); null
+ * for any other message or a call not loaded.
+ */
+export function toolCallOf(s: SessionState, messageId: string): { messageId: string; toolUseId: string } | null {
+  const m = s.messages[messageId];
+  if (m?.role !== "toolResult" || !m.toolCallId) return null;
+  const id = m.toolCallId;
+  for (const mid of s.order) {
+    const a = s.messages[mid];
+    if (a?.role === "assistant" && a.content.some((b) => b.type === "toolCall" && b.id === id)) return { messageId: a.id, toolUseId: id };
+  }
+  return null;
+}

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeServerFrame, type ServerFrame, type Session } from "../protocol";
-import { session } from "../app/fakes";
+import { session } from "../testing/fakes";
 import { initialState, reduce } from "./reducer";
 import type { Action, AppState } from "./types";
 

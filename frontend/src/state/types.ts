@@ -2,7 +2,7 @@
 // pure reducer (reducer.ts) in one store (store.ts); components read it
 // through selectors (selectors.ts).
 
-import type { AbandonedTurn, ContentBlock, HistoryMessage, MCPServerStatus, MessageStatus, ModelInfo, PermissionRule, Retries, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
+import type { AbandonedTurn, ContentBlock, EditContext, HistoryMessage, MCPServerStatus, MessageStatus, ModelInfo, PermissionRule, Retries, Role, ServerFrame, Session, ToolApprovalRequested, TurnOutcome, Usage } from "../protocol";
 import type { ConnectionState } from "../transport/types";
 import type { ChunkList } from "./chunks";
 
@@ -55,6 +55,8 @@ export interface ChatMessage {
   toolArgs?: Record<string, unknown>;
   toolStatus?: ToolResultStatus;
   isError?: boolean;
+  /** How a toolResult's call was approved, when it asked (stored). */
+  approval?: ApprovalResolution;
   /** Stored seed 004 result layer of a toolResult message. */
   statusText?: string;
   summary?: string;
@@ -78,6 +80,10 @@ export interface ApprovalRequest {
   summary: string;
   /** The rule "Always" stores (editable in the prompt); absent when "Always" is not available. */
   alwaysRule?: PermissionRule;
+  /** The answer may allow this call to write .git (a sandboxed bash call in a repository). */
+  git_writes_offer?: boolean;
+  /** An edit_file call placed in its file (real line numbers and the lines around it), when the hub could. */
+  editContext?: EditContext;
   /**
    * Orders the prompts oldest first: the request event's id, or for a request
    * known from a listing "!" and its place there (before every event id: it
@@ -217,6 +223,8 @@ export interface ErrorInfo {
   retryInMs: number | null;
   /** How many attempts the call gets in all, when known. */
   maxAttempts?: number | null;
+  /** The next attempt (attempt + 1) has started: no wait is left. */
+  inFlight?: boolean;
 }
 
 /** An LLM call whose stream has delivered nothing for a while (llm.call_stalled). */
@@ -284,6 +292,17 @@ export interface SessionList {
   placeholders: Record<string, Session>;
 }
 
+/**
+ * A search hit to show: the message to scroll to and highlight; for a hit in
+ * a tool's output, the call whose output panel opens searching query.
+ */
+export interface Focus {
+  sessionId: string;
+  messageId: string;
+  toolUseId?: string;
+  query?: string;
+}
+
 /** What the window shows besides sessions: the open session, models, a notice. */
 export interface UiState {
   selectedId: string | null;
@@ -294,7 +313,7 @@ export interface UiState {
   /** The new-session view is open: the session is created by its first message. */
   draft: boolean;
   /** A message to scroll to and highlight (a search hit), until the list shows it. */
-  focus: { sessionId: string; messageId: string } | null;
+  focus: Focus | null;
 }
 
 /** The client's whole state: one store, three slices. */
@@ -330,7 +349,7 @@ export type AppAction =
   | { type: "loadingOlder"; loading: boolean }
   /** Opens the new-session view (nothing selected). */
   | { type: "draft" }
-  | { type: "focusMessage"; focus: { sessionId: string; messageId: string } | null };
+  | { type: "focusMessage"; focus: Focus | null };
 
 /** Reducer inputs. */
 export type Action = ChatAction | AppAction;

@@ -13,6 +13,4 @@ export function Info():Promise<app.Info>;
 
 export function OpenLink(arg1:string):Promise<void>;
 
-export function TestReport(arg1:app.PageReport):Promise<boolean>;
-
 export function UploadAttachment(arg1:string,arg2:string,arg3:string):Promise<ipc.AttachmentInfo>;

@@ -22,10 +22,6 @@ export function OpenLink(arg1) {
   return window['go']['app']['App']['OpenLink'](arg1);
 }
 
-export function TestReport(arg1) {
-  return window['go']['app']['App']['TestReport'](arg1);
-}
-
 export function UploadAttachment(arg1, arg2, arg3) {
   return window['go']['app']['App']['UploadAttachment'](arg1, arg2, arg3);
 }

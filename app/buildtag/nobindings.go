@@ -1,0 +1,6 @@
+//go:build !bindings
+
+package buildtag
+
+// Bindings is false in every normal build.
+const Bindings = false
