@@ -77,11 +77,11 @@ func (p *proc) report() {
 	}
 }
 
-// startGatewayProc runs `agenthub gateway --listen listen` and returns it
-// with the URL it printed.
-func startGatewayProc(t *testing.T, ctx context.Context, bin, listen string) (*proc, string) {
+// startGatewayProc runs `agenthub gateway --listen listen` (and extra
+// flags) and returns it with the URL it printed.
+func startGatewayProc(t *testing.T, ctx context.Context, bin, listen string, extra ...string) (*proc, string) {
 	t.Helper()
-	p, stdout := start(t, ctx, "gateway", bin, nil, "gateway", "--listen", listen)
+	p, stdout := start(t, ctx, "gateway", bin, nil, append([]string{"gateway", "--listen", listen}, extra...)...)
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		if url, ok := strings.CutPrefix(sc.Text(), "gateway: "); ok {
@@ -98,7 +98,13 @@ func startGatewayProc(t *testing.T, ctx context.Context, bin, listen string) (*p
 // provider, connected to gatewayURL, and returns it with its dashboard.
 func startHubProc(t *testing.T, ctx context.Context, bin, dataDir, workspace, providerURL, gatewayURL string, extra ...string) (*proc, dashboardInfo) {
 	t.Helper()
-	p, stdout := start(t, ctx, "hub", bin, []string{"ANTHROPIC_BASE_URL=" + providerURL, "ANTHROPIC_API_KEY=test-key"},
+	return startHubProcEnv(t, ctx, bin, dataDir, workspace, providerURL, gatewayURL, nil, extra...)
+}
+
+// startHubProcEnv is startHubProc with env added to the hub's environment.
+func startHubProcEnv(t *testing.T, ctx context.Context, bin, dataDir, workspace, providerURL, gatewayURL string, env []string, extra ...string) (*proc, dashboardInfo) {
+	t.Helper()
+	p, stdout := start(t, ctx, "hub", bin, append([]string{"ANTHROPIC_BASE_URL=" + providerURL, "ANTHROPIC_API_KEY=test-key"}, env...),
 		append([]string{"--headless", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--workspace", workspace,
 			"--model", "anthropic:" + model, "--gateway", gatewayURL}, extra...)...)
 	return p, waitDashboard(t, stdout, dataDir)
@@ -146,6 +152,15 @@ func pairDevice(t *testing.T, ctx context.Context, info dashboardInfo, gatewayUR
 	}
 	rpcLocal(t, info, "pairDevice", map[string]any{"rights": "full"}, &pv)
 	d := connectDevice(t, gatewayURL, id, pv.HubID, pv.Token)
+	awaitPending(t, ctx, info, id)
+	rpcLocal(t, info, "answerDevice", map[string]any{"deviceId": id, "allow": true}, nil)
+	d.awaitVerified(ctx)
+	return d
+}
+
+// awaitPending waits until device id asks the hub's user to be allowed.
+func awaitPending(t *testing.T, ctx context.Context, info dashboardInfo, id string) {
+	t.Helper()
 	for {
 		var list struct {
 			Pending []struct {
@@ -153,18 +168,17 @@ func pairDevice(t *testing.T, ctx context.Context, info dashboardInfo, gatewayUR
 			} `json:"pending"`
 		}
 		rpcLocal(t, info, "listDevices", nil, &list)
-		if len(list.Pending) == 1 && list.Pending[0].DeviceID == id {
-			break
+		for _, p := range list.Pending {
+			if p.DeviceID == id {
+				return
+			}
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatal("the device never asked to be allowed")
+			t.Fatalf("%s never asked to be allowed", id)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	rpcLocal(t, info, "answerDevice", map[string]any{"deviceId": id, "allow": true}, nil)
-	d.awaitVerified(ctx)
-	return d
 }
 
 // connectDevice connects a device that verifies with hubID by token after
