@@ -15,8 +15,8 @@ import (
 	"agenthub/gateway/client"
 	"agenthub/gateway/wire"
 	"agenthub/ipc"
-	"agenthub/ipc/dialect"
 	"agenthub/ipc/devices"
+	"agenthub/ipc/dialect"
 	"agenthub/ipc/gatewaylink"
 	"agenthub/ipc/rpc"
 	"agenthub/ipc/rpc/hubtest"
@@ -42,6 +42,12 @@ var fast = client.Options{ReconnectDelay: 20 * time.Millisecond, ReconnectDelayM
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvOn(t, gateway.Options{})
+}
+
+// newEnvOn is newEnv on a gateway made with gwOpts (its logger set here).
+func newEnvOn(t *testing.T, gwOpts gateway.Options) *env {
+	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "hub.db"), store.Options{NoSync: true})
 	if err != nil {
@@ -54,7 +60,8 @@ func newEnv(t *testing.T) *env {
 	h := hubtest.New(bus)
 	d := rpc.NewDispatcher(nil)
 	rpc.RegisterHub(d, h, bus.Reader())
-	gw := gateway.New(gateway.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})).With("side", "gateway")})
+	gwOpts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})).With("side", "gateway")
+	gw := gateway.New(gwOpts)
 	hs := httptest.NewServer(gw.Handler())
 	e := &env{bus: bus, hub: h, trust: devices.Open(dir), url: hs.URL, pending: make(chan []gatewaylink.PendingDevice, 16)}
 	e.mgr, err = gatewaylink.NewManager(gatewaylink.Options{Bus: bus, RPC: d, Devices: e.trust, Client: fast,

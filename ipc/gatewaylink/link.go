@@ -46,6 +46,7 @@ type link struct {
 	mu       sync.Mutex
 	sessions map[string]*session // verified devices by id
 	closed   bool                // no goroutine starts once set (spawn)
+	unbound  bool                // a verify came without fromConn (warned once)
 	state    client.State
 	lastErr  string
 	nextSub  uint64
@@ -308,8 +309,13 @@ func (l *link) admit(m wire.RoutedMessage, rights devices.Rights) {
 		old = takeStreams(s)
 	}
 	l.sessions[m.From] = &session{device: m.From, conn: m.FromConn, rights: rights, subs: map[string]*stream{}}
+	warn := m.FromConn == "" && !l.unbound
+	l.unbound = l.unbound || m.FromConn == ""
 	l.mu.Unlock()
 	closeStreams(old)
+	if warn {
+		l.m.log.Warn("gateway: this gateway does not bind messages to connections (not an Agent Hub gateway): a device's session ends only when the gateway no longer lists it, checked every few seconds", "url", l.url)
+	}
 }
 
 // session returns the device's session if m comes from the connection it
@@ -358,7 +364,8 @@ func (l *link) dropAll() {
 	closeStreams(sts)
 }
 
-// recheckTrust ends the sessions of devices no longer in the trust file.
+// recheckTrust ends the sessions of devices no longer in the trust file,
+// and those checkPresence finds gone.
 func (l *link) recheckTrust() {
 	t := time.NewTicker(trustRecheck)
 	defer t.Stop()
@@ -379,6 +386,45 @@ func (l *link) recheckTrust() {
 				l.m.log.Info("gateway: device no longer trusted; its session ends", "device", id)
 				l.forget(id)
 			}
+		}
+		l.checkPresence()
+	}
+}
+
+// checkPresence ends the sessions verified without a connection — behind a
+// gateway that sets no fromConn (not Agent Hub's: multica's, say) — whose
+// device the gateway no longer lists. Such a gateway never says that a
+// device id changed hands, so whoever registers a departed device's id
+// would ride its session; this narrows that to the time between two
+// checks (Agent Hub's gateway stamps every message with the sender's
+// connection, which closes it: docs/gateway.md, Limits).
+func (l *link) checkPresence() {
+	l.mu.Lock()
+	var unbound []string
+	for id, s := range l.sessions {
+		if s.conn == "" {
+			unbound = append(unbound, id)
+		}
+	}
+	l.mu.Unlock()
+	if len(unbound) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, trustRecheck)
+	defer cancel()
+	listed, err := l.c.ListDevices(ctx)
+	if err != nil {
+		l.m.log.Debug("gateway: list-devices for the presence check", "err", err)
+		return
+	}
+	present := make(map[string]bool, len(listed))
+	for _, d := range listed {
+		present[d.DeviceID] = true
+	}
+	for _, id := range unbound {
+		if !present[id] {
+			l.m.log.Info("gateway: device left the gateway; its session ends", "device", id)
+			l.forget(id)
 		}
 	}
 }

@@ -1,10 +1,13 @@
 package gatewaylink_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"agenthub/gateway"
 	"agenthub/gateway/wire"
 	"agenthub/ipc/devices"
 	"agenthub/ipc/gatewaylink"
@@ -192,4 +195,53 @@ func TestValidateURL(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
+}
+
+// unstamped is a gateway's router that delivers messages without
+// fromConn, as a gateway that is not Agent Hub's does (multica's forwards
+// the sender's message as it came).
+type unstamped struct{ *gateway.Local }
+
+func (u unstamped) Route(ctx context.Context, m wire.RoutedMessage) error {
+	m.FromConn = ""
+	return u.Local.Route(ctx, m)
+}
+
+// TestUnstampedGatewayEndsSessionsOfDepartedDevices: behind a gateway that
+// does not bind messages to connections, a verified device that leaves
+// loses its session once the gateway no longer lists it, so whoever
+// registers its id afterwards must verify (and has no token).
+func TestUnstampedGatewayEndsSessionsOfDepartedDevices(t *testing.T) {
+	local := gateway.NewLocal()
+	e := newEnvOn(t, gateway.Options{Registry: local, Router: unstamped{local}})
+	laptop, _ := e.pair(t, "laptop", devices.Full)
+	laptop.must(t, e.hubID, "listSessions", nil, nil)
+	laptop.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for verified(t, e, "laptop") {
+		if time.Now().After(deadline) {
+			t.Fatal("the hub kept the session of a device the gateway no longer lists")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	impostor := e.dial(t, "laptop", "", "")
+	impostor.ready(t)
+	if _, err := impostor.call(t, e.hubID, "listSessions", nil); err == nil || err.Code != wire.CodeUnauthorized {
+		t.Fatalf("a newcomer on the departed device's id: %v", err)
+	}
+}
+
+// verified reports whether the hub holds a session for device id.
+func verified(t *testing.T, e *env, id string) bool {
+	t.Helper()
+	v, err := e.mgr.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range v.Devices {
+		if d.DeviceID == id {
+			return d.Verified
+		}
+	}
+	return false
 }
