@@ -22,10 +22,15 @@ const devicesUsage = `Usage:
   agenthub devices pair [--read-only]     a pairing token (15 minutes) and the link that uses it
   agenthub devices revoke DEVICE_ID       forget a device (it must pair again)
   agenthub devices rights DEVICE_ID full|read-only
+  agenthub devices pending                the devices waiting to be allowed (the running hub)
+  agenthub devices allow DEVICE_ID [--read-only]
+  agenthub devices deny DEVICE_ID
 
 A device pairs by verifying with the token through the gateway; the hub's
-user then allows it in the window (or the dashboard page). Works whether or
-not the hub runs: the trust file is DATA_DIR/devices.json.
+user then allows it in the window, the dashboard page or with allow. list,
+pair, revoke and rights work whether or not the hub runs (the trust file is
+DATA_DIR/devices.json); pending, allow and deny ask the running hub, through
+its dashboard (DATA_DIR/dashboard.json).
 
 Flags (after the command):
 `
@@ -42,11 +47,17 @@ func RunDevices(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.SetOutput(&usage)
 	dataDir := fs.String("data-dir", "", "the hub's data `DIR` (default: "+describeDefaultDataDir()+")")
 	gateway := fs.String("gateway", "", "the gateway `URL`, for the pairing link (default: settings' gateway_url)")
-	readOnly := fs.Bool("read-only", false, "pair: the device may watch, not act")
+	readOnly := fs.Bool("read-only", false, "pair, allow: the device may watch, not act")
 	fs.Usage = func() { usage.WriteString(devicesUsage); fs.PrintDefaults() }
+	// Flags may come before, between and after the command's words.
+	var rest []string
 	err := fs.Parse(args)
-	if err == nil && cmd == "" && fs.NArg() > 0 { // flags before the command
-		cmd = fs.Arg(0)
+	for err == nil && fs.NArg() > 0 {
+		if cmd == "" {
+			cmd = fs.Arg(0)
+		} else {
+			rest = append(rest, fs.Arg(0))
+		}
 		err = fs.Parse(fs.Args()[1:])
 	}
 	if err != nil {
@@ -69,7 +80,6 @@ func RunDevices(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return 1
 	}
 	store := devices.Open(dir)
-	rest := fs.Args()
 	switch {
 	case cmd == "list" && len(rest) == 0:
 		err = listDevices(store, stdout)
@@ -94,6 +104,14 @@ func RunDevices(args []string, getenv func(string) string, stdout, stderr io.Wri
 				err = fmt.Errorf("no device %q is trusted", rest[0])
 			}
 		}
+	case cmd == "pending" && len(rest) == 0:
+		err = listPending(dir, stdout)
+	case (cmd == "allow" || cmd == "deny") && len(rest) == 1:
+		var rights devices.Rights
+		if *readOnly {
+			rights = devices.ReadOnly
+		}
+		err = answerPending(dir, rest[0], cmd == "allow", rights, stdout)
 	case cmd == "rights" && len(rest) == 2:
 		var r devices.Rights
 		if r, err = devices.ParseRights(rest[1]); err == nil {

@@ -51,6 +51,10 @@ func TestGatewaySDKProtocolClient(t *testing.T) {
 	}
 	dataDir, ws := freshDirs(t)
 	_, info := startHubProcEnv(t, ctx, bin, dataDir, ws, srv.URL, gwURL, []string{"SSL_CERT_FILE=" + certFile})
+	// The SDK sends its verify once, right after it registered: the hub
+	// must be at the gateway by then (a verify to a hub not yet there is a
+	// send_error the SDK's request does not hear).
+	awaitHubRegistered(t, ctx, info)
 	var pv struct {
 		Token string `json:"token"`
 		HubID string `json:"hubId"`
@@ -69,7 +73,15 @@ func TestGatewaySDKProtocolClient(t *testing.T) {
 	}
 	runScenarioWith(t, ctx, root, node, "sdkclient.e2e.mjs", dashboardInfo{}, nil, actions{
 		"allow sdk-laptop": allow("sdk-laptop"),
-		"allow sdk-phone":  allow("sdk-phone"),
+		// The read-only device is allowed from a terminal, as on a server hub.
+		"allow sdk-phone": func() string {
+			awaitPending(t, ctx, info, "sdk-phone")
+			out, err := exec.CommandContext(ctx, bin, "devices", "allow", "sdk-phone", "--data-dir", dataDir).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "allowed sdk-phone") {
+				t.Errorf("agenthub devices allow: %v %s", err, out)
+			}
+			return "allowed"
+		},
 		"pair read-only": func() string {
 			var ro struct {
 				Token string `json:"token"`
@@ -78,6 +90,28 @@ func TestGatewaySDKProtocolClient(t *testing.T) {
 			return ro.Token
 		},
 	})
+}
+
+// awaitHubRegistered waits until the hub's link is registered at its
+// gateway (listDevices' gateway state).
+func awaitHubRegistered(t *testing.T, ctx context.Context, info dashboardInfo) {
+	t.Helper()
+	for {
+		var v struct {
+			Gateway struct {
+				State string `json:"state"`
+			} `json:"gateway"`
+		}
+		rpcLocal(t, info, "listDevices", nil, &v)
+		if v.Gateway.State == "registered" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the hub never registered at its gateway (state %q)", v.Gateway.State)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // selfSignedCert writes a certificate for 127.0.0.1 (its own CA) and its
