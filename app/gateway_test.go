@@ -3,10 +3,15 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"agenthub/ipc"
+	"agenthub/ipc/devices"
 	"agenthub/ipc/rpc"
 )
 
@@ -47,6 +52,14 @@ func TestNoGatewayStartsNothing(t *testing.T) {
 	defer in.Close()
 	if st := in.Gateway.Status(); st.State != "off" || st.URL != "" {
 		t.Fatalf("status without a gateway: %+v", st)
+	}
+	// Nothing is written either: the device listing a page polls reads the
+	// trust file without making a hub id.
+	if _, err := in.Gateway.List(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(in.Config.DataDir, devices.File)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s without a gateway: %v", devices.File, err)
 	}
 	in.configureGateway("http://192.0.2.7:7800") // plain http off loopback, no --gateway-insecure
 	if st := in.Gateway.Status(); st.State != "off" {
