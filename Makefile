@@ -42,7 +42,7 @@ APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagema
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless smoketest package deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-package test-stress faults bench bench-desktop clean
+.PHONY: run build headless smoketest package deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-package test-stress faults bench bench-gateway bench-desktop clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -206,6 +206,13 @@ faults: headless
 bench: headless
 	cd bench && go build -o ../build/bin/agenthub-bench .
 	./build/bin/agenthub-bench -bin "$(abspath $(HEADLESS_BIN))" -out docs $(if $(PEER),-peer $(PEER))
+
+# Not part of `make test`: only the gateway section of make bench (local
+# port, through the gateway, bare Socket.io floor); writes
+# docs/benchmarks-gateway.md.
+bench-gateway: headless
+	cd bench && go build -o ../build/bin/agenthub-bench .
+	./build/bin/agenthub-bench -gateway -bin "$(abspath $(HEADLESS_BIN))" -out docs
 
 # Not part of `make test`: Agent Hub's desktop binary against a bare Wails
 # v2 window built with the same toolchain and tags in the same run (cold

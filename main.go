@@ -21,6 +21,7 @@ import (
 	_ "agenthub/app/smoketest" // the desktop test harness registers itself in a smoketest build; empty in any other
 	"agenthub/app/window"
 	"agenthub/frontend"
+	"agenthub/gateway"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -35,7 +36,43 @@ func main() {
 	// The bash sandbox's helper (confine, then run the command) exits here.
 	sandbox.Dispatch()
 	tuneGC()
+	// The Socket.io client library (the gateway link) catches SIGQUIT from
+	// its package init; give it back to the runtime (a goroutine dump).
+	signal.Reset(syscall.SIGQUIT)
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case gateway.Command: // the router devices and hubs meet at
+			os.Exit(runGateway(os.Args[2:]))
+		case app.DevicesCommand: // the hub's trusted devices
+			os.Exit(app.RunDevices(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
+		}
+	}
 	os.Exit(run())
+}
+
+// runGateway runs `agenthub gateway` until SIGINT/SIGTERM, serving the
+// embedded UI; the exit code is run's.
+func runGateway(args []string) int {
+	cfg, err := gateway.ParseFlags(args, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	assets, err := frontend.Assets()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agenthub gateway: embedded frontend: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := gateway.Run(ctx, cfg, assets, os.Stdout, log); err != nil {
+		fmt.Fprintf(os.Stderr, "agenthub gateway: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // tuneGC raises the collector's goal when GOGC is not set. The hub's live

@@ -11,6 +11,7 @@ import (
 	"agenthub/app/permission"
 	"agenthub/app/sandbox"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/gatewaylink"
 )
 
 // Name is the product name shown in the window title and the UI.
@@ -75,6 +76,13 @@ type Config struct {
 	// Sandbox is --sandbox: "auto" confines bash with Landlock where the
 	// kernel supports it (app/sandbox), "off" runs it unconfined.
 	Sandbox string
+	// Gateway is --gateway: connect the hub to this gateway as a device
+	// (docs/gateway.md); GatewaySet says it was given (it then wins over
+	// settings' gateway_url, "" included). GatewayInsecure is
+	// --gateway-insecure: allow plain http/ws to a non-loopback gateway.
+	Gateway         string
+	GatewaySet      bool
+	GatewayInsecure bool
 	// Driver holds the flags of the registered window Driver, which may
 	// hand the desktop window to a WindowDriver (the desktop test harness,
 	// app/smoketest, in builds with the smoketest tag); nil in a product
@@ -133,6 +141,8 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 	fs.DurationVar(&cfg.TurnTimeout, "turn-timeout", cfg.TurnTimeout, "server-side cancel of a turn")
 	fs.StringVar(&cfg.ApprovalMode, "approval-mode", "", "`MODE` of new sessions: ask (every tool call the rules do not allow waits for approval), auto-edits (file edits run without asking), auto-all, or plan (only what reads runs; the model presents a plan) (default: approval_mode in settings, else ask)")
 	fs.StringVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "`MODE` auto confines bash (Linux: user namespaces where allowed, Landlock, seccomp; see \"Bash sandbox here\" below); off runs it unconfined")
+	fs.StringVar(&cfg.Gateway, "gateway", "", "connect to the gateway at `URL` (https://HOST[:PORT]) as a device, so verified devices reach this hub through it; never listens (default: settings' gateway_url)")
+	fs.BoolVar(&cfg.GatewayInsecure, "gateway-insecure", false, "allow a plain http:// or ws:// --gateway on a non-loopback host (its traffic and the devices' tokens cross the network in clear)")
 	fs.BoolVar(&cfg.ShowVersion, "version", false, "print the version and exit")
 	if newDriver != nil {
 		cfg.Driver = newDriver()
@@ -179,6 +189,8 @@ func ParseFlags(args []string, workdir string, getenv func(string) string, stdou
 			cfg.ListenSet = true
 		case "workspace":
 			cfg.WorkspaceSet = true
+		case "gateway":
+			cfg.GatewaySet = true
 		}
 	})
 	if cfg.Driver != nil {
@@ -232,6 +244,11 @@ func (c Config) Validate() error {
 	}
 	if c.Sandbox != "auto" && c.Sandbox != "off" {
 		errs = append(errs, fmt.Errorf("--sandbox %q: want auto or off", c.Sandbox))
+	}
+	if c.Gateway != "" {
+		if _, err := gatewaylink.ValidateURL(c.Gateway, c.GatewayInsecure); err != nil {
+			errs = append(errs, fmt.Errorf("--gateway: %w", err))
+		}
 	}
 	if c.Workspace == "" {
 		errs = append(errs, errors.New("--workspace: must not be empty"))

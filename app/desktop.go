@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"agenthub/app/window"
+	"agenthub/ipc/gatewaylink"
 	"agenthub/ipc/wailsipc"
 
 	"github.com/wailsapp/wails/v2"
@@ -80,7 +81,8 @@ func RunDesktop(ctx context.Context, cfg Config, assets fs.FS, icon []byte, gete
 
 	a := NewApp(inst)
 	driver := startDriver(cfg.Driver, getenv, log)
-	wopts := wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, Emitter: a.shell, Logger: log}
+	wopts := wailsipc.Options{Bus: inst.Bus, Hub: inst.Hub, RPC: inst.RPC, Emitter: a.shell, Logger: log}
+	inst.SetDevicePrompt(func(p []gatewaylink.PendingDevice) { a.shell.Emit(DevicesEvent, p) })
 	if driver != nil {
 		driver.Transport(&wopts)
 	}

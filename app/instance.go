@@ -23,6 +23,8 @@ import (
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
 	"agenthub/ipc/dialect"
+	"agenthub/ipc/gatewaylink"
+	"agenthub/ipc/rpc"
 	"agenthub/store"
 
 	berrors "go.etcd.io/bbolt/errors"
@@ -71,6 +73,13 @@ type Instance struct {
 	// Search is the full-text index over every message, fed by the bus's
 	// commits.
 	Search *search.Index
+	// RPC is the seed 003 dispatcher every transport shares (gateway.go).
+	RPC *rpc.Dispatcher
+	// Gateway is the hub's gateway link and its devices (off unless
+	// --gateway or settings' gateway_url names one).
+	Gateway *gatewaylink.Manager
+
+	devicePrompt devicePromptFunc
 
 	settings *settings.Service
 	getenv   func(string) string
@@ -149,6 +158,9 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 	if err := inst.startServices(); err != nil {
 		return nil, errors.Join(err, inst.Close())
 	}
+	if err := inst.startGateway(); err != nil {
+		return nil, errors.Join(err, inst.Close())
+	}
 	if addr, on := dashboardAddr(cfg, st, opts.Headless); on {
 		srv, err := dashboard.Listen(dashboard.Options{Addr: addr, Assets: opts.Assets, Logger: log})
 		if err != nil {
@@ -156,7 +168,7 @@ func Open(cfg Config, opts OpenOptions) (*Instance, error) {
 		}
 		inst.Dashboard = srv
 		srv.Handle("GET /api/info", http.HandlerFunc(inst.serveInfo))
-		api, err := dashboard.MountAPI(srv, dashboard.APIOptions{Bus: inst.Bus, Hub: inst.Hub, Logger: log, MaxConnections: cfg.MaxConnections})
+		api, err := dashboard.MountAPI(srv, dashboard.APIOptions{Bus: inst.Bus, Hub: inst.Hub, RPC: inst.RPC, Logger: log, MaxConnections: cfg.MaxConnections})
 		if err != nil {
 			return nil, errors.Join(err, inst.Close())
 		}
@@ -395,6 +407,9 @@ func (in *Instance) Close() error {
 	}
 	if in.Dashboard != nil {
 		errs = append(errs, in.Dashboard.Close())
+	}
+	if in.Gateway != nil {
+		in.Gateway.Close()
 	}
 	if in.Hub != nil {
 		if err := in.Hub.Close(); err != nil {

@@ -16,8 +16,10 @@ import (
 // frame, keep the text deltas' latencies (receive time minus the stamp in
 // the text), stop at turn.completed.
 type client struct {
-	c   *websocket.Conn
-	sse *sseClient // a peer's Server-Sent Events stream instead (peer.go)
+	c       *websocket.Conn
+	sse     *sseClient   // a peer's Server-Sent Events stream instead (peer.go)
+	frames  *frameSource // frames from a gateway device or a Socket.io socket instead (gateway.go)
+	closeFn func()       // closes the frames' socket (nil: nothing to close)
 }
 
 // result is what one client saw of one burst.
@@ -75,7 +77,13 @@ func (cl *client) read(ctx context.Context, want int) result {
 	r := result{latencies: make([]time.Duration, 0, want)}
 	prevID := ""
 	for {
-		_, b, err := cl.c.Read(ctx)
+		var b []byte
+		var err error
+		if cl.frames != nil {
+			b, err = cl.frames.next(ctx)
+		} else {
+			_, b, err = cl.c.Read(ctx)
+		}
 		if err != nil {
 			r.err = err
 			return r
@@ -110,6 +118,12 @@ func (cl *client) read(ctx context.Context, want int) result {
 func (cl *client) close() {
 	if cl.sse != nil {
 		cl.sse.close()
+		return
+	}
+	if cl.frames != nil {
+		if cl.closeFn != nil {
+			cl.closeFn()
+		}
 		return
 	}
 	_ = cl.c.CloseNow()

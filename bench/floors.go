@@ -38,6 +38,7 @@ type floor struct {
 	clients []*websocket.Conn
 	seq     int
 	log     *durableLog // the durable floor's log (nil for the others)
+	sio     *sioFloor   // floor (d)'s Socket.io server (nil for the others)
 }
 
 func (f *floor) ws(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +56,10 @@ func (f *floor) ws(w http.ResponseWriter, r *http.Request) {
 
 // broadcast writes one encoded frame to every client, in turn.
 func (f *floor) broadcast(b []byte) {
+	if f.sio != nil {
+		f.sio.broadcast(b)
+		return
+	}
 	f.mu.Lock()
 	cs := f.clients
 	f.mu.Unlock()
@@ -93,13 +98,23 @@ func runFloor(role, upstream, dataDir string) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", f.ws)
+	if role == "sio" {
+		f.sio = newSioFloor()
+		mux.Handle("/ws/", f.sio.handler())
+	}
 	mux.HandleFunc("/clients", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		n := len(f.clients)
 		f.mu.Unlock()
+		if f.sio != nil {
+			n = f.sio.clients()
+		}
 		fmt.Fprint(w, n)
 	})
 	mux.HandleFunc("/reset", func(w http.ResponseWriter, r *http.Request) {
+		if f.sio != nil {
+			f.sio.reset()
+		}
 		f.mu.Lock()
 		for _, c := range f.clients {
 			_ = c.CloseNow()
@@ -113,7 +128,7 @@ func runFloor(role, upstream, dataDir string) error {
 		switch role {
 		case "push":
 			go f.push(n, rate)
-		case "relay":
+		case "relay", "sio":
 			go f.relay(upstream)
 		case "durable":
 			go f.durableRelay(upstream)

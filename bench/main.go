@@ -39,6 +39,7 @@ func main() {
 	clients := flag.Int("clients", 1, "with -only: this many reading clients")
 	rate := flag.Int("rate", 0, "with -only: pace the fake at this many deltas/s and print latency percentiles (a latency probe)")
 	peer := flag.String("peer", "", "also measure a peer the same way, as a report row (opencode: npm opencode-ai)")
+	gatewayOnly := flag.Bool("gateway", false, "just the gateway section: writes benchmarks-gateway.md (make bench-gateway)")
 	searchN := flag.Int("search", 0, "just the search bench: seed this many messages, start the binary on them, time GET /search beside GET /api/info (prints a table)")
 	flag.Parse()
 	if *role != "" {
@@ -75,6 +76,13 @@ func main() {
 	}
 	if *searchN > 0 {
 		if err := searchBench(ctx, *bin, *searchN, 200); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *gatewayOnly {
+		if err := driveGateway(ctx, *bin, *out, *quick); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -163,6 +171,14 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 			return err
 		}
 	}
+	slog.Info("bench: the gateway section")
+	gw, err := measureGateway(ctx, bin, upstream, root, prov, hub, quick)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	if err := gw.write(out, quick); err != nil {
+		return err
+	}
 	rep.ended = time.Now()
 	rep.names = [3]string{push.name(), relay.name(), hub.name()}
 	rep.durable = durable.name()
@@ -247,4 +263,31 @@ func profileRuns(ctx context.Context, bin string, b burst, reps, clients int, sa
 		}
 	}
 	return nil
+}
+
+// driveGateway runs the gateway section alone (its own provider and local hub).
+func driveGateway(ctx context.Context, bin, out string, quick bool) error {
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("the binary to measure: %w (make headless builds it)", err)
+	}
+	root, err := os.MkdirTemp("", "agenthub-bench-gw-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	prov, upstream, stop, err := serveProvider()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	hub, err := startHub(ctx, bin, upstream, filepath.Join(root, "hub"), prov)
+	if err != nil {
+		return err
+	}
+	defer hub.stop()
+	gw, err := measureGateway(ctx, bin, upstream, root, prov, hub, quick)
+	if err != nil {
+		return err
+	}
+	return gw.write(out, quick)
 }

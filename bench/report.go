@@ -103,6 +103,9 @@ func (rep *report) writeIntro(p func(format string, a ...any)) {
 		p("**This is a `-quick` smoke run of the harness with small sizes: its figures are not for quoting.**")
 	}
 	p("")
+	p("The same run measures Agent Hub through a gateway beside its local port and a bare Socket.io floor:")
+	p("[benchmarks-gateway.md](benchmarks-gateway.md).")
+	p("")
 	p("Every figure is end to end and measured **in the same run as its floors**: a fake Anthropic server")
 	p("(real SSE wire format) stamps each delta's text with its send time; the path under test carries it to")
 	p("dashboard WebSocket clients, which decode every frame and take the receive time minus the stamp as the")

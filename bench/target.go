@@ -104,13 +104,21 @@ func (f *floorTarget) name() string {
 		return "floor (a): bare WebSocket push"
 	case "durable":
 		return "floor (c): SSE → commit (bbolt, fsync) → WebSocket"
+	case "sio":
+		return "floor (d): SSE → Socket.io push (bare)"
 	}
 	return "floor (b): SSE → WebSocket relay"
 }
 
 func (f *floorTarget) connect(ctx context.Context, n int) ([]*client, error) {
 	var cls []*client
-	for range n {
+	if f.role == "sio" {
+		var err error
+		if cls, err = connectSio(ctx, f.addr, n); err != nil {
+			return nil, err
+		}
+	}
+	for len(cls) < n {
 		c, err := dial(ctx, "ws://"+f.addr+"/ws", "")
 		if err != nil {
 			return nil, err

@@ -16,6 +16,7 @@ import (
 	"agenthub/app/secrets"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
+	"agenthub/ipc/gatewaylink"
 )
 
 // Service owns the live Settings: it serves the hub's view
@@ -84,6 +85,20 @@ func (ss *Service) SetSources(fn func(Settings) map[string]string) {
 func (ss *Service) SetListener(fn func(Settings)) {
 	ss.mu.Lock()
 	ss.onChange = fn
+	ss.mu.Unlock()
+}
+
+// AddListener chains fn after the current change listener (before any
+// Update can run): both are called, in that order, after each save.
+func (ss *Service) AddListener(fn func(Settings)) {
+	ss.mu.Lock()
+	prev := ss.onChange
+	ss.onChange = func(s Settings) {
+		if prev != nil {
+			prev(s)
+		}
+		fn(s)
+	}
 	ss.mu.Unlock()
 }
 
@@ -160,6 +175,7 @@ type settingsPatch struct {
 	ThinkingBudget   *int                 `json:"thinking_budget"`
 	ApprovalMode     *string              `json:"approval_mode"`
 	AutoTitle        *bool                `json:"auto_title"`
+	GatewayURL       *string              `json:"gateway_url"`
 	// ToolEnv replaces the whole tool environment setting when present.
 	ToolEnv map[string]string `json:"tool_env"`
 	// MCPServers replaces the whole set of MCP servers when present.
@@ -265,6 +281,17 @@ func (p settingsPatch) applyTo(s *Settings) error {
 			return err
 		}
 		s.ApprovalMode = v
+	}
+	if p.GatewayURL != nil {
+		v := strings.TrimSpace(*p.GatewayURL)
+		if v != "" {
+			// The scheme/host check; whether plain http may leave this
+			// machine is --gateway-insecure's, checked when it connects.
+			if _, err := gatewaylink.ValidateURL(v, true); err != nil {
+				return fmt.Errorf("gateway_url: %v", err)
+			}
+		}
+		s.GatewayURL = v
 	}
 	if p.AutoTitle != nil {
 		on := *p.AutoTitle

@@ -162,3 +162,19 @@ func TestToolEnvSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// AddListener keeps the listener before it: after a save both hear the new
+// settings, the first one first (the gateway link follows gateway_url
+// beside the providers).
+func TestSettingsServiceAddListenerChains(t *testing.T) {
+	ss := NewService(t.TempDir(), Settings{}, nil, Status{})
+	var order []string
+	ss.SetListener(func(s Settings) { order = append(order, "first:"+s.GatewayURL) })
+	ss.AddListener(func(s Settings) { order = append(order, "second:"+s.GatewayURL) })
+	if _, err := ss.Update(json.RawMessage(`{"gateway_url":"https://gw.example"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ","); got != "first:https://gw.example,second:https://gw.example" {
+		t.Fatalf("listeners heard %q", got)
+	}
+}

@@ -52,6 +52,9 @@ type Settings struct {
 	// MCPServers are the MCP servers whose tools the agent may call, by
 	// name (docs/mcp.md).
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers,omitempty"`
+	// GatewayURL connects the hub to a gateway as a device (docs/gateway.md);
+	// --gateway wins over it. "" means no gateway.
+	GatewayURL string `json:"gateway_url,omitempty"`
 	// AutoTitle names sessions after their first completed turn with one
 	// LLM call; nil means on.
 	AutoTitle *bool `json:"auto_title,omitempty"`

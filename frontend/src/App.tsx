@@ -5,6 +5,7 @@ import { ChatPane } from './app/ChatPane';
 import { useAttention } from './app/attention';
 import { HelpDialog } from './app/HelpDialog';
 import { QuitDialog } from './app/QuitDialog';
+import { DevicePrompt, useDeviceQuestion } from './app/DevicePrompt';
 import { Icon } from './app/Icon';
 import { NewSession, lastFolder } from './app/NewSession';
 import { COMPOSER_ID } from './chat';
@@ -91,6 +92,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
   const chooseFolder = useMemo(() => backend.chooseFolder?.bind(backend), [backend]);
   const upload = useMemo(() => backend.uploadAttachment.bind(backend), [backend]);
   const [quitAsk, answerQuit] = useQuitQuestion(backend, ctl);
+  const [device, answerDevice] = useDeviceQuestion(backend, ctl);
   const panels = { narrow, sidebarOpen, setSidebarOpen, setSettings, setHelp, searchRef };
   usePageWiring(backend, ctl);
   useShortcuts(ctl, panels);
@@ -135,6 +137,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
       {settings && <SettingsDialog hub={backend.hub()} ctl={ctl} info={info} onClose={closeSettings} />}
       {help && <HelpDialog info={info} onClose={() => setHelp(false)} />}
       {quitAsk !== null && <QuitDialog running={quitAsk} onAnswer={answerQuit} />}
+      {device && <DevicePrompt device={device} onAnswer={answerDevice} />}
     </>
   );
 }

@@ -106,6 +106,17 @@ func (d *Dispatcher) DispatchRouted(ctx context.Context, data []byte) []byte {
 	return EncodeRouted(resp, env.From, d.log)
 }
 
+// CallRouted is Call for a request that came in the RoutedMessage envelope
+// over another transport (the gateway link, ipc/gatewaylink): handlers
+// answer seed 003's shapes, as for DispatchRouted.
+func (d *Dispatcher) CallRouted(ctx context.Context, req Request) Response {
+	return d.Call(context.WithValue(ctx, routedKey{}, true), req)
+}
+
+// RoutedPayload is resp as a RoutedMessage payload: {requestId, ok,
+// payload | error}.
+func RoutedPayload(resp Response, log *slog.Logger) json.RawMessage { return routedPayload(resp, log) }
+
 // EncodeRouted wraps resp in a RoutedMessage addressed to to.
 func EncodeRouted(resp Response, to string, log *slog.Logger) []byte {
 	b, err := json.Marshal(RoutedMessage{ID: NewMessageID(), From: HubID, To: to, Action: ActionResponse,

@@ -12,14 +12,16 @@ import { WailsTransport, isWailsAvailable, type WailsBridgeLike } from './wails'
 import { RpcClient, bridgeChannel, httpChannel, type RequestBridge } from './rpc';
 import type { Transport, TransportHandlers } from './types';
 import { WsTransport } from './ws';
+import { gatewayBackend, servedByGateway } from './gatewaybackend';
 import { createHubClient, type HubClient } from './hub';
 import { parseInfo, type AppInfo, type ReadyReport } from '../app/info';
 import { bearerHeader, sessionStorageOf, takeDashboardToken } from './token';
 import type { SignedUrl } from '../chat/resources';
+import type { PendingDevice } from './devices';
 
 export interface Backend {
-  /** "wails" in the desktop window, "http" in the browser dashboard. */
-  readonly kind: 'wails' | 'http';
+  /** "wails" in the desktop window, "http" in the browser dashboard, "gateway" in a page an Agent Hub gateway served. */
+  readonly kind: 'wails' | 'http' | 'gateway';
   info(): Promise<AppInfo>;
   /** Tells Go the first window has rendered (a no-op in the browser). */
   ready(report: ReadyReport): Promise<void>;
@@ -59,12 +61,17 @@ export interface Backend {
   onQuitRequest?(cb: (running: number) => void): () => void;
   /** Answers the quit confirmation: quit, cancel the turns and quit, or keep running. */
   answerQuit?(choice: QuitChoice): Promise<void>;
+  /** Calls cb whenever the devices waiting for confirmation change (the window only: app.DevicesEvent); returns the unsubscribe. */
+  onDevicesPending?(cb: (pending: PendingDevice[]) => void): () => void;
   /** Calls cb with each native menu action for the page (the window only); returns the unsubscribe. */
   onMenu?(cb: (action: string) => void): () => void;
 }
 
 /** The Wails event of the native menu's page actions (app.MenuEvent). */
 export const MENU_EVENT = 'app:menu';
+
+/** The Wails event listing the devices waiting for confirmation (app.DevicesEvent). */
+export const DEVICES_EVENT = 'app:devicesPending';
 
 /** The Wails event asking to confirm quitting (app.QuitEvent). */
 export const QUIT_EVENT = 'app:confirmQuit';
@@ -166,6 +173,9 @@ export function wailsBackend(win: unknown): Backend {
     answerQuit(choice) {
       return AnswerQuit(choice);
     },
+    onDevicesPending(cb) {
+      return EventsOn(DEVICES_EVENT, (data: unknown) => cb(Array.isArray(data) ? (data as PendingDevice[]) : []));
+    },
     onMenu(cb) {
       return EventsOn(MENU_EVENT, (data: unknown) => {
         const a = (data as { action?: unknown } | null)?.action;
@@ -236,5 +246,6 @@ export function httpBackend(fetchFn: typeof fetch, base = '', token: string | nu
 /** Picks the backend for this page; in the browser it takes the dashboard token from the address (token.ts). */
 export function detectBackend(win: Window): Backend {
   if (inWails(win)) return wailsBackend(win);
+  if (servedByGateway(win.document)) return gatewayBackend(win);
   return httpBackend(win.fetch.bind(win), '', takeDashboardToken(win.location, win.history, sessionStorageOf(win)));
 }

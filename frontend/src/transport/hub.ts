@@ -23,6 +23,7 @@ import {
 
 export type { ModelInfo };
 import type { RpcClient } from "./rpc";
+import { createDevicesClient, type DevicesClient } from "./devices";
 
 /** The answer to a turn submission (ipc.SubmitResult). */
 export interface SubmitResult {
@@ -61,6 +62,8 @@ export interface SettingsView {
   openai_base_url?: string;
   dashboard_enabled?: boolean;
   dashboard_listen?: string;
+  /** The gateway this hub connects to as a device ("" = none). */
+  gateway_url?: string;
   /** The approval mode of new sessions (ask | auto-edits | auto-all). */
   approval_mode?: string;
   /** The MCP servers by name; a patch carrying it replaces the whole set. */
@@ -221,6 +224,8 @@ export interface HubClient {
   setTodos(id: string, todos: Todo[]): Promise<Session>;
   /** "Build it": builds the presented plan (edited text: plan) in mode. */
   buildPlan(id: string, mode: ApprovalMode, plan?: string): Promise<SubmitResult>;
+  /** The devices that reach the hub through a gateway (the hub's own user only; devices.ts). */
+  devices?: DevicesClient;
 }
 
 /** compactSession waits for the model's summary; exportSession may build a large document. */
@@ -235,6 +240,7 @@ function list<T>(v: unknown, key: string): T[] {
 /** Creates a HubClient over an RpcClient. */
 export function createHubClient(rpc: RpcClient): HubClient {
   return {
+    devices: createDevicesClient(rpc),
     async listSessions() {
       return list<Session>(await rpc.call("listSessions"), "sessions");
     },

@@ -14,6 +14,7 @@ import type { AppController } from "../controller";
 import type { HubClient, SettingsView } from "../../transport/hub";
 import type { AppInfo } from "../info";
 import { InfoPanel } from "../InfoPanel";
+import { DevicesSettings } from "./DevicesSettings";
 import { useModal } from "../../chat/modals";
 import { settingsPatch } from "./fields";
 import { SettingsFooter } from "./SettingsFooter";
@@ -115,6 +116,7 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
             <StagedLists hub={hub} before={before} form={form} setForm={setForm} workspace={session?.workspace_path} />
           </>
         )}
+        {before && <DevicesSettings hub={hub} savedUrl={before.gateway_url ?? ""} url={form.gateway_url ?? ""} setUrl={(gateway_url) => setForm({ ...form, gateway_url })} />}
         <details className="about">
           <summary>About this instance</summary>
           <InfoPanel info={info} />

@@ -29,7 +29,7 @@ export function bind({ form, setForm }: FormProps, k: keyof SettingsView) {
  */
 export function settingsPatch(before: SettingsView, form: SettingsView, secrets: { anthropic: string; openai: string }): SettingsView {
   const patch: SettingsView = {};
-  const keys = ["provider", "model", "anthropic_base_url", "openai_base_url", "approval_mode"] as const;
+  const keys = ["provider", "model", "anthropic_base_url", "openai_base_url", "approval_mode", "gateway_url"] as const;
   for (const k of keys) if ((form[k] ?? "") !== (before[k] ?? "")) patch[k] = (form[k] ?? "").trim();
   if ((form.dashboard_enabled ?? false) !== (before.dashboard_enabled ?? false)) patch.dashboard_enabled = form.dashboard_enabled ?? false;
   if ((form.auto_title ?? true) !== (before.auto_title ?? true)) patch.auto_title = form.auto_title ?? true;

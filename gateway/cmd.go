@@ -1,0 +1,117 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Command is the sub-command name: `agenthub gateway [flags]`.
+const Command = "gateway"
+
+// DefaultListen is where `agenthub gateway` listens without --listen:
+// loopback, for a reverse proxy in front (docs/gateway.md).
+const DefaultListen = "127.0.0.1:7800"
+
+// Config is `agenthub gateway`'s flags.
+type Config struct {
+	Listen          string
+	TLSCert, TLSKey string
+	MaxMessageBytes int
+}
+
+// ParseFlags reads the sub-command's flags (args without "gateway").
+// --help writes the usage to stdout and returns flag.ErrHelp.
+func ParseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
+	cfg := Config{Listen: DefaultListen, MaxMessageBytes: DefaultMaxMessageBytes}
+	fs := flag.NewFlagSet("agenthub gateway", flag.ContinueOnError)
+	var usage strings.Builder
+	fs.SetOutput(&usage)
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "`ADDR` to listen on (host:port; :443 for every interface)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate `FILE` (PEM, chain included): serve https/wss")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key `FILE` (PEM)")
+	fs.IntVar(&cfg.MaxMessageBytes, "max-message", cfg.MaxMessageBytes, "largest message in `BYTES` a device may send")
+	fs.Usage = func() {
+		fmt.Fprintf(&usage, "Usage: agenthub gateway [flags]\n\nA router for the seeds' device protocol (Socket.io at /ws): hubs started with\n--gateway URL and clients (the UI served here, the seed SDK) reach each other\nthrough it. It keeps no message and trusts no device: hubs verify their devices.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		_, _ = io.WriteString(stdout, usage.String())
+		return cfg, err
+	case err != nil:
+		_, _ = io.WriteString(stderr, usage.String())
+		return cfg, err
+	case fs.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	case (cfg.TLSCert == "") != (cfg.TLSKey == ""):
+		err = errors.New("--tls-cert and --tls-key go together")
+	case cfg.MaxMessageBytes < 1<<20:
+		err = fmt.Errorf("--max-message %d: at least 1 MiB", cfg.MaxMessageBytes)
+	}
+	if err == nil {
+		_, _, err = net.SplitHostPort(cfg.Listen)
+		if err != nil {
+			err = fmt.Errorf("--listen %q: %w", cfg.Listen, err)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agenthub gateway:", err)
+	}
+	return cfg, err
+}
+
+// Run serves a gateway until ctx ends: it prints the address it listens on
+// (the URL a hub's --gateway takes) to stdout, logs to log.
+func Run(ctx context.Context, cfg Config, assets fs.FS, stdout io.Writer, log *slog.Logger) error {
+	var tlsConf *tls.Config
+	if cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return fmt.Errorf("gateway: TLS: %w", err)
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	scheme := "http"
+	if tlsConf != nil {
+		ln = tls.NewListener(ln, tlsConf)
+		scheme = "https"
+	}
+	gw := New(Options{Assets: assets, MaxMessageBytes: cfg.MaxMessageBytes, Logger: log})
+	srv := &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	url := scheme + "://" + ln.Addr().String()
+	if _, err := fmt.Fprintf(stdout, "gateway: %s\n", url); err != nil {
+		return err
+	}
+	log.Info("gateway listening", "url", url, "socket_io_path", "/ws")
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		gw.Close()
+		return fmt.Errorf("gateway: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("gateway stopping")
+	gw.Close()
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		_ = srv.Close()
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+
+	"agenthub/gateway/wire"
+)
+
+// ErrDeviceInUse: another connection holds the device id.
+var ErrDeviceInUse = errors.New("device id already in use")
+
+// ErrDeviceNotFound: no connection holds the device id.
+var ErrDeviceNotFound = errors.New("device not found")
+
+// Conn is one device's socket on this gateway instance, as the registry
+// and the router see it.
+type Conn interface {
+	// Info is the device's id and type from its handshake.
+	Info() wire.DeviceInfo
+	// ConnID names this connection (unique per socket, opaque).
+	ConnID() string
+	// Deliver emits `receive` with msg to the device. It does not block on
+	// the network (the socket buffers) and fails only once the socket closed.
+	Deliver(msg wire.RoutedMessage) error
+}
+
+// Registry holds which device ids are taken. One id has at most one
+// connection across everything the registry spans (one process here; a
+// fleet of gateway instances for a shared implementation).
+type Registry interface {
+	// Register claims c's device id for c: ErrDeviceInUse when another
+	// connection holds it.
+	Register(ctx context.Context, c Conn) error
+	// Unregister releases c's device id if c still holds it.
+	Unregister(ctx context.Context, c Conn)
+	// Devices lists the registered devices, sorted by id.
+	Devices(ctx context.Context) ([]wire.DeviceInfo, error)
+}
+
+// Router delivers a message to the connection holding its `to` device id,
+// wherever that connection is: ErrDeviceNotFound when none does. It keeps
+// nothing: a message for a device that is not connected is refused, never
+// queued.
+type Router interface {
+	Route(ctx context.Context, msg wire.RoutedMessage) error
+}
+
+// Local is the in-memory Registry and Router of one gateway process.
+type Local struct {
+	mu    sync.RWMutex
+	conns map[string]Conn
+}
+
+var (
+	_ Registry = (*Local)(nil)
+	_ Router   = (*Local)(nil)
+)
+
+// NewLocal returns an empty Local.
+func NewLocal() *Local { return &Local{conns: map[string]Conn{}} }
+
+// Register implements Registry.
+func (l *Local) Register(_ context.Context, c Conn) error {
+	id := c.Info().DeviceID
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cur, ok := l.conns[id]; ok && cur.ConnID() != c.ConnID() {
+		return ErrDeviceInUse
+	}
+	l.conns[id] = c
+	return nil
+}
+
+// Unregister implements Registry.
+func (l *Local) Unregister(_ context.Context, c Conn) {
+	id := c.Info().DeviceID
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cur, ok := l.conns[id]; ok && cur.ConnID() == c.ConnID() {
+		delete(l.conns, id)
+	}
+}
+
+// Devices implements Registry.
+func (l *Local) Devices(context.Context) ([]wire.DeviceInfo, error) {
+	l.mu.RLock()
+	out := make([]wire.DeviceInfo, 0, len(l.conns))
+	for _, c := range l.conns {
+		out = append(out, c.Info())
+	}
+	l.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].DeviceID < out[j].DeviceID })
+	return out, nil
+}
+
+// Route implements Router.
+func (l *Local) Route(_ context.Context, msg wire.RoutedMessage) error {
+	l.mu.RLock()
+	c, ok := l.conns[msg.To]
+	l.mu.RUnlock()
+	if !ok {
+		return ErrDeviceNotFound
+	}
+	return c.Deliver(msg)
+}
