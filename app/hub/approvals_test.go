@@ -188,8 +188,24 @@ func TestApprovalCancelWhileWaiting(t *testing.T) {
 }
 
 // The wait does not count against --turn-timeout.
+//
+// The timeout is derived from the work: the same turn (one bash call, two
+// model calls) is first run without asking and timed, and the timeout leaves
+// ten times that after the approval — a fixed 300 ms ran out on a machine
+// at load 16 once the call was approved.
 func TestApprovalWaitPausesTheTurnTimeout(t *testing.T) {
-	h := newHarness(t, asking, func(c *hub.Config) { c.TurnTimeout = 300 * time.Millisecond })
+	warm := newHarness(t)
+	ws := warm.session()
+	ww := warm.watch(ws.ID, false)
+	warm.srv.Enqueue(toolReply(bashCall("tu_1", "true")), textReply("done"))
+	start := time.Now()
+	warm.submit(ws.ID, "go")
+	if end := ww.turnEnd(ws.ID); end.Type != ipc.TypeTurnCompleted {
+		t.Fatalf("the timed turn ended with %s", end.Type)
+	}
+	timeout := 300*time.Millisecond + 10*time.Since(start)
+
+	h := newHarness(t, asking, func(c *hub.Config) { c.TurnTimeout = timeout })
 	s := h.session()
 	w := h.watch(s.ID, false)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "true")), textReply("done"))
@@ -197,7 +213,7 @@ func TestApprovalWaitPausesTheTurnTimeout(t *testing.T) {
 	w.approvalRequest()
 	// Wait past the timeout, observed through the session record staying
 	// busy: the turn must still be waiting, not cancelled.
-	deadline := time.Now().Add(3 * 300 * time.Millisecond)
+	deadline := time.Now().Add(3 * timeout / 2)
 	for time.Now().Before(deadline) {
 		if rec, _ := h.hub.GetSession(context.Background(), s.ID); rec.CurrentTurnID == "" {
 			t.Fatal("the turn ended while its call waited for approval")
