@@ -5,7 +5,7 @@ import { act } from "react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { decodeServerFrame, type ServerFrame } from "../protocol";
 import { createAppStore, type Action } from "../state";
-import { mountPerTest } from "../testing/mount";
+import { fakeViewport, mountPerTest } from "../testing/mount";
 import { MessageList } from "./MessageList";
 import type { MessageViewProps } from "./MessageView";
 import { ChatSessionContext } from "./session";
@@ -35,13 +35,7 @@ vi.mock("./ToolCard", async (importOriginal) => {
   };
 });
 
-// jsdom has no layout: give the virtualised list a viewport so rows render.
-Object.defineProperties(HTMLElement.prototype, {
-  clientHeight: { configurable: true, get: () => 800 },
-  offsetHeight: { configurable: true, get: () => 800 },
-  clientWidth: { configurable: true, get: () => 1000 },
-  offsetWidth: { configurable: true, get: () => 1000 },
-});
+fakeViewport();
 
 const SID = "01JZ9C0000000000000000SESS";
 let seq = 0;
