@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -41,7 +42,7 @@ func attachmentsWith(t *testing.T, provider string) {
 		extra = []string{"--model", "openai:gpt-4.1"}
 	}
 	bin := headlessBin(t, ctx, root)
-	dataDir, workspace := freshDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace, env, extra...)
 	t.Cleanup(func() { stop() })
 	restart := func() string {

@@ -1,13 +1,15 @@
 // Package apptest is what the tests that run the agenthub binary share
-// (faults/, e2e/, app/desktoptest): the environment to start it in and a
-// buffer for its output. Only tests import it.
+// (faults/, e2e/, app/desktoptest): the environment to start it in, fresh
+// folders to start it on and a buffer for its output. Only tests import it.
 package apptest
 
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // Env returns this process's environment without the developer's provider
@@ -43,4 +45,18 @@ func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Dirs makes an empty data dir and workspace (0700) in a fresh temporary
+// folder of t's for one binary; it fails t if it cannot.
+func Dirs(t testing.TB) (dataDir, workspace string) {
+	t.Helper()
+	tmp := t.TempDir()
+	dataDir, workspace = filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
+	for _, d := range []string{dataDir, workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dataDir, workspace
 }

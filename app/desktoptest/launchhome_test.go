@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"agenthub/app/smoketest"
 	"agenthub/app/llm/llmtest"
+	"agenthub/app/smoketest"
 )
 
 // TestDesktopLaunchFromHome is issue 40 row 1 with the real window: the app
