@@ -12,6 +12,7 @@ import type { AppInfo } from "./info";
 import { PermissionRules, ruleLabel, withRule } from "./PermissionRules";
 import { SettingsDialog, settingsPatch } from "./settings/SettingsDialog";
 import { Sidebar } from "./Sidebar";
+import { typeInto } from "../testing/input";
 
 fakeViewport();
 
@@ -214,10 +215,7 @@ describe("settings: approvals and workspace rules", () => {
     await act(async () => dom.root.render(<PermissionRules hub={hub} workspace="/w" />));
     expect([...document.querySelectorAll(".rule")].map((r) => r.textContent)).toEqual(["bashgo testallow×"]);
     const input = q('input[aria-label="Command prefix"]') as HTMLInputElement;
-    act(() => {
-      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!.call(input, "rm");
-      input.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(input, "rm");
     const action = q('select[aria-label="Action"]') as HTMLSelectElement;
     act(() => {
       action.value = "deny";

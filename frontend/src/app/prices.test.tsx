@@ -4,16 +4,9 @@ import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
 import { FakeHub } from "../testing/fakes";
 import { priceKey, Prices } from "./Prices";
+import { typeInto } from "../testing/input";
 
 const dom = mountPerTest();
-
-function type(el: HTMLInputElement, value: string) {
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
-  act(() => {
-    setter.call(el, value);
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  });
-}
 
 describe("Settings → Prices", () => {
   it("sets a price for an unknown model (keyed without the provider) and removes it", async () => {
@@ -22,15 +15,15 @@ describe("Settings → Prices", () => {
     let saved: Record<string, unknown> = {};
     act(() => dom.root.render(<Prices hub={hub} prices={{}} onSaved={(p) => (saved = p)} />));
     const input = (label: string) => dom.host.querySelector<HTMLInputElement>(`input[aria-label="${label}"]`)!;
-    type(input("Model"), "anthropic:claude-unknown-9");
-    type(input("Input price"), "3");
-    type(input("Output price"), "15");
+    typeInto(input("Model"), "anthropic:claude-unknown-9");
+    typeInto(input("Input price"), "3");
+    typeInto(input("Output price"), "15");
     await act(async () => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
     expect(hub.calls).toContainEqual(["updateSettings", { prices: { "claude-unknown-9": { input: 3, output: 15 } } }]);
     expect(saved).toEqual({ "claude-unknown-9": { input: 3, output: 15 } });
-    type(input("Input price"), "-1");
-    type(input("Model"), "x");
-    type(input("Output price"), "1");
+    typeInto(input("Input price"), "-1");
+    typeInto(input("Model"), "x");
+    typeInto(input("Output price"), "1");
     await act(async () => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
     expect(dom.host.querySelector('[role="alert"]')?.textContent).toContain("≥ 0");
     act(() => dom.root.render(<Prices hub={hub} prices={{ "claude-unknown-9": { input: 3, output: 15 } }} onSaved={(p) => (saved = p)} />));

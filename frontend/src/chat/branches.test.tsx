@@ -5,6 +5,7 @@ import { createAppStore, type ChatMessage } from "../state";
 import { mountPerTest } from "../testing/mount";
 import { MessageView } from "./MessageView";
 import { ChatSessionContext, type ChatSession } from "./session";
+import { typeInto } from "../testing/input";
 
 const dom = mountPerTest();
 
@@ -58,11 +59,7 @@ describe("branch controls", () => {
     act(() => byTestId("edit-message")!.click());
     const box = dom.host.querySelector<HTMLTextAreaElement>("[data-testid=edit-box] textarea")!;
     expect(box.value).toBe("first try");
-    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
-    act(() => {
-      setter.call(box, "second try");
-      box.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(box, "second try");
     await act(async () => {
       box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
       await Promise.resolve();

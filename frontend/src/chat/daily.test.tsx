@@ -17,6 +17,7 @@ import { CompactionNotice } from "./Status";
 import { ChatSessionContext } from "./session";
 import { editLine, summaryHead, ToolCard } from "./ToolCard";
 import { createAppStore } from "../state";
+import { typeInto } from "../testing/input";
 
 const dom = mountPerTest();
 const q = (sel: string) => dom.host.querySelector(sel) ?? document.querySelector(sel);
@@ -177,11 +178,7 @@ describe("the composer", () => {
   it("puts the text back when sending failed", async () => {
     act(() => dom.root.render(<Composer busy={false} queued={[]} onSend={() => Promise.resolve(false)} onCancel={() => {}} />));
     const ta = dom.host.querySelector("textarea")!;
-    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
-    act(() => {
-      setter.call(ta, "keep me");
-      ta.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(ta, "keep me");
     await act(async () => {
       ta.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
     });
