@@ -1,6 +1,7 @@
 // Package apptest is what the tests that run the agenthub binary share
 // (faults/, e2e/, app/desktoptest): the environment to start it in, fresh
-// folders to start it on and a buffer for its output. Only tests import it.
+// folders to start it on and a buffer for its output; and the file and
+// symlink fixture writers of the packages' own tests. Only tests import it.
 package apptest
 
 import (
@@ -59,4 +60,24 @@ func Dirs(t testing.TB) (dataDir, workspace string) {
 		}
 	}
 	return dataDir, workspace
+}
+
+// WriteFile writes text to path (0644), making its parent folders (0755);
+// it fails t if it cannot.
+func WriteFile(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Symlink makes link a symbolic link to target; it fails t if it cannot.
+func Symlink(t testing.TB, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 }
