@@ -113,15 +113,7 @@ func BenchmarkReplay10k(b *testing.B) {
 	bus := benchBus(b, true, Options{})
 	ctx := context.Background()
 	first, _ := bus.Commit(ctx, delta("s", "m", "start"))
-	ds := make([]Draft, 1000)
-	for i := range ds {
-		ds[i] = delta("s", "m", "some streamed text ")
-	}
-	for range 10 {
-		if _, err := bus.Commit(ctx, ds...); err != nil {
-			b.Fatal(err)
-		}
-	}
+	commitDeltas(b, bus, 10, 1000, "some streamed text ")
 	c := first[0].ID.String()
 	b.ResetTimer()
 	for range b.N {
