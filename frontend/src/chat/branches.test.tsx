@@ -4,8 +4,9 @@ import { describe, expect, it, vi } from "vitest";
 import { createAppStore, type ChatMessage } from "../state";
 import { mountPerTest } from "../testing/mount";
 import { MessageView } from "./MessageView";
-import { ChatSessionContext, type ChatSession } from "./session";
+import type { ChatSession } from "./session";
 import { typeInto } from "../testing/input";
+import { renderInSession } from "../testing/session";
 
 const dom = mountPerTest();
 
@@ -17,13 +18,7 @@ function message(over: Partial<ChatMessage>): ChatMessage {
 }
 
 function mount(m: ChatMessage, session: Partial<ChatSession>) {
-  act(() =>
-    dom.root.render(
-      <ChatSessionContext.Provider value={{ store: createAppStore(), sessionId: "s1", ...session }}>
-        <MessageView message={m} />
-      </ChatSessionContext.Provider>,
-    ),
-  );
+  renderInSession(dom.root, <MessageView message={m} />, { store: createAppStore(), sessionId: "s1", ...session });
 }
 
 const byTestId = (id: string) => dom.host.querySelector<HTMLButtonElement>(`[data-testid=${id}]`);
