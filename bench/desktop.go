@@ -135,7 +135,7 @@ func treePSS(pid int) (int64, int, string) {
 }
 
 // pss is the proportional set size of a process in bytes.
-func pss(pid int) int64 { return procKB(pid, "smaps_rollup", "Pss:") }
+func pss(pid int) int64 { return apptest.ProcKB(pid, "smaps_rollup", "Pss:") }
 
 // desktopRun is one binary's cold starts and idle memory.
 type desktopRun struct {

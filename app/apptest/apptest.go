@@ -1,13 +1,16 @@
 // Package apptest is what the tests that run the agenthub binary share
-// (faults/, e2e/, app/desktoptest): the environment to start it in, fresh
-// folders to start it on and a buffer for its output; and the file and
-// symlink fixture writers of the packages' own tests. Only tests import it.
+// (faults/, e2e/, app/desktoptest) and the benchmarks (bench/): the
+// environment to start it in, fresh folders to start it on, a buffer for
+// its output and its memory figures from /proc; and the file and symlink
+// fixture writers of the packages' own tests. Only tests and the
+// benchmarks import it.
 package apptest
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,4 +83,21 @@ func Symlink(t testing.TB, target, link string) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ProcKB reads the "<field> <n> kB" line of /proc/<pid>/<file> (status,
+// smaps_rollup) and returns n kB in bytes; 0 when the file or the line is
+// missing.
+func ProcKB(pid int, file, field string) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + file)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
