@@ -274,8 +274,13 @@ func readAll(t *testing.T, c *websocket.Conn, got chan<- int) {
 // every event, and the bus records a bus.handler_warning. Here the stalled
 // client starts reading again once warned, so the close frame (which can
 // only follow the frame the server was blocked on) gets through.
+//
+// The stall bound is guard, the test's own bound on a reading client's
+// progress (readFrame): a server bound below it could close the reading
+// client the test still counts as reading — which a 2 s bound did on a
+// machine at load 16, where the reader went 2 s without the CPU.
 func TestStreamSlowClientClosed1008(t *testing.T) {
-	f := newFixtureWith(t, ipc.Options{ClientStall: 2 * time.Second},
+	f := newFixtureWith(t, ipc.Options{ClientStall: guard},
 		dashboard.APIOptions{CloseFrameWait: 2 * guard}, dashboard.Options{})
 	id := f.session()
 	slow := f.mustDial(id)
