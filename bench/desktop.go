@@ -134,19 +134,8 @@ func treePSS(pid int) (int64, int, string) {
 	return sum, n, strings.Join(parts, ", ")
 }
 
-func pss(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+// pss is the proportional set size of a process in bytes.
+func pss(pid int) int64 { return apptest.ProcKB(pid, "smaps_rollup", "Pss:") }
 
 // desktopRun is one binary's cold starts and idle memory.
 type desktopRun struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"agenthub/app/apptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,16 +64,4 @@ func (s cpuSample) since(s0 cpuSample) time.Duration {
 }
 
 // rss is the resident set size of a process in bytes.
-func rss(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func rss(pid int) int64 { return apptest.ProcKB(pid, "status", "VmRSS:") }

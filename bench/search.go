@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"agenthub/app/search/searchtest"
@@ -78,7 +77,7 @@ func searchBench(ctx context.Context, bin string, n, reps int) error {
 		return err
 	}
 	ready := time.Since(start)
-	rss := vmRSS(h.pid())
+	resident := rss(h.pid())
 	timed := func(path string) (p50, p99 time.Duration, err error) {
 		ds := make([]time.Duration, 0, reps)
 		for range reps {
@@ -92,7 +91,7 @@ func searchBench(ctx context.Context, bin string, n, reps int) error {
 		return pct(ds, 0.5), pct(ds, 0.99), nil
 	}
 	fmt.Printf("Search through the real binary: %d messages seeded in %v; binary start → first answer (index built) %v; hub RSS %.0f MiB\n\n",
-		n, seeded.Round(time.Millisecond), ready.Round(time.Millisecond), float64(rss)/(1<<20))
+		n, seeded.Round(time.Millisecond), ready.Round(time.Millisecond), float64(resident)/(1<<20))
 	fmt.Println("| request | p50 | p99 |")
 	fmt.Println("|---|---|---|")
 	p50, p99, err := timed("/api/info")
@@ -108,20 +107,4 @@ func searchBench(ctx context.Context, bin string, n, reps int) error {
 		fmt.Printf("| GET /search?q=%s | %v | %v |\n", q, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
 	}
 	return nil
-}
-
-// vmRSS is the resident set of pid in bytes (0 when unknown).
-func vmRSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			return kb << 10
-		}
-	}
-	return 0
 }

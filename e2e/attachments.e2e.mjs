@@ -5,14 +5,9 @@
 // restarted on the same data dir (sync "restart" answers with its new URL)
 // and the reloaded history shows the thumbnail and the file again.
 
-import { T, runScenario } from './scenario.mjs';
+import { T, clickNewSession, expect, runScenario } from './scenario.mjs';
 
 const width = Number(process.env.E2E_WIDTH ?? '800');
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
 
 /** Whether every img matched by loc has loaded (a broken image has naturalWidth 0). */
 async function loaded(loc) {
@@ -26,8 +21,7 @@ await runScenario(`attachments-${width}`, async ({ page, step, sync, shot }) => 
   const chips = page.locator('[data-testid="pending-attachment"]');
 
   step('a new session; a 64×48 screenshot pasted into the composer uploads and shows its thumbnail');
-  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
-  await page.locator('.sidebar .btn-primary').click();
+  await clickNewSession(page);
   await page.locator('.new-session').waitFor({ timeout: T });
   await composer.waitFor({ timeout: T });
   await composer.evaluate(async (el) => {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -41,7 +42,7 @@ func attachmentsWith(t *testing.T, provider string) {
 		extra = []string{"--model", "openai:gpt-4.1"}
 	}
 	bin := headlessBin(t, ctx, root)
-	dataDir, workspace := freshDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace, env, extra...)
 	t.Cleanup(func() { stop() })
 	restart := func() string {
@@ -76,18 +77,6 @@ func attachmentsWith(t *testing.T, provider string) {
 // (media type and decoded bytes) and its text parts joined.
 func userImage(t *testing.T, provider string, body []byte) (string, []byte, string) {
 	t.Helper()
-	type part struct {
-		Type   string `json:"type"`
-		Text   string `json:"text"`
-		Source *struct {
-			Type      string `json:"type"`
-			MediaType string `json:"media_type"`
-			Data      string `json:"data"`
-		} `json:"source"`
-		ImageURL *struct {
-			URL string `json:"url"`
-		} `json:"image_url"`
-	}
 	var req struct {
 		Messages []struct {
 			Role    string          `json:"role"`
@@ -97,7 +86,7 @@ func userImage(t *testing.T, provider string, body []byte) (string, []byte, stri
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatalf("request body: %v", err)
 	}
-	var parts []part
+	var parts []llmtest.RequestBlock
 	for _, m := range req.Messages {
 		if m.Role == "user" {
 			parts = nil

@@ -2,14 +2,9 @@
 // provider): an answer regenerated, ‹ n/m › paging between the two answers,
 // then the question edited and resent as a new branch of its own.
 
-import { T, runScenario } from './scenario.mjs';
+import { T, clickNewSession, expect, runScenario } from './scenario.mjs';
 
 const width = Number(process.env.E2E_WIDTH ?? '800');
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
 
 await runScenario(`branches-${width}`, async ({ page, step, shot }) => {
   await page.setViewportSize({ width, height: 860 });
@@ -19,8 +14,7 @@ await runScenario(`branches-${width}`, async ({ page, step, shot }) => {
   const idle = () => page.locator('[data-testid="running"]').waitFor({ state: 'detached', timeout: T });
 
   step('a question and its answer');
-  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
-  await page.locator('.sidebar .btn-primary').click();
+  await clickNewSession(page);
   await composer.fill('Name a colour.');
   await composer.press('Enter');
   await answer('First answer.').waitFor({ timeout: T });

@@ -6,12 +6,7 @@
 // another local server (E2E_OTHER, a recorder on another 127.0.0.1 port,
 // whose requests the Go side checks): the browser holds no cookie at all.
 
-import { T, runScenario } from './scenario.mjs';
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
+import { T, clickNewSession, expect, runScenario } from './scenario.mjs';
 
 const token = new URL(process.env.E2E_URL).searchParams.get('token');
 const other = process.env.E2E_OTHER;
@@ -28,8 +23,7 @@ await runScenario('credentials', async ({ page, browser, step, shot }) => {
   expect((await browser.cookies()).length === 0, `the browser holds cookies: ${JSON.stringify(await browser.cookies())}`);
 
   step('a turn with an image: the image loads by a signed URL');
-  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
-  await page.locator('.sidebar .btn-primary').click();
+  await clickNewSession(page);
   await page.locator('.new-session').waitFor({ timeout: T });
   await page.locator('[data-testid="attach-input"]').setInputFiles(image);
   await page.locator('[data-testid="pending-attachment"][data-state="ready"] img').waitFor({ timeout: T });

@@ -5,26 +5,12 @@
 // layout and screenshots it. Below 760 px the sidebar overlays the chat, so
 // the walk opens it where it needs it.
 
-import { T, runScenario } from './scenario.mjs';
+import { T, eventually, expect, runScenario } from './scenario.mjs';
 
 const project = process.env.E2E_PROJECT;
 if (!project) throw new Error('E2E_PROJECT is not set');
 const width = Number(process.env.E2E_WIDTH ?? '1440');
 const narrow = width <= 760;
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
-
-/** Polls check (an async predicate) until it holds, or fails with what after T ms. */
-async function eventually(check, what) {
-  const until = Date.now() + T;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(what);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 await runScenario(`daily-${width}`, async ({ page, browser, step, sync, shot: shotAt }) => {
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });

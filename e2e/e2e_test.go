@@ -213,25 +213,12 @@ func startHeadless(t *testing.T, ctx context.Context, root string, srv *llmtest.
 	return startHeadlessEnv(t, ctx, root, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}, extra...)
 }
 
-// freshDirs makes an empty data dir and workspace for one binary.
-func freshDirs(t *testing.T) (dataDir, workspace string) {
-	t.Helper()
-	tmp := t.TempDir()
-	dataDir, workspace = filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dataDir, workspace
-}
-
 // startHeadlessEnv is startHeadless with the provider environment given
 // (apptest.Env() plus env).
 func startHeadlessEnv(t *testing.T, ctx context.Context, root string, env []string, extra ...string) dashboardInfo {
 	t.Helper()
 	bin := headlessBin(t, ctx, root)
-	dataDir, workspace := freshDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	info, stop := launchHeadless(t, ctx, bin, dataDir, workspace, env, extra...)
 	t.Cleanup(stop)
 	return info

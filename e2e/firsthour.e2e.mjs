@@ -5,25 +5,11 @@
 // screenshots as artifacts/firsthour-row-NN*.png (row 10 also row 18's
 // firsthour-row-18-one-save.png).
 
-import { T, runScenario } from './scenario.mjs';
+import { T, eventually, expect, runScenario } from './scenario.mjs';
 
 const row = Number(process.env.E2E_ROW);
 const project = process.env.E2E_PROJECT;
 if (!row || !project) throw new Error('E2E_ROW and E2E_PROJECT are required');
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
-
-/** Polls check (an async predicate) until it holds, or fails with what after T ms. */
-async function eventually(check, what) {
-  const until = Date.now() + T;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(what);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * Row 18: one save model in Settings. An MCP server and a price added in the

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -163,7 +164,7 @@ func firstHour(t *testing.T, r firstHourRow) {
 	}
 	t.Setenv("E2E_PROJECT", project)
 	t.Setenv("E2E_ROW", fmt.Sprint(r.row))
-	dataDir, workspace := freshDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

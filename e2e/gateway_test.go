@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 	"agenthub/store"
 )
@@ -48,7 +49,7 @@ func newGatewayRun(t *testing.T) *gatewayRun {
 	r.gw, r.gwURL = startGatewayProc(t, ctx, r.bin, "127.0.0.1:0")
 	u, _ := url.Parse(r.gwURL)
 	r.gwListen = u.Host
-	r.dataDir, r.ws = freshDirs(t)
+	r.dataDir, r.ws = apptest.Dirs(t)
 	r.hub, r.info = startHubProc(t, ctx, r.bin, r.dataDir, r.ws, r.srv.URL, r.gwURL)
 	r.dev = pairDevice(t, ctx, r.info, r.gwURL, "laptop-7f3")
 	var sess store.Session
@@ -225,7 +226,7 @@ func TestGatewayInBrowser(t *testing.T) {
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).BeginText().TextDelta("Counting: 1 2 3").Stall(stall).TextDelta(" 4").EndBlock().Finish("end_turn", 10).Response())
 	bin := headlessBin(t, ctx, root)
 	_, gwURL := startGatewayProc(t, ctx, bin, "127.0.0.1:0")
-	dataDir, ws := freshDirs(t)
+	dataDir, ws := apptest.Dirs(t)
 	_, info := startHubProc(t, ctx, bin, dataDir, ws, srv.URL, gwURL, "--approval-mode", "ask")
 	var pv struct {
 		Link string `json:"link"`

@@ -5,18 +5,12 @@
 // shows the escape ⟨U+202E⟩ and a "hidden Unicode" warning in the card and
 // the diff header, never the raw character. Both calls are denied.
 
-import { T, runScenario } from './scenario.mjs';
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
+import { T, clickNewSession, expect, runScenario } from './scenario.mjs';
 
 await runScenario('prompt', async ({ page, step, shot }) => {
   const composer = page.locator('textarea[aria-label="Message"]');
   await page.locator('.ah-app[data-ready="true"]').waitFor({ timeout: T });
-  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
-  await page.locator('.sidebar .btn-primary').click();
+  await clickNewSession(page);
   await page.locator('.new-session').waitFor({ timeout: T });
 
   step('a 61-line command: the line count, and the rest behind a visible button');

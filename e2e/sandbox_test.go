@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 	"agenthub/app/sandbox"
 )
@@ -34,7 +35,7 @@ func TestSandboxedBashGetsNoTokenNoKey(t *testing.T) {
 	defer cancel()
 	root := repoRoot(t)
 	bin := headlessBin(t, ctx, root)
-	dataDir, _ := freshDirs(t)
+	dataDir, _ := apptest.Dirs(t)
 	home := filepath.Dir(dataDir) // the workspace holds the data dir
 	srv := llmtest.NewServer(t)
 	usage := llmtest.AnthropicUsage{Input: 100, Output: 10}

@@ -1,4 +1,4 @@
-// Shared by the browser scenarios (chat.e2e.mjs, approvals.e2e.mjs):
+// Shared by the browser scenarios (*.e2e.mjs):
 // playwright-core driving Debian's /usr/bin/chromium against a running
 // headless Agent Hub whose LLM provider is a scripted fake (started by
 // e2e_test.go, which also builds and launches the binary). Scenarios
@@ -18,6 +18,26 @@ import { createInterface } from 'node:readline';
 
 /** The default wait for a DOM state, in ms. */
 export const T = 20_000;
+
+/** Fails with what unless cond. */
+export function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+/** Polls check (an async predicate) until it holds, or fails with what after T ms. */
+export async function eventually(check, what) {
+  const until = Date.now() + T;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(what);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Clicks the sidebar's new-session button, first showing the sidebar where a narrow window hides it. */
+export async function clickNewSession(page) {
+  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
+  await page.locator('.sidebar .btn-primary').click();
+}
 
 /**
  * Runs body({ page, browser, step, sync, shot }) on a fresh chromium profile

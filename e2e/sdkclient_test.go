@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -49,7 +50,7 @@ func TestGatewaySDKProtocolClient(t *testing.T) {
 	if !strings.HasPrefix(gwURL, "https://") {
 		t.Fatalf("a gateway with --tls-cert printed %q", gwURL)
 	}
-	dataDir, ws := freshDirs(t)
+	dataDir, ws := apptest.Dirs(t)
 	_, info := startHubProcEnv(t, ctx, bin, dataDir, ws, srv.URL, gwURL, []string{"SSL_CERT_FILE=" + certFile})
 	// The SDK sends its verify once, right after it registered: the hub
 	// must be at the gateway by then (a verify to a hub not yet there is a

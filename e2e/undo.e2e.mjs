@@ -3,14 +3,9 @@
 // opens "2 files changed", reads the diff, undoes after confirming, and sees
 // what was restored; a reload still shows the turn as undone.
 
-import { T, runScenario } from './scenario.mjs';
+import { T, clickNewSession, expect, runScenario } from './scenario.mjs';
 
 const width = Number(process.env.E2E_WIDTH ?? '800');
-
-/** Fails with what unless cond. */
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
 
 await runScenario(`undo-${width}`, async ({ page, step, shot }) => {
   await page.setViewportSize({ width, height: 860 });
@@ -18,8 +13,7 @@ await runScenario(`undo-${width}`, async ({ page, step, shot }) => {
   const composer = page.locator('textarea[aria-label="Message"]');
 
   step('a turn edits a file and writes another through bash');
-  if ((await page.locator('nav.sidebar').count()) === 0) await page.locator('.side-expand').click();
-  await page.locator('.sidebar .btn-primary').click();
+  await clickNewSession(page);
   await composer.fill('Edit the notes and build.');
   await composer.press('Enter');
   await page.locator('.msg-assistant', { hasText: 'Edited the notes and built out.txt.' }).waitFor({ timeout: T });

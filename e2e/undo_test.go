@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -24,7 +25,7 @@ func TestUndoInBrowser(t *testing.T) {
 		Finish("tool_use", 30).Response())
 	srv.Enqueue(llmtest.NewAnthropicStream(model, usage).Text("Edited the notes and built out.txt.").Finish("end_turn", 10).Response())
 	bin := headlessBin(t, ctx, root)
-	dataDir, workspace := freshDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	if err := os.WriteFile(filepath.Join(workspace, "notes.txt"), []byte("alpha\nbeta\ngamma\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

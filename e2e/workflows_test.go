@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -41,7 +42,7 @@ func TestWorkflowsInBrowser(t *testing.T) {
 		reply().Text("The explorer found **notes.txt**; I will note the fix in the changelog style.").Finish("end_turn", 10).Response(),
 	)
 	bin := headlessBin(t, ctx, root)
-	dataDir, workspace := freshDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	writeTree(t, workspace, map[string]string{
 		"notes.txt": "teh notes\n",
 		".claude/commands/review.md": "---\ndescription: Review a file for typos\nargument-hint: <what to look for>\n---\n" +

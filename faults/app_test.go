@@ -20,8 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -282,17 +280,7 @@ func (in *instance) rssAnon() int64 { return in.status("RssAnon:") }
 
 // status reads one kB figure of /proc/PID/status, in bytes.
 func (in *instance) status(field string) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(in.cmd.Process.Pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	return apptest.ProcKB(in.cmd.Process.Pid, "status", field)
 }
 
 // fileSize returns the size of path (0 if missing).

@@ -157,15 +157,7 @@ func TestReplayTooLarge(t *testing.T) {
 	ctx := context.Background()
 	mkSession(t, b, "s", "")
 	first, _ := b.Commit(ctx, delta("s", "m", "0"))
-	ds := make([]Draft, 1000)
-	for i := range ds {
-		ds[i] = delta("s", "m", "x")
-	}
-	for range 15 {
-		if _, err := b.Commit(ctx, ds...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commitDeltas(t, b, 15, 1000, "x")
 	c := first[0].ID.String()
 	_, err := b.Subscribe(ctx, SubscribeRequest{SessionID: "s", Since: &c})
 	if subErrCode(err) != CodeReplayTooLarge {

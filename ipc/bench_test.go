@@ -61,6 +61,12 @@ func benchAppend(b *testing.B, durable bool) {
 	if _, err := bus.Commit(context.Background(), delta("s", "m", "end")); err != nil {
 		b.Fatal(err)
 	}
+	reportEmitRates(b, bus, cpu0)
+}
+
+// reportEmitRates stops b's timer and reports the events emitted per second,
+// the process's CPU per event since cpu0 and the events per bus commit.
+func reportEmitRates(b *testing.B, bus *Bus, cpu0 time.Duration) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/event")
@@ -97,11 +103,7 @@ func BenchmarkFanout10(b *testing.B) {
 				}
 			}
 			wg.Wait()
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/event")
-			c, e := bus.Stats()
-			b.ReportMetric(float64(e)/float64(c), "events/commit")
+			reportEmitRates(b, bus, cpu0)
 		})
 	}
 }
@@ -111,15 +113,7 @@ func BenchmarkReplay10k(b *testing.B) {
 	bus := benchBus(b, true, Options{})
 	ctx := context.Background()
 	first, _ := bus.Commit(ctx, delta("s", "m", "start"))
-	ds := make([]Draft, 1000)
-	for i := range ds {
-		ds[i] = delta("s", "m", "some streamed text ")
-	}
-	for range 10 {
-		if _, err := bus.Commit(ctx, ds...); err != nil {
-			b.Fatal(err)
-		}
-	}
+	commitDeltas(b, bus, 10, 1000, "some streamed text ")
 	c := first[0].ID.String()
 	b.ResetTimer()
 	for range b.N {

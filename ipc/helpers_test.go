@@ -45,6 +45,21 @@ func delta(sid, msg, text string) Draft {
 		Payload: TextDelta{MessageID: msg, Text: text}}
 }
 
+// commitDeltas commits batches commits of size text deltas each to message
+// m of session s, or fails t.
+func commitDeltas(t testing.TB, b *Bus, batches, size int, text string) {
+	t.Helper()
+	ds := make([]Draft, size)
+	for i := range ds {
+		ds[i] = delta("s", "m", text)
+	}
+	for range batches {
+		if _, err := b.Commit(context.Background(), ds...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func subscribe(t testing.TB, b *Bus, req SubscribeRequest) *Subscription {
 	t.Helper()
 	s, err := b.Subscribe(context.Background(), req)

@@ -1,10 +1,14 @@
 // Package atomicfile writes a file so that a crash never leaves it torn:
 // the data goes to a temporary file beside it, is synced, and is renamed
-// over it. The settings, the permission rules and the secrets file use it.
+// over it. The settings, the permission rules and the secrets file use it;
+// ReadJSON and WriteJSON are the JSON file stores' load and save.
 package atomicfile
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -37,4 +41,32 @@ func Write(path string, data []byte, mode os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ReadJSON decodes the JSON file at path into v. A missing file is not an
+// error: v is left as it is. Otherwise the error names path: "read <path>:
+// …" when the file cannot be read, "<path> is not valid JSON: …" when it
+// does not parse (a hand edit gone wrong is reported, never dropped).
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s is not valid JSON: %w", path, err)
+	}
+	return nil
+}
+
+// WriteJSON replaces path with v as indented JSON and a final newline,
+// with Write's guarantees and mode.
+func WriteJSON(path string, v any, mode os.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return Write(path, append(b, '\n'), mode)
 }

@@ -9,25 +9,9 @@ import (
 	"syscall"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/confine"
 )
-
-func write(t *testing.T, p, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // tree is a home directory used as the workspace, holding the data dir
 // (protected), with links out of it and into the data dir.
@@ -36,13 +20,13 @@ func tree(t *testing.T) (d *confine.Dir, home, data, outside string) {
 	base := t.TempDir()
 	home, outside = filepath.Join(base, "home"), filepath.Join(base, "outside")
 	data = filepath.Join(home, ".local", "share", "agenthub")
-	write(t, filepath.Join(outside, "secret.txt"), "outside secret\n")
-	write(t, filepath.Join(data, "settings.json"), `{"mcp_servers":{}}`)
-	write(t, filepath.Join(home, "notes.txt"), "notes\n")
-	symlink(t, outside, filepath.Join(home, "out"))                              // a directory out
-	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(home, "abs")) // absolute, out
-	symlink(t, ".local/share/agenthub", filepath.Join(home, "data"))             // inside the tree, into the data dir
-	symlink(t, "notes.txt", filepath.Join(home, "in"))                           // inside, harmless
+	apptest.WriteFile(t, filepath.Join(outside, "secret.txt"), "outside secret\n")
+	apptest.WriteFile(t, filepath.Join(data, "settings.json"), `{"mcp_servers":{}}`)
+	apptest.WriteFile(t, filepath.Join(home, "notes.txt"), "notes\n")
+	apptest.Symlink(t, outside, filepath.Join(home, "out"))                              // a directory out
+	apptest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(home, "abs")) // absolute, out
+	apptest.Symlink(t, ".local/share/agenthub", filepath.Join(home, "data"))             // inside the tree, into the data dir
+	apptest.Symlink(t, "notes.txt", filepath.Join(home, "in"))                           // inside, harmless
 	d, err := confine.Open(home, []string{data})
 	if err != nil {
 		t.Fatal(err)

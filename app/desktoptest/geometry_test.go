@@ -5,6 +5,7 @@ package desktoptest
 import (
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/smoketest"
 	"agenthub/app/window"
 )
@@ -13,7 +14,7 @@ import (
 // closed are where it opens the next time.
 func TestWindowGeometryRestored(t *testing.T) {
 	bin, artifacts := setup(t)
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	d := startDesktop(t, bin, artifacts, nil, args...)
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
@@ -40,7 +41,7 @@ func TestWindowGeometryRestored(t *testing.T) {
 // the page then shows its narrow layout.
 func TestWindowNarrowsToTheLayoutsMinimum(t *testing.T) {
 	bin, artifacts := setup(t)
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
 	want := window.Geometry{Width: window.MinWidth, Height: 700, X: 40, Y: 40}

@@ -426,19 +426,6 @@ func (s *streamClient) until(t *testing.T, what string, ok func(event) bool) {
 	}
 }
 
-// appDirs makes a fresh data dir and workspace for one test's app.
-func appDirs(t *testing.T) (dataDir, workspace string) {
-	t.Helper()
-	tmp := t.TempDir()
-	dataDir, workspace = filepath.Join(tmp, "data"), filepath.Join(tmp, "ws")
-	for _, d := range []string{dataDir, workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dataDir, workspace
-}
-
 // startWithDashboard starts the window on a fresh data dir and workspace
 // against the fake provider srv (with the dashboard on a free port),
 // waits for the page's first load and reads the dashboard's address. It
@@ -446,7 +433,7 @@ func appDirs(t *testing.T) (dataDir, workspace string) {
 // which starts the window again on the same data dir (after this one quit).
 func startWithDashboard(t *testing.T, bin, artifacts string, srv *llmtest.Server) (d *desktop, dash *dashboard, first smoketest.PageReport, relaunch func() *desktop) {
 	t.Helper()
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test-key"}
 	args := []string{"--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0", "--model", "anthropic:" + model}
 	d = startDesktop(t, bin, artifacts, env, args...)

@@ -5,6 +5,7 @@ package desktoptest
 import (
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/smoketest"
 )
 
@@ -13,7 +14,7 @@ import (
 // zoom steps in and back, About opens the help with the About section.
 func TestMenuActions(t *testing.T) {
 	bin, artifacts := setup(t)
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace)
 	d.awaitReport("the app started in the page", func(r smoketest.PageReport) bool { return r.Ready })
 	menu := func(action string) {

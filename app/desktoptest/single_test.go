@@ -41,7 +41,7 @@ func sessionBus(t *testing.T) string {
 func TestSecondLaunchRaisesTheFirst(t *testing.T) {
 	bin, artifacts := setup(t)
 	bus := sessionBus(t)
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	env := []string{"DBUS_SESSION_BUS_ADDRESS=" + bus}
 	args := []string{"--data-dir", dataDir, "--workspace", workspace}
 	first := startDesktop(t, bin, artifacts, env, args...)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/smoketest"
 )
 
@@ -18,7 +19,7 @@ import (
 // wrong and what to do, and the file is left exactly as it was.
 func TestCorruptSettingsShownInWindow(t *testing.T) {
 	bin, artifacts := setup(t)
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	corrupt := []byte("{\"model\": \"anthropic:claude-sonnet-4-6\",\n  oops\n")
 	settings := filepath.Join(dataDir, "settings.json")
 	if err := os.WriteFile(settings, corrupt, 0o600); err != nil {

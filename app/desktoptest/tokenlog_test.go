@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"agenthub/app"
+	"agenthub/app/apptest"
 	"agenthub/app/smoketest"
 )
 
@@ -18,7 +19,7 @@ import (
 // DATA_DIR/logs/agenthub.log.
 func TestDashboardTokenNeverLogged(t *testing.T) {
 	bin, artifacts := setup(t)
-	dataDir, workspace := appDirs(t)
+	dataDir, workspace := apptest.Dirs(t)
 	d := startDesktop(t, bin, artifacts, nil, "--data-dir", dataDir, "--workspace", workspace, "--listen", "127.0.0.1:0")
 	d.awaitReport("its first load", func(r smoketest.PageReport) bool { return r.Kind == "loaded" })
 	dash := readDashboard(t, dataDir)

@@ -255,15 +255,7 @@ func TestApprovalModesAndPrecedence(t *testing.T) {
 	if !fileExists(h.ws, "a.txt") {
 		t.Fatal("the denied rm ran, or the allowed echo did not")
 	}
-	denied := false
-	for _, e := range w.got {
-		var f ipc.ToolFailed
-		if e.Type == ipc.TypeToolFailed {
-			e.decode(t, &f)
-			denied = denied || f.ToolUseID == "tu_2" && f.ErrorClass == ipc.ToolErrDenied && strings.Contains(f.Message, `bash "rm": deny`)
-		}
-	}
-	if !denied {
+	if !deniedByRule(t, w.got, "tu_2", `bash "rm": deny`) {
 		t.Fatal("the rm call was not refused by the deny rule")
 	}
 	if _, err := h.hub.SetApprovalMode(ctx, s.ID, string(permission.ModeAutoEdits)); err != nil {

@@ -79,16 +79,8 @@ func TestAttachmentsReachAnthropic(t *testing.T) {
 	}
 	var body struct {
 		Messages []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Type   string `json:"type"`
-				Text   string `json:"text"`
-				Source *struct {
-					Type      string `json:"type"`
-					MediaType string `json:"media_type"`
-					Data      string `json:"data"`
-				} `json:"source"`
-			} `json:"content"`
+			Role    string                 `json:"role"`
+			Content []llmtest.RequestBlock `json:"content"`
 		} `json:"messages"`
 	}
 	if err := h.srv.Requests()[0].Decode(&body); err != nil {

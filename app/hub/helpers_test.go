@@ -372,6 +372,23 @@ func checkValidHistory(t *testing.T, r llmtest.Request) anthropicRequest {
 	return req
 }
 
+// deniedByRule reports whether es holds the tool.failed of toolUseID that a
+// permission rule refused (error class denied, message naming the rule).
+func deniedByRule(t *testing.T, es []ev, toolUseID, rule string) bool {
+	t.Helper()
+	for _, e := range es {
+		if e.Type != ipc.TypeToolFailed {
+			continue
+		}
+		var f ipc.ToolFailed
+		e.decode(t, &f)
+		if f.ToolUseID == toolUseID && f.ErrorClass == ipc.ToolErrDenied && strings.Contains(f.Message, rule) {
+			return true
+		}
+	}
+	return false
+}
+
 func fileExists(dir, name string) bool {
 	_, err := os.Stat(filepath.Join(dir, name))
 	return err == nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/ipc"
 )
 
@@ -30,10 +31,10 @@ func plantHostileRepo(t *testing.T, dir, markers string) []string {
 	git("init", "-q")
 	touch := func(name string) string { return "touch " + filepath.Join(markers, name) }
 	included := filepath.Join(t.TempDir(), "evil.config")
-	writeFile(t, included, "[core]\n\tfsmonitor = \""+touch("fsmonitor")+"\"\n")
+	apptest.WriteFile(t, included, "[core]\n\tfsmonitor = \""+touch("fsmonitor")+"\"\n")
 	hooks := filepath.Join(dir, ".git", "hooks")
 	for _, h := range []string{"post-checkout", "pre-commit", "post-commit", "post-index-change", "reference-transaction", "pre-auto-gc", "post-merge", "pre-push"} {
-		writeFile(t, filepath.Join(hooks, h), "#!/bin/sh\n"+touch("hook-"+h)+"\n")
+		apptest.WriteFile(t, filepath.Join(hooks, h), "#!/bin/sh\n"+touch("hook-"+h)+"\n")
 		if err := os.Chmod(filepath.Join(hooks, h), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -43,23 +44,13 @@ func plantHostileRepo(t *testing.T, dir, markers string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, config, string(b)+"[include]\n\tpath = "+included+"\n"+
+	apptest.WriteFile(t, config, string(b)+"[include]\n\tpath = "+included+"\n"+
 		"[core]\n\tpager = "+touch("pager")+"\n\tsshCommand = "+touch("ssh")+"\n\thooksPath = "+hooks+"\n"+
 		"[diff]\n\texternal = "+touch("diff-external")+"\n"+
 		"[diff \"evil\"]\n\ttextconv = "+touch("textconv")+"\n"+
 		"[filter \"evil\"]\n\tclean = "+touch("clean")+"\n\tsmudge = "+touch("smudge")+"\n")
-	writeFile(t, filepath.Join(dir, ".gitattributes"), "* diff=evil filter=evil\n")
+	apptest.WriteFile(t, filepath.Join(dir, ".gitattributes"), "* diff=evil filter=evil\n")
 	return env
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // No program runs in an untrusted repository on the app's own initiative:
@@ -75,8 +66,8 @@ func TestNoProgramRunsInAHostileRepository(t *testing.T) {
 	h := newHarness(t)
 	markers := t.TempDir()
 	env := plantHostileRepo(t, h.ws, markers)
-	writeFile(t, filepath.Join(h.ws, "notes.md"), "alpha\nbeta\n")
-	writeFile(t, filepath.Join(h.ws, "AGENTS.md"), "Be brief.\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, "notes.md"), "alpha\nbeta\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, "AGENTS.md"), "Be brief.\n")
 	ctx := context.Background()
 	s := h.session()
 	w := h.watch(s.ID, false)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
@@ -288,8 +289,8 @@ func TestPlanModeWorkerPlansToo(t *testing.T) {
 func TestAgentPermissionModeOnlyNarrows(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writeFile(t, filepath.Join(h.ws, ".claude/agents/planner.md"), "---\nname: planner\ndescription: Plans\npermissionMode: plan\n---\nPlan.\n")
-	writeFile(t, filepath.Join(h.ws, ".claude/agents/yolo.md"), "---\nname: yolo\ndescription: Does anything\npermissionMode: bypassPermissions\n---\nDo it.\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, ".claude/agents/planner.md"), "---\nname: planner\ndescription: Plans\npermissionMode: plan\n---\nPlan.\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, ".claude/agents/yolo.md"), "---\nname: yolo\ndescription: Does anything\npermissionMode: bypassPermissions\n---\nDo it.\n")
 	s := h.session()
 	w := h.watch(s.ID, true)
 	h.scripted(

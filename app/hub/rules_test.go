@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"agenthub/app/permission"
@@ -163,15 +162,7 @@ func TestRowOneThroughTheGate(t *testing.T) {
 	if !fileExists(h.ws, "a.txt") || fileExists(h.ws, "P") {
 		t.Fatalf("a.txt kept %v, P created %v", fileExists(h.ws, "a.txt"), fileExists(h.ws, "P"))
 	}
-	denied := false
-	for _, e := range w.got {
-		var f ipc.ToolFailed
-		if e.Type == ipc.TypeToolFailed {
-			e.decode(t, &f)
-			denied = denied || f.ToolUseID == "tu_1" && f.ErrorClass == ipc.ToolErrDenied && strings.Contains(f.Message, `bash "rm": deny`)
-		}
-	}
-	if !denied {
+	if !deniedByRule(t, w.got, "tu_1", `bash "rm": deny`) {
 		t.Fatal("tu_1 was not denied by the rm rule")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/llm/llmtest"
 	"agenthub/ipc"
 	"agenthub/store"
@@ -87,9 +88,9 @@ func TestTodoListAcrossEditsAndRestart(t *testing.T) {
 // only once the model loads it with the skill tool.
 func TestSkillLoadedOnlyWhenUsed(t *testing.T) {
 	h := newHarness(t)
-	writeFile(t, filepath.Join(h.ws, ".claude/skills/release-notes/SKILL.md"), "---\nname: release-notes\ndescription: Writes release notes in the house style\n---\n"+
+	apptest.WriteFile(t, filepath.Join(h.ws, ".claude/skills/release-notes/SKILL.md"), "---\nname: release-notes\ndescription: Writes release notes in the house style\n---\n"+
 		"SKILL BODY: group the changes under Added, Changed and Fixed.\n")
-	writeFile(t, filepath.Join(h.ws, ".claude/skills/release-notes/example.md"), "EXAMPLE FILE\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, ".claude/skills/release-notes/example.md"), "EXAMPLE FILE\n")
 	s := h.session()
 	w := h.watch(s.ID, false)
 	script := h.scripted(
@@ -120,7 +121,7 @@ func TestSkillLoadedOnlyWhenUsed(t *testing.T) {
 // its requests offer read_file and grep alone.
 func TestSubAgentRestrictedToItsTools(t *testing.T) {
 	h := newHarness(t)
-	writeFile(t, filepath.Join(h.ws, ".claude/agents/explorer.md"), "---\nname: explorer\ndescription: Finds where things are\ntools: Read, Grep\n---\nEXPLORER PROMPT: answer with paths.\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, ".claude/agents/explorer.md"), "---\nname: explorer\ndescription: Finds where things are\ntools: Read, Grep\n---\nEXPLORER PROMPT: answer with paths.\n")
 	s := h.session()
 	w := h.watch(s.ID, true)
 	script := h.scripted(
@@ -180,7 +181,7 @@ func TestSubAgentRestrictedToItsTools(t *testing.T) {
 // @agent-NAME in a message starts the turn by delegating it to that agent.
 func TestAddressingASubAgent(t *testing.T) {
 	h := newHarness(t)
-	writeFile(t, filepath.Join(h.ws, ".agenthub/agents/reviewer.md"), "---\nname: reviewer\ndescription: Reviews changes\n---\nREVIEWER PROMPT\n")
+	apptest.WriteFile(t, filepath.Join(h.ws, ".agenthub/agents/reviewer.md"), "---\nname: reviewer\ndescription: Reviews changes\n---\nREVIEWER PROMPT\n")
 	s := h.session()
 	w := h.watch(s.ID, true)
 	script := h.scripted(llmtest.TextReply("Looks good."), llmtest.TextReply("The reviewer says it looks good."))

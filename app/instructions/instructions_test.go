@@ -7,18 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/instructions"
 )
-
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func paths(fs []instructions.File) []string {
 	var out []string
@@ -36,13 +27,13 @@ func TestFindFromNestedDirectories(t *testing.T) {
 	global := filepath.Join(tmp, "data")
 	repo := filepath.Join(tmp, "outside", "repo")
 	ws := filepath.Join(repo, "services", "api")
-	write(t, filepath.Join(tmp, "outside", "AGENTS.md"), "above the repository: never read")
-	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
-	write(t, filepath.Join(repo, "AGENTS.md"), "Use tabs.\n")
-	write(t, filepath.Join(repo, "CLAUDE.md"), "shadowed by AGENTS.md")
-	write(t, filepath.Join(repo, "services", "CLAUDE.md"), "Services talk gRPC.\n")
-	write(t, filepath.Join(ws, "AGENTS.md"), "Run make api-test.\n")
-	write(t, filepath.Join(global, "AGENTS.md"), "Answer in English.\n")
+	apptest.WriteFile(t, filepath.Join(tmp, "outside", "AGENTS.md"), "above the repository: never read")
+	apptest.WriteFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	apptest.WriteFile(t, filepath.Join(repo, "AGENTS.md"), "Use tabs.\n")
+	apptest.WriteFile(t, filepath.Join(repo, "CLAUDE.md"), "shadowed by AGENTS.md")
+	apptest.WriteFile(t, filepath.Join(repo, "services", "CLAUDE.md"), "Services talk gRPC.\n")
+	apptest.WriteFile(t, filepath.Join(ws, "AGENTS.md"), "Run make api-test.\n")
+	apptest.WriteFile(t, filepath.Join(global, "AGENTS.md"), "Answer in English.\n")
 	if err := os.MkdirAll(filepath.Join(ws, "sub", "AGENTS.md"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +77,9 @@ func TestFindBoundsWhatItKeeps(t *testing.T) {
 	line := strings.Repeat("é", 40) + "\n" // 81 bytes, two-byte characters
 	big := strings.Repeat(line, (instructions.MaxFileBytes/len(line))+100)
 	for _, d := range []string{filepath.Join(tmp, "a"), filepath.Join(tmp, "a", "b"), ws} {
-		write(t, filepath.Join(d, "AGENTS.md"), big)
+		apptest.WriteFile(t, filepath.Join(d, "AGENTS.md"), big)
 	}
-	write(t, filepath.Join(tmp, ".git"), "gitdir: elsewhere")
+	apptest.WriteFile(t, filepath.Join(tmp, ".git"), "gitdir: elsewhere")
 	files, err := instructions.Find(ws, "")
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,16 @@ func userMsg(text string) store.Message {
 	return store.Message{Role: store.RoleUser, Content: []store.ContentBlock{{Type: store.BlockText, Text: text}}}
 }
 
+// cancelAtToolDelta records a stream and calls cancel once a tool call's
+// input fragment has been delivered.
+func cancelAtToolDelta(cancel context.CancelFunc) *llmtest.Recorder {
+	return &llmtest.Recorder{OnEvent: func(e llmtest.Event) {
+		if e.Kind == llmtest.KindToolDelta {
+			cancel()
+		}
+	}}
+}
+
 func mustErr(t *testing.T, err error, class string) *llm.Error {
 	t.Helper()
 	e, ok := llm.AsError(err)
@@ -277,11 +287,7 @@ func TestAnthropicCancelMidToolUse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancel once the last fragment before the stall has been delivered.
-	rec := &llmtest.Recorder{OnEvent: func(e llmtest.Event) {
-		if e.Kind == llmtest.KindToolDelta {
-			cancel()
-		}
-	}}
+	rec := cancelAtToolDelta(cancel)
 	res, err := anthropicProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "claude-sonnet-4-6", Messages: []store.Message{userMsg("x")}}, rec)
 	e := mustErr(t, err, errclass.Cancelled)
 	if e.Retriable {

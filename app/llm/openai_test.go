@@ -216,11 +216,7 @@ func TestOpenAICancelAndIdle(t *testing.T) {
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := &llmtest.Recorder{OnEvent: func(e llmtest.Event) {
-		if e.Kind == llmtest.KindToolDelta {
-			cancel()
-		}
-	}}
+	rec := cancelAtToolDelta(cancel)
 	res, err := openaiProvider(t, srv, 0).Stream(ctx, llm.Request{Model: "m", Messages: []store.Message{userMsg("x")}}, rec)
 	mustErr(t, err, errclass.Cancelled)
 	if res.StopReason != llm.StopCancelled || len(res.Content) != 2 || string(res.Content[1].Arguments) != `{"path":"x"}` {

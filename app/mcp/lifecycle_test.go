@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,36 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/app/mcp"
 	"agenthub/app/mcp/mcptest"
 	"agenthub/app/tool"
 	"agenthub/ipc"
 )
 
-// syncBuffer is a log sink safe for the manager's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A tool the server marks execution.taskSupport "required" is not offered
 // (every call would fail: Agent Hub does not call tools as MCP tasks); the
 // status names it as unsupported, and the log says so once, not at every
 // re-listing.
 func TestTaskOnlyToolsAreNotOffered(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &apptest.Buffer{}
 	sts := newStatuses()
 	m := mcp.NewManager(mcp.Options{OnStatus: sts.on, Logger: slog.New(slog.NewTextHandler(logs, nil)),
 		Backoff: func(int) time.Duration { return 20 * time.Millisecond }})

@@ -9,18 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/app/mention"
 )
 
+// write writes text to root/rel, making its folders.
 func write(t *testing.T, root, rel, text string) {
 	t.Helper()
-	p := filepath.Join(root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	apptest.WriteFile(t, filepath.Join(root, rel), text)
 }
 
 // TestListRespectsGitignore: in a git work tree ignored files are not

@@ -1,11 +1,7 @@
 package permission
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -38,16 +34,9 @@ type fileFormat struct {
 // reported instead of silently dropping the user's rules.
 func OpenStore(path string) (*Store, error) {
 	s := &Store{path: path, ws: map[string][]Rule{}, git: map[string]bool{}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("permissions: read %s: %w", path, err)
-	}
-	var f fileFormat
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("permissions: %s is not valid JSON: %w", path, err)
+	var f fileFormat // stays empty when the file is missing
+	if err := atomicfile.ReadJSON(path, &f); err != nil {
+		return nil, fmt.Errorf("permissions: %w", err)
 	}
 	for ws, rules := range f.Workspaces {
 		for _, r := range rules {
@@ -140,11 +129,7 @@ func (s *Store) Add(workspace string, r Rule) error {
 
 // save writes the file; the caller holds mu.
 func (s *Store) save() error {
-	b, err := json.MarshalIndent(fileFormat{Workspaces: s.ws, GitWrites: s.git}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("permissions: encode: %w", err)
-	}
-	if err := atomicfile.Write(s.path, append(b, '\n'), 0o600); err != nil {
+	if err := atomicfile.WriteJSON(s.path, fileFormat{Workspaces: s.ws, GitWrites: s.git}, 0o600); err != nil {
 		return fmt.Errorf("permissions: %w", err)
 	}
 	return nil

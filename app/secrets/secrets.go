@@ -5,10 +5,8 @@
 package secrets
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,16 +174,9 @@ func (f *fileVault) Reason() string {
 }
 
 func (f *fileVault) load() (map[string]string, error) {
-	m := map[string]string{}
-	b, err := os.ReadFile(f.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("secrets: read %s: %w", f.path, err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("secrets: %s is not valid JSON: %w", f.path, err)
+	m := map[string]string{} // stays empty when the file is missing
+	if err := atomicfile.ReadJSON(f.path, &m); err != nil {
+		return nil, fmt.Errorf("secrets: %w", err)
 	}
 	return m, nil
 }
@@ -221,14 +212,10 @@ func (f *fileVault) update(change func(map[string]string)) error {
 		return err
 	}
 	change(m)
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
-	if err := atomicfile.Write(f.path, b, 0o600); err != nil {
+	if err := atomicfile.WriteJSON(f.path, m, 0o600); err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
 	return nil

@@ -119,11 +119,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 // Save writes s to DIR/settings.json with mode 0600, atomically
 // (temporary file then rename), so a crash never leaves a torn file.
 func Save(dir string, s Settings) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("settings: encode: %w", err)
-	}
-	return atomicfile.Write(filepath.Join(dir, File), append(b, '\n'), 0o600)
+	return atomicfile.WriteJSON(filepath.Join(dir, File), s, 0o600)
 }
 
 // ProviderStatus says whether an LLM provider is configured and where from.

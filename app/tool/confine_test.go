@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/ipc/errclass"
 )
 
@@ -25,24 +26,17 @@ func sandbox(t *testing.T) (ws, outside string) {
 	}
 	write(t, filepath.Join(outside, "secret.txt"), "top secret\n")
 	write(t, filepath.Join(ws, "a.txt"), "hello\n")
-	mustSymlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(ws, "filelink"))  // file escape
-	mustSymlink(t, outside, filepath.Join(ws, "dirlink"))                                // dir escape
-	mustSymlink(t, filepath.Join(outside, "nope.txt"), filepath.Join(ws, "dangling"))    // dangling escape
-	mustSymlink(t, "a.txt", filepath.Join(ws, "inlink"))                                 // inside → inside
-	mustSymlink(t, filepath.Join(ws, "sub", "new.txt"), filepath.Join(ws, "danglingIn")) // dangling, inside
+	apptest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(ws, "filelink"))  // file escape
+	apptest.Symlink(t, outside, filepath.Join(ws, "dirlink"))                                // dir escape
+	apptest.Symlink(t, filepath.Join(outside, "nope.txt"), filepath.Join(ws, "dangling"))    // dangling escape
+	apptest.Symlink(t, "a.txt", filepath.Join(ws, "inlink"))                                 // inside → inside
+	apptest.Symlink(t, filepath.Join(ws, "sub", "new.txt"), filepath.Join(ws, "danglingIn")) // dangling, inside
 	return ws, outside
 }
 
 func write(t *testing.T, p, content string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustSymlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
 }

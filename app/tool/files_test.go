@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/ipc/errclass"
 )
 
@@ -256,7 +257,7 @@ func TestListDir(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, "src/pkg"), 0o755)
 	write(t, filepath.Join(ws, "src/b.go"), "12345")
 	write(t, filepath.Join(ws, "src/a.go"), "")
-	mustSymlink(t, "a.go", filepath.Join(ws, "src/link"))
+	apptest.Symlink(t, "a.go", filepath.Join(ws, "src/link"))
 	res := mustRun(t, env, "list_dir", `{"path":"src"}`)
 	if res.Output != "a.go (0 bytes)\nb.go (5 bytes)\nlink -> a.go\npkg/\n" || res.StatusText != "Listed src (4 entries)" {
 		t.Errorf("got %q / %q", res.Output, res.StatusText)

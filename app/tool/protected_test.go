@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/ipc/errclass"
 )
 
@@ -30,7 +31,7 @@ func TestDataDirInWorkspaceIsOffLimits(t *testing.T) {
 		write(t, filepath.Join(data, name), text)
 	}
 	write(t, filepath.Join(home, "notes.txt"), "sk-ant-PUBLIC\n")
-	mustSymlink(t, ".local/share/agenthub", filepath.Join(home, "cfg"))
+	apptest.Symlink(t, ".local/share/agenthub", filepath.Join(home, "cfg"))
 	env := Env{Workspace: home, Protected: []string{data}}
 
 	for _, c := range []struct{ tool, input string }{

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"agenthub/app/apptest"
 	"agenthub/ipc/errclass"
 )
 
@@ -33,7 +34,7 @@ func searchTree(t *testing.T) string {
 		os.MkdirAll(filepath.Dir(full), 0o755)
 		write(t, full, c)
 	}
-	mustSymlink(t, filepath.Join(filepath.Dir(ws), "outside", "secret.txt"), filepath.Join(ws, "app", "escape.go"))
+	apptest.Symlink(t, filepath.Join(filepath.Dir(ws), "outside", "secret.txt"), filepath.Join(ws, "app", "escape.go"))
 	return ws
 }
 

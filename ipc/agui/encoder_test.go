@@ -41,6 +41,42 @@ func traceEvents(t *testing.T, path string) (scenario string, evs []ipc.Event) {
 	return tr.Scenario, evs
 }
 
+// span is what an event does to the span (message, tool call, reasoning,
+// step) it names: opens it, needs it open, or needs it open and closes it.
+type span struct {
+	kind string
+	op   int // spanOpen, spanInside or spanClose
+	id   func(Event) string
+}
+
+const (
+	spanOpen = iota
+	spanInside
+	spanClose
+)
+
+var (
+	byMessage  = func(e Event) string { return e.MessageID }
+	byToolCall = func(e Event) string { return e.ToolCallID }
+	byStep     = func(e Event) string { return e.StepName }
+	// spans maps each event type that opens, continues or closes a span.
+	spans = map[string]span{
+		TextMessageStart:        {"text", spanOpen, byMessage},
+		TextMessageContent:      {"text", spanInside, byMessage},
+		TextMessageEnd:          {"text", spanClose, byMessage},
+		ToolCallStart:           {"tool", spanOpen, byToolCall},
+		ToolCallArgs:            {"tool", spanInside, byToolCall},
+		ToolCallEnd:             {"tool", spanClose, byToolCall},
+		ReasoningStart:          {"span", spanOpen, byMessage},
+		ReasoningMessageStart:   {"reasoning", spanOpen, byMessage},
+		ReasoningMessageContent: {"reasoning", spanInside, byMessage},
+		ReasoningMessageEnd:     {"reasoning", spanClose, byMessage},
+		ReasoningEnd:            {"span", spanClose, byMessage},
+		StepStarted:             {"step", spanOpen, byStep},
+		StepFinished:            {"step", spanClose, byStep},
+	}
+)
+
 // verify checks the rules the stock client's verifier enforces: RUN_STARTED
 // first, nothing after RUN_FINISHED/RUN_ERROR, content only inside an open
 // message/tool call/reasoning message, nothing open at RUN_FINISHED, every
@@ -49,57 +85,29 @@ func verify(t *testing.T, evs []Event) {
 	t.Helper()
 	open := map[string]bool{}
 	for i, e := range evs {
-		key := func(kind, id string) string { return kind + ":" + id }
 		switch {
 		case i == 0 && e.Type != RunStarted:
 			t.Fatalf("first event %s", e.Type)
 		case i > 0 && (evs[i-1].Type == RunFinished || evs[i-1].Type == RunError):
 			t.Fatalf("%s after the run ended", e.Type)
 		}
-		need := func(k string) {
-			if !open[k] {
+		if sp, ok := spans[e.Type]; ok {
+			k := sp.kind + ":" + sp.id(e)
+			if sp.op != spanOpen && !open[k] {
 				t.Fatalf("event %d %s: %s is not open", i, e.Type, k)
 			}
+			switch sp.op {
+			case spanOpen:
+				open[k] = true
+			case spanClose:
+				delete(open, k)
+			}
 		}
-		switch e.Type {
-		case TextMessageStart:
-			open[key("text", e.MessageID)] = true
-		case TextMessageContent:
-			need(key("text", e.MessageID))
-			if e.Delta == "" {
-				t.Fatalf("empty delta")
-			}
-		case TextMessageEnd:
-			need(key("text", e.MessageID))
-			delete(open, key("text", e.MessageID))
-		case ToolCallStart:
-			open[key("tool", e.ToolCallID)] = true
-		case ToolCallArgs:
-			need(key("tool", e.ToolCallID))
-		case ToolCallEnd:
-			need(key("tool", e.ToolCallID))
-			delete(open, key("tool", e.ToolCallID))
-		case ReasoningStart:
-			open[key("span", e.MessageID)] = true
-		case ReasoningMessageStart:
-			open[key("reasoning", e.MessageID)] = true
-		case ReasoningMessageContent:
-			need(key("reasoning", e.MessageID))
-		case ReasoningMessageEnd:
-			need(key("reasoning", e.MessageID))
-			delete(open, key("reasoning", e.MessageID))
-		case ReasoningEnd:
-			need(key("span", e.MessageID))
-			delete(open, key("span", e.MessageID))
-		case StepStarted:
-			open[key("step", e.StepName)] = true
-		case StepFinished:
-			need(key("step", e.StepName))
-			delete(open, key("step", e.StepName))
-		case RunFinished:
-			if len(open) > 0 {
-				t.Fatalf("RUN_FINISHED with %v open", open)
-			}
+		if e.Type == TextMessageContent && e.Delta == "" {
+			t.Fatalf("empty delta")
+		}
+		if e.Type == RunFinished && len(open) > 0 {
+			t.Fatalf("RUN_FINISHED with %v open", open)
 		}
 	}
 	if last := evs[len(evs)-1].Type; last != RunFinished && last != RunError {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -73,21 +72,27 @@ func newFixture(t testing.TB, opts ipc.Options) *fixture {
 // Addr, Logger and Assets are the fixture's).
 func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions, srvOpts dashboard.Options) *fixture {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.PruneInterval = -1
-	opts.Dialects = dialect.New()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	f := &fixture{t: t, logs: logs}
+	// Registered before the hub's cleanup, so it runs after the hub, the bus
+	// and the store have closed.
+	t.Cleanup(func() {
+		if f.tok == "" {
+			return // the fixture never started
+		}
+		if strings.Contains(logs.String(), f.tok) {
+			t.Errorf("the dashboard token appears in the logs")
+		}
+		if strings.Contains(logs.String(), "atk_") {
+			t.Errorf("an attach token appears in the logs")
+		}
+	})
+	opts.Dialects = dialect.New()
 	opts.Logger = log
-	bus, err := ipc.NewBus(ipc.BoltStore(db), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := hubtest.New(bus)
-	f := &fixture{t: t, bus: bus, hub: h, logs: logs}
+	h := hubtest.NewBolt(t, opts)
+	bus := h.Bus
+	f.bus, f.hub = bus, h
 	now := func() time.Time {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -115,15 +120,6 @@ func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions
 		cancel()
 		if err := <-served; err != nil {
 			t.Errorf("serve: %v", err)
-		}
-		h.Close()
-		_ = bus.Close()
-		_ = db.Close()
-		if strings.Contains(logs.String(), f.tok) {
-			t.Errorf("the dashboard token appears in the logs")
-		}
-		if strings.Contains(logs.String(), "atk_") {
-			t.Errorf("an attach token appears in the logs")
 		}
 	})
 	return f

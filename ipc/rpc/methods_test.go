@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,22 +16,9 @@ import (
 
 func newHub(t *testing.T) (*hubtest.Hub, *rpc.Dispatcher) {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus, err := ipc.NewBus(ipc.BoltStore(db), ipc.Options{PruneInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := hubtest.New(bus)
-	t.Cleanup(func() {
-		h.Close()
-		_ = bus.Close()
-		_ = db.Close()
-	})
+	h := hubtest.NewBolt(t, ipc.Options{})
 	d := rpc.NewDispatcher(nil)
-	rpc.RegisterHub(d, h, bus.Reader())
+	rpc.RegisterHub(d, h, h.Bus.Reader())
 	return h, d
 }
 

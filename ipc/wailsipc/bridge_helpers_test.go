@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -251,17 +250,9 @@ type env struct {
 
 func newEnv(t *testing.T, opts ipc.Options) *env {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.PruneInterval = -1
 	opts.Dialects = dialect.New()
-	bus, err := ipc.NewBus(ipc.BoltStore(db), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := hubtest.New(bus)
+	h := hubtest.NewBolt(t, opts)
+	bus := h.Bus
 	pg := newPage(t)
 	byText := map[string]string{}
 	pg.logID = func(session, text string) string {
@@ -289,9 +280,6 @@ func newEnv(t *testing.T, opts ipc.Options) *env {
 		}
 		pg.mu.Unlock()
 		_ = svc.Close()
-		h.Close()
-		_ = bus.Close()
-		_ = db.Close()
 	})
 	return &env{bus: bus, hub: h, svc: svc, br: svc.Bridge(), pg: pg}
 }

@@ -30,6 +30,23 @@ type Request struct {
 // Decode unmarshals the request body into v.
 func (r Request) Decode(v any) error { return json.Unmarshal(r.Body, v) }
 
+// RequestBlock is one content part of a message in a provider request, in
+// either wire format, for tests to decode Request bodies into: text (Text);
+// Anthropic's image (Source: type "base64", media type, data); OpenAI's
+// image_url (ImageURL: a data: URL).
+type RequestBlock struct {
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Source *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
 // Response is one scripted reply. With Steps it is an SSE stream
 // (text/event-stream, status Status or 200); without, a plain response with
 // Body (application/json) — typically an HTTP error.

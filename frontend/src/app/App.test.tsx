@@ -7,6 +7,7 @@ import { sessionFromHash } from './workspace';
 import { TRACES } from '../state/traces';
 import { httpBackend, inWails, type Backend } from '../transport/backend';
 import { FakeHub, ScriptedTransport, session } from '../testing/fakes';
+import { fakeViewport } from '../testing/mount';
 import type { AppInfo, ReadyReport } from './info';
 
 declare global {
@@ -14,13 +15,7 @@ declare global {
 }
 globalThis.IS_REACT_ACT_ENVIRONMENT = true;
 
-// jsdom has no layout: give the virtualised list a viewport so rows render.
-Object.defineProperties(HTMLElement.prototype, {
-  clientHeight: { configurable: true, get: () => 800 },
-  offsetHeight: { configurable: true, get: () => 800 },
-  clientWidth: { configurable: true, get: () => 1000 },
-  offsetWidth: { configurable: true, get: () => 1000 },
-});
+fakeViewport();
 
 const info: AppInfo = {
   name: 'Agent Hub',

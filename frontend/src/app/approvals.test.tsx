@@ -3,23 +3,18 @@ import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ServerFrame, Session } from "../protocol";
 import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames";
-import { mountPerTest } from "../testing/mount";
+import { mountChatPane } from "../testing/chatpane";
+import { fakeViewport, mountPerTest } from "../testing/mount";
 import { approvalTitle, notifyWaiting, useAttention, type NotificationApi } from "./attention";
-import { ChatPane } from "./ChatPane";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
+import { FakeHub, ScriptedTransport, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules, ruleLabel, withRule } from "./PermissionRules";
 import { SettingsDialog, settingsPatch } from "./settings/SettingsDialog";
 import { Sidebar } from "./Sidebar";
+import { typeInto } from "../testing/input";
 
-// jsdom has no layout: give the virtualised list a viewport so rows render.
-Object.defineProperties(HTMLElement.prototype, {
-  clientHeight: { configurable: true, get: () => 800 },
-  offsetHeight: { configurable: true, get: () => 800 },
-  clientWidth: { configurable: true, get: () => 1000 },
-  offsetWidth: { configurable: true, get: () => 1000 },
-});
+fakeViewport();
 
 const dom = mountPerTest();
 const SID = "01JZ7A0000000000000000SESS";
@@ -36,30 +31,7 @@ async function setup(first: ServerFrame = snapshot(), over: Partial<Session> = {
   const hub = new FakeHub();
   hub.sessions = [session(SID, { title: "Deploy", current_turn_id: TURN, approval_mode: "ask", ...over })];
   prepare(hub);
-  const clock = manualScheduler();
-  const transports: ScriptedTransport[] = [];
-  const ctl = new AppController({
-    hub,
-    pollMs: 0,
-    schedule: clock.schedule,
-    transport: () => {
-      const t = new ScriptedTransport(() => [first]);
-      transports.push(t);
-      return t;
-    },
-  });
-  await act(async () => {
-    await ctl.start(SID);
-    clock.tick();
-  });
-  act(() => dom.root.render(<ChatPane ctl={ctl} sessionId={SID} defaultModel="" />));
-  const push = async (...frames: ServerFrame[]) =>
-    act(async () => {
-      transports.at(-1)!.push(...frames);
-      clock.tick();
-      await Promise.resolve();
-    });
-  return { hub, ctl, clock, push };
+  return { hub, ...(await mountChatPane(dom.root, hub, SID, first)) };
 }
 
 const q = (sel: string) => document.querySelector<HTMLElement>(sel);
@@ -243,10 +215,7 @@ describe("settings: approvals and workspace rules", () => {
     await act(async () => dom.root.render(<PermissionRules hub={hub} workspace="/w" />));
     expect([...document.querySelectorAll(".rule")].map((r) => r.textContent)).toEqual(["bashgo testallow×"]);
     const input = q('input[aria-label="Command prefix"]') as HTMLInputElement;
-    act(() => {
-      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!.call(input, "rm");
-      input.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(input, "rm");
     const action = q('select[aria-label="Action"]') as HTMLSelectElement;
     act(() => {
       action.value = "deny";

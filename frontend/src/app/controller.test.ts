@@ -4,6 +4,7 @@ import { TRACES } from "../state/traces";
 import { newestTopLevel } from "../state";
 import { AppController } from "./controller";
 import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
+import { wire } from "../testing/frames";
 import { exportFileName } from "./ExportMenu";
 import { settingsPatch } from "./settings/SettingsDialog";
 import { filterSessions, nestSessions } from "./Sidebar";
@@ -29,9 +30,29 @@ function setup(frames: (id: string) => ServerFrame[] = () => []) {
 
 const plain = TRACES["plain-turn"]!;
 
+/** The plain trace's stream for its own session, nothing for any other. */
+const plainFrames = (id: string): ServerFrame[] => (id === plain.sessionId ? plain.frames : []);
+
+/** setup() over plainFrames, started and ticked once; listCalls counts the listSessions calls so far. */
+async function startedPlain(sessions: ReturnType<typeof session>[]) {
+  const s = setup(plainFrames);
+  s.hub.sessions = sessions;
+  await s.ctl.start(null);
+  s.clock.tick();
+  const listCalls = () => s.hub.calls.filter((c) => c[0] === "listSessions").length;
+  return { ...s, listCalls };
+}
+
+type EventFields = { id: string; type: string; session_id: string; turn_id: string | null; actor: string; payload: Record<string, unknown> };
+
+/** An event frame stamped 2026-05-08T15:00:00Z, decoded as a transport hands it over. */
+function liveEvent(event: EventFields): ServerFrame {
+  return wire({ type: "event", event: { ...event, ts: "2026-05-08T15:00:00Z" } });
+}
+
 describe("AppController", () => {
   it("opens the newest top-level session and applies its frames once per frame", async () => {
-    const { hub, ctl, transports, clock, selected } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    const { hub, ctl, transports, clock, selected } = setup(plainFrames);
     hub.sessions = [
       session("old", { created_at: "2026-01-01T00:00:00Z" }),
       session(plain.sessionId, { created_at: "2026-05-08T14:00:00Z" }),
@@ -54,7 +75,7 @@ describe("AppController", () => {
   });
 
   it("resumes a reopened session from its cursor", async () => {
-    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
+    const { hub, ctl, transports, clock } = setup(plainFrames);
     hub.sessions = [session(plain.sessionId), session("b", { created_at: "2020-01-01T00:00:00Z" })];
     await ctl.start(plain.sessionId);
     clock.tick();
@@ -82,21 +103,14 @@ describe("AppController", () => {
   });
 
   it("applies session.updated / session.created of the subscribed stream to the list at once", async () => {
-    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
-    hub.sessions = [session(plain.sessionId, { title: "" }), session("other", { created_at: "2020-01-01T00:00:00Z" })];
-    await ctl.start(null);
-    clock.tick();
-    const listCalls = () => hub.calls.filter((c) => c[0] === "listSessions").length;
+    const { hub, ctl, transports, clock, listCalls } = await startedPlain([
+      session(plain.sessionId, { title: "" }),
+      session("other", { created_at: "2020-01-01T00:00:00Z" }),
+    ]);
     const before = listCalls();
     let n = 0;
-    const ev = (type: string, rec: ReturnType<typeof session>, extra: Record<string, unknown> = {}): ServerFrame => {
-      const f = decodeServerFrame({
-        type: "event",
-        event: { id: `01KZ${String(++n).padStart(22, "0")}`, type, session_id: rec.session_id, turn_id: null, ts: "2026-05-08T15:00:00Z", actor: "agent", payload: { session: rec, ...extra } },
-      });
-      if (f.type === "unknown") throw new Error(f.reason);
-      return f;
-    };
+    const ev = (type: string, rec: ReturnType<typeof session>, extra: Record<string, unknown> = {}): ServerFrame =>
+      liveEvent({ id: `01KZ${String(++n).padStart(22, "0")}`, type, session_id: rec.session_id, turn_id: null, actor: "agent", payload: { session: rec, ...extra } });
     const t = transports[0]!;
     t.push(ev("session.updated", session(plain.sessionId, { title: "Live title", current_turn_id: "T9" })));
     t.push(ev("session.created", session("worker1", { parent_session_id: plain.sessionId, created_at: "2026-06-01T00:00:00Z", current_turn_id: "W1" })));
@@ -123,25 +137,16 @@ describe("AppController", () => {
   });
 
   it("lists a worker under its parent as soon as delegate.started arrives, then re-reads the list", async () => {
-    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
-    hub.sessions = [session(plain.sessionId)];
-    await ctl.start(null);
-    clock.tick();
-    const listCalls = () => hub.calls.filter((c) => c[0] === "listSessions").length;
+    const { hub, ctl, transports, clock, listCalls } = await startedPlain([session(plain.sessionId)]);
     const before = listCalls();
-    const started = decodeServerFrame({
-      type: "event",
-      event: {
-        id: "01KZ0000000000000000000077",
-        type: "delegate.started",
-        session_id: plain.sessionId,
-        turn_id: "T1",
-        ts: "2026-05-08T15:00:00Z",
-        actor: "agent",
-        payload: { tool_use_id: "tu1", worker_session_id: "w-new", task: "Audit the parser\nand report", depth: 1, status_text: "Delegating", summary: "" },
-      },
+    const started = liveEvent({
+      id: "01KZ0000000000000000000077",
+      type: "delegate.started",
+      session_id: plain.sessionId,
+      turn_id: "T1",
+      actor: "agent",
+      payload: { tool_use_id: "tu1", worker_session_id: "w-new", task: "Audit the parser\nand report", depth: 1, status_text: "Delegating", summary: "" },
     });
-    if (started.type === "unknown") throw new Error(started.reason);
     // The hub has not listed the worker yet when the list is re-read.
     transports[0]!.push(started);
     expect(listCalls()).toBe(before + 1); // at once, before the frame is applied
@@ -164,25 +169,16 @@ describe("AppController", () => {
   });
 
   it("re-reads the session list after compaction.completed (the cost changed without a session.updated)", async () => {
-    const { hub, ctl, transports, clock } = setup((id) => (id === plain.sessionId ? plain.frames : []));
-    hub.sessions = [session(plain.sessionId)];
-    await ctl.start(null);
-    clock.tick();
-    const listCalls = () => hub.calls.filter((c) => c[0] === "listSessions").length;
+    const { hub, ctl, transports, listCalls } = await startedPlain([session(plain.sessionId)]);
     const before = listCalls();
-    const done = decodeServerFrame({
-      type: "event",
-      event: {
-        id: "01KZ0000000000000000000088",
-        type: "compaction.completed",
-        session_id: plain.sessionId,
-        turn_id: null,
-        ts: "2026-05-08T15:00:00Z",
-        actor: "system",
-        payload: { removed: 3, kept: 1, tokensRemoved: 900, tokensKept: 10, reason: "summary", context_start_offset: 4 },
-      },
+    const done = liveEvent({
+      id: "01KZ0000000000000000000088",
+      type: "compaction.completed",
+      session_id: plain.sessionId,
+      turn_id: null,
+      actor: "system",
+      payload: { removed: 3, kept: 1, tokensRemoved: 900, tokensKept: 10, reason: "summary", context_start_offset: 4 },
     });
-    if (done.type === "unknown") throw new Error(done.reason);
     hub.sessions = [session(plain.sessionId, { cost_so_far_usd: 0.0192 })];
     transports[0]!.push(done);
     expect(listCalls()).toBe(before + 1);

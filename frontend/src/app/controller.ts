@@ -191,43 +191,33 @@ export class AppController {
     this.open(sessionId);
   }
 
-  /** Answers a message's user message again (a sibling answer); false and a notice when refused. */
-  async regenerate(messageId: string): Promise<boolean> {
+  /** Runs op on the selected session: true when it did, false when none is selected or op failed (then a notice "Could not <what>: …"). */
+  private async onSelected(what: string, op: (sessionId: string) => Promise<unknown>): Promise<boolean> {
     const id = this.state.ui.selectedId;
     if (!id) return false;
     try {
-      await this.hub.regenerate(id, messageId);
+      await op(id);
       return true;
     } catch (err) {
-      this.notify(`Could not regenerate: ${message(err)}`);
+      this.notify(`Could not ${what}: ${message(err)}`);
       return false;
     }
+  }
+
+  /** Answers a message's user message again (a sibling answer); false and a notice when refused. */
+  async regenerate(messageId: string): Promise<boolean> {
+    return this.onSelected("regenerate", (id) => this.hub.regenerate(id, messageId));
   }
 
   /** Runs a failed or interrupted turn again in place: a new version of its user message (‹ n/m ›); false and a notice when refused. */
   async retryTurn(messageId: string): Promise<boolean> {
-    const id = this.state.ui.selectedId;
-    if (!id) return false;
-    try {
-      await this.hub.retryTurn(id, messageId);
-      return true;
-    } catch (err) {
-      this.notify(`Could not retry: ${message(err)}`);
-      return false;
-    }
+    return this.onSelected("retry", (id) => this.hub.retryTurn(id, messageId));
   }
 
   /** Sends a changed copy of a user message (a sibling branch); false and a notice when refused. */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
-    const id = this.state.ui.selectedId;
-    if (!id || text.trim() === "") return false;
-    try {
-      await this.hub.editMessage(id, messageId, text);
-      return true;
-    } catch (err) {
-      this.notify(`Could not send the edit: ${message(err)}`);
-      return false;
-    }
+    if (text.trim() === "") return false;
+    return this.onSelected("send the edit", (id) => this.hub.editMessage(id, messageId, text));
   }
 
   /** Closes the offer to undo the file changes of a branch left behind. */
@@ -238,26 +228,16 @@ export class AppController {
 
   /** Shows the branch through messageId. */
   async switchBranch(messageId: string): Promise<void> {
-    const id = this.state.ui.selectedId;
-    if (!id) return;
-    try {
-      await this.hub.switchBranch(id, messageId);
-    } catch (err) {
-      this.notify(`Could not switch branches: ${message(err)}`);
-    }
+    await this.onSelected("switch branches", (id) => this.hub.switchBranch(id, messageId));
   }
 
   /** Copies the path up to messageId into a new session and opens it. */
   async fork(messageId: string): Promise<void> {
-    const id = this.state.ui.selectedId;
-    if (!id) return;
-    try {
+    await this.onSelected("fork", async (id) => {
       const s = await this.hub.forkSession(id, messageId);
       await this.refreshSessions();
       this.open(s.session_id);
-    } catch (err) {
-      this.notify(`Could not fork: ${message(err)}`);
-    }
+    });
   }
 
   /** Closes the open session (nothing selected). */
@@ -341,17 +321,11 @@ export class AppController {
 
   /** Changes the open session's model or folder (between turns); false (and a notice) when the hub refused. */
   async updateSession(update: SessionUpdate): Promise<boolean> {
-    const id = this.state.ui.selectedId;
-    if (!id) return false;
-    try {
+    return this.onSelected("change the session", async (id) => {
       await this.hub.updateSession(id, update);
       if (this.state.ui.notice?.startsWith("Could not change the session")) this.notify(null); // fixed: the old refusal goes
       await this.refreshSessions();
-      return true;
-    } catch (err) {
-      this.notify(`Could not change the session: ${message(err)}`);
-      return false;
-    }
+    });
   }
 
   /** Reads a slice of a tool call's stored output in the open session (errors reject: the panel shows them). */

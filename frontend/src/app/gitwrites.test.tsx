@@ -2,21 +2,15 @@
 import { act } from "react";
 import { describe, expect, it } from "vitest";
 import { approvalRequest, eventFrame, snapshotMidCall } from "../testing/frames";
-import { mountPerTest } from "../testing/mount";
-import { ChatPane } from "./ChatPane";
+import { mountChatPane } from "../testing/chatpane";
+import { fakeViewport, mountPerTest } from "../testing/mount";
 import { AppController } from "./controller";
-import { FakeHub, ScriptedTransport, manualScheduler, session } from "../testing/fakes";
+import { FakeHub, ScriptedTransport, session } from "../testing/fakes";
 import type { AppInfo } from "./info";
 import { PermissionRules } from "./PermissionRules";
 import { SettingsDialog } from "./settings/SettingsDialog";
 
-// jsdom has no layout: give the virtualised list a viewport so rows render.
-Object.defineProperties(HTMLElement.prototype, {
-  clientHeight: { configurable: true, get: () => 800 },
-  offsetHeight: { configurable: true, get: () => 800 },
-  clientWidth: { configurable: true, get: () => 1000 },
-  offsetWidth: { configurable: true, get: () => 1000 },
-});
+fakeViewport();
 
 const dom = mountPerTest();
 const SID = "01JZ7A0000000000000000SESS";
@@ -27,25 +21,8 @@ const q = (sel: string) => document.querySelector<HTMLElement>(sel);
 async function chat() {
   const hub = new FakeHub();
   hub.sessions = [session(SID, { current_turn_id: TURN, approval_mode: "ask" })];
-  const clock = manualScheduler();
-  let transport: ScriptedTransport | null = null;
-  const ctl = new AppController({
-    hub,
-    pollMs: 0,
-    schedule: clock.schedule,
-    transport: () => (transport = new ScriptedTransport(() => [snapshotMidCall(session(SID, { approval_mode: "ask" }), MSG, TURN)])),
-  });
-  await act(async () => {
-    await ctl.start(SID);
-    clock.tick();
-  });
-  act(() => dom.root.render(<ChatPane ctl={ctl} sessionId={SID} defaultModel="" />));
-  const push = (type: string, payload: unknown) =>
-    act(async () => {
-      transport!.push(eventFrame(SID, TURN, type, payload, "tool"));
-      clock.tick();
-      await Promise.resolve();
-    });
+  const { ctl, push: pushFrames } = await mountChatPane(dom.root, hub, SID, snapshotMidCall(session(SID, { approval_mode: "ask" }), MSG, TURN));
+  const push = (type: string, payload: unknown) => pushFrames(eventFrame(SID, TURN, type, payload, "tool"));
   return { hub, ctl, push };
 }
 

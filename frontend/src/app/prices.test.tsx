@@ -4,16 +4,9 @@ import { describe, expect, it } from "vitest";
 import { mountPerTest } from "../testing/mount";
 import type { ModelPrice } from "../transport/hub";
 import { priceKey, Prices } from "./Prices";
+import { typeInto } from "../testing/input";
 
 const dom = mountPerTest();
-
-function type(el: HTMLInputElement, value: string) {
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
-  act(() => {
-    setter.call(el, value);
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  });
-}
 
 describe("Settings → Prices", () => {
   it("stages a price for an unknown model (keyed without the provider) and its removal, each marked not saved yet", async () => {
@@ -25,17 +18,17 @@ describe("Settings → Prices", () => {
     const input = (label: string) => dom.host.querySelector<HTMLInputElement>(`input[aria-label="${label}"]`)!;
     const row = (k: string) => dom.host.querySelector(`[data-price="${k}"]`);
     expect(row("old-model")!.getAttribute("data-pending")).toBeNull();
-    type(input("Model"), "anthropic:claude-unknown-9");
-    type(input("Input price"), "3");
-    type(input("Output price"), "15");
+    typeInto(input("Model"), "anthropic:claude-unknown-9");
+    typeInto(input("Input price"), "3");
+    typeInto(input("Output price"), "15");
     act(() => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
     expect(staged).toEqual({ "old-model": { input: 1, output: 2 }, "claude-unknown-9": { input: 3, output: 15 } });
     render();
     expect(row("claude-unknown-9")!.querySelector('[data-testid="pending"]')!.textContent).toBe("added · not saved yet");
 
-    type(input("Input price"), "-1");
-    type(input("Model"), "x");
-    type(input("Output price"), "1");
+    typeInto(input("Input price"), "-1");
+    typeInto(input("Model"), "x");
+    typeInto(input("Output price"), "1");
     act(() => dom.host.querySelector<HTMLButtonElement>(".prices-add button")!.click());
     expect(dom.host.querySelector('[role="alert"]')?.textContent).toContain("≥ 0");
 

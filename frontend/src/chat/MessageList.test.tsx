@@ -5,11 +5,11 @@ import { act } from "react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { decodeServerFrame, type ServerFrame } from "../protocol";
 import { createAppStore, type Action } from "../state";
-import { mountPerTest } from "../testing/mount";
+import { fakeViewport, mountPerTest } from "../testing/mount";
 import { MessageList } from "./MessageList";
 import type { MessageViewProps } from "./MessageView";
-import { ChatSessionContext } from "./session";
 import type { ToolCardProps } from "./ToolCard";
+import { renderInSession } from "../testing/session";
 
 const renders = vi.hoisted(() => ({ messages: new Map<string, number>(), tools: new Map<string, number>() }));
 const count = (m: Map<string, number>, id: string) => m.set(id, (m.get(id) ?? 0) + 1);
@@ -35,13 +35,7 @@ vi.mock("./ToolCard", async (importOriginal) => {
   };
 });
 
-// jsdom has no layout: give the virtualised list a viewport so rows render.
-Object.defineProperties(HTMLElement.prototype, {
-  clientHeight: { configurable: true, get: () => 800 },
-  offsetHeight: { configurable: true, get: () => 800 },
-  clientWidth: { configurable: true, get: () => 1000 },
-  offsetWidth: { configurable: true, get: () => 1000 },
-});
+fakeViewport();
 
 const SID = "01JZ9C0000000000000000SESS";
 let seq = 0;
@@ -86,13 +80,7 @@ describe("MessageList", () => {
       },
       ev("tool.called", { message_id: "A", tool_use_id: "tu1", tool_name: "bash", input: { command: "make" }, status_text: "Running make", summary: "" }),
     ]);
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={{ store, sessionId: SID }}>
-          <MessageList />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <MessageList />, { store, sessionId: SID });
     expect(dom.host.querySelectorAll("article.msg")).toHaveLength(3);
     const before = { A: renders.messages.get("A"), U1: renders.messages.get("U1"), B: renders.messages.get("B"), tu1: renders.tools.get("tu1") };
     expect(before.A).toBeGreaterThan(0);

@@ -4,21 +4,15 @@ import { createStore } from "zustand/vanilla";
 import { describe, expect, it, vi } from "vitest";
 import { mountPerTest } from "../testing/mount";
 import type { AppStore } from "../state";
-import { ChatSessionContext } from "./session";
 import { TurnOutcomeView } from "./TurnOutcome";
 import { retryText } from "../app/ChatPane";
+import { renderInSession } from "../testing/session";
 
 const dom = mountPerTest();
 
 function render(outcome: Parameters<typeof TurnOutcomeView>[0]["outcome"], onRetry = vi.fn()) {
   const store = createStore<AppStore>(() => ({}) as AppStore);
-  act(() =>
-    dom.root.render(
-      <ChatSessionContext.Provider value={{ store, sessionId: "S", onRetry }}>
-        <TurnOutcomeView outcome={outcome} text="run the tests" messageId="M7" />
-      </ChatSessionContext.Provider>,
-    ),
-  );
+  renderInSession(dom.root, <TurnOutcomeView outcome={outcome} text="run the tests" messageId="M7" />, { store, sessionId: "S", onRetry });
   return onRetry;
 }
 

@@ -11,6 +11,7 @@ import { ApprovalModeSwitch, approvalModeOf } from "./ApprovalModeSwitch";
 import { approvalOutcome, isTextField, shortcutAnswer, type ShortcutKey } from "./ApprovalPrompt";
 import { MAX_DIFF_CELLS, addedLines, diffLines, splitLines } from "./diff";
 import { ToolCard } from "./ToolCard";
+import { typeInto } from "../testing/input";
 
 const dom = mountPerTest();
 
@@ -157,10 +158,7 @@ describe("the prompt on a tool card", () => {
     const onAnswer = answers();
     act(() => dom.root.render(<ToolCard card={waiting()} onAnswer={onAnswer} active />));
     const field = q<HTMLInputElement>(".approval-message")!;
-    act(() => {
-      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!.call(field, "  use make clean  ");
-      field.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(field, "  use make clean  ");
     await act(async () => field.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true })));
     expect(onAnswer).toHaveBeenCalledWith("deny", "use make clean");
   });

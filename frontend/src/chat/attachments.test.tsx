@@ -8,8 +8,8 @@ import { mountPerTest } from "../testing/mount";
 import { attachmentUrl, fileBlockInfo, MAX_ATTACHMENTS } from "./Attachments";
 import { Composer } from "./Composer";
 import { MessageView } from "./MessageView";
-import { ChatSessionContext } from "./session";
 import { createAppStore } from "../state";
+import { renderInSession } from "../testing/session";
 
 const dom = mountPerTest();
 
@@ -135,13 +135,7 @@ describe("attachments in history", () => {
     });
     const m = s.messages["u1"]!;
     expect(m.content.map((b) => b.type)).toEqual(["image", "text"]);
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={{ store: createAppStore(), sessionId: "s1" }}>
-          <MessageView message={m} />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <MessageView message={m} />, { store: createAppStore(), sessionId: "s1" });
     const img = dom.host.querySelector<HTMLImageElement>("[data-testid=attached-image] img")!;
     expect(img.getAttribute("src")).toBe(`/attachments/${PNG_ID}`);
     expect(img.alt).toBe("shot.png");

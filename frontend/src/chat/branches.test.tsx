@@ -4,7 +4,9 @@ import { describe, expect, it, vi } from "vitest";
 import { createAppStore, type ChatMessage } from "../state";
 import { mountPerTest } from "../testing/mount";
 import { MessageView } from "./MessageView";
-import { ChatSessionContext, type ChatSession } from "./session";
+import type { ChatSession } from "./session";
+import { typeInto } from "../testing/input";
+import { renderInSession } from "../testing/session";
 
 const dom = mountPerTest();
 
@@ -16,13 +18,7 @@ function message(over: Partial<ChatMessage>): ChatMessage {
 }
 
 function mount(m: ChatMessage, session: Partial<ChatSession>) {
-  act(() =>
-    dom.root.render(
-      <ChatSessionContext.Provider value={{ store: createAppStore(), sessionId: "s1", ...session }}>
-        <MessageView message={m} />
-      </ChatSessionContext.Provider>,
-    ),
-  );
+  renderInSession(dom.root, <MessageView message={m} />, { store: createAppStore(), sessionId: "s1", ...session });
 }
 
 const byTestId = (id: string) => dom.host.querySelector<HTMLButtonElement>(`[data-testid=${id}]`);
@@ -58,11 +54,7 @@ describe("branch controls", () => {
     act(() => byTestId("edit-message")!.click());
     const box = dom.host.querySelector<HTMLTextAreaElement>("[data-testid=edit-box] textarea")!;
     expect(box.value).toBe("first try");
-    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
-    act(() => {
-      setter.call(box, "second try");
-      box.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(box, "second try");
     await act(async () => {
       box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
       await Promise.resolve();

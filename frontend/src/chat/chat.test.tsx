@@ -8,6 +8,7 @@ import { Composer } from "./Composer";
 import { appendChunks, chunkList } from "../state/chunks";
 import { BLOCK_GROUP, LiveText, MarkdownView } from "./Markdown";
 import { ToolCard, tailLines, MAX_RENDERED_LINES } from "./ToolCard";
+import { typeInto } from "../testing/input";
 
 
 const dom = mountPerTest();
@@ -68,20 +69,13 @@ describe("Composer", () => {
       el.dispatchEvent(new KeyboardEvent("keydown", { key, shiftKey, bubbles: true, cancelable: true }));
     });
   }
-  function type(el: HTMLTextAreaElement, value: string) {
-    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
-    act(() => {
-      setter.call(el, value);
-      el.dispatchEvent(new Event("input", { bubbles: true }));
-    });
-  }
 
   it("Enter sends, Shift+Enter does not, Esc cancels while busy, Stop shown and queue listed", () => {
     const onSend = vi.fn();
     const onCancel = vi.fn();
     act(() => dom.root.render(<Composer busy={false} queued={[]} onSend={onSend} onCancel={onCancel} />));
     const ta = dom.host.querySelector("textarea")!;
-    type(ta, "hello");
+    typeInto(ta, "hello");
     press(ta, "Enter", true);
     expect(onSend).not.toHaveBeenCalled();
     press(ta, "Enter");

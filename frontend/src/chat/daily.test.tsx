@@ -14,9 +14,10 @@ import { fileBlockInfo } from "./Attachments";
 import { isLongText, messageMarkdown, MessageView, usageCost } from "./MessageView";
 import { matchingLines, OutputPanel, readAll, type ReadOutput } from "./OutputPanel";
 import { CompactionNotice } from "./Status";
-import { ChatSessionContext } from "./session";
 import { editLine, summaryHead, ToolCard } from "./ToolCard";
 import { createAppStore } from "../state";
+import { typeInto } from "../testing/input";
+import { renderInSession } from "../testing/session";
 
 const dom = mountPerTest();
 const q = (sel: string) => dom.host.querySelector(sel) ?? document.querySelector(sel);
@@ -96,13 +97,7 @@ describe("the tool card shows its output once", () => {
     expect(q('[data-testid="full-output"]')).toBeNull();
     const read = reader(long);
     const session = { store: createAppStore(), sessionId: "s", readToolOutput: (_id: string, offset: number, length?: number) => read(offset, length) };
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={session}>
-          <ToolCard card={card} />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <ToolCard card={card} />, session);
     expect(q('[data-testid="full-output"]')).not.toBeNull();
   });
 });
@@ -118,13 +113,7 @@ describe("messages", () => {
     expect(usageCost({ input_tokens: 0, output_tokens: 0, cost_usd: 0 })).toBe("$0.0000");
     const user = message({ role: "user", content: [{ type: "text", text: "line\n".repeat(30) }] });
     const session = { store: createAppStore(), sessionId: "s" };
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={session}>
-          <MessageView message={user} />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <MessageView message={user} />, session);
     expect(q(".msg-user-wrap.is-collapsed")).not.toBeNull();
     act(() => (q(".msg-more") as HTMLButtonElement).click());
     expect(q(".msg-user-wrap.is-collapsed")).toBeNull();
@@ -134,13 +123,7 @@ describe("messages", () => {
     const session = { store: createAppStore(), sessionId: "s" };
     const live = message({ status: "streaming", content: [{ type: "thinking", thinking: "planning" }], thinkingTime: { startedAt: new Date().toISOString(), endedAt: null } });
     const render = (m: ChatMessage) =>
-      act(() =>
-        dom.root.render(
-          <ChatSessionContext.Provider value={session}>
-            <MessageView message={m} />
-          </ChatSessionContext.Provider>,
-        ),
-      );
+      renderInSession(dom.root, <MessageView message={m} />, session);
     render(live);
     expect(q('[data-testid="thinking-live"] .thinking-timer')?.textContent).toMatch(/^\d+ s$/);
     render({ ...live, status: "complete", content: [...live.content, { type: "text", text: "ok" }], thinkingTime: { startedAt: "2026-01-01T00:00:00.000Z", endedAt: "2026-01-01T00:00:12.400Z" } });
@@ -177,11 +160,7 @@ describe("the composer", () => {
   it("puts the text back when sending failed", async () => {
     act(() => dom.root.render(<Composer busy={false} queued={[]} onSend={() => Promise.resolve(false)} onCancel={() => {}} />));
     const ta = dom.host.querySelector("textarea")!;
-    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!;
-    act(() => {
-      setter.call(ta, "keep me");
-      ta.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    typeInto(ta, "keep me");
     await act(async () => {
       ta.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
     });
@@ -228,13 +207,7 @@ describe("@-mentions", () => {
     expect(fileBlockInfo("plain text")).toBeNull();
     const session = { store: createAppStore(), sessionId: "s" };
     const m = message({ role: "user", content: [{ type: "text", text: "Follow @docs/plan.md" }, { type: "text", text: '<file path="docs/plan.md" bytes="19">\nStep one\n</file>' }] });
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={session}>
-          <MessageView message={m} />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <MessageView message={m} />, session);
     expect(q('[data-testid="attached-file"]')?.textContent?.trim()).toBe("docs/plan.md · 19 B");
     expect(dom.host.textContent).not.toContain("Step one");
     expect(messageMarkdown(m)).toBe("Follow @docs/plan.md");
@@ -244,13 +217,7 @@ describe("@-mentions", () => {
 describe("a retried answer says so", () => {
   it("shows retried N× with the reason under the message, the provider's words on hover", () => {
     const m = message({ content: [{ type: "text", text: "The retried answer." }], retries: { count: 2, error_class: "overloaded", error: "Anthropic: Overloaded" } });
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={{ store: createAppStore(), sessionId: "s" }}>
-          <MessageView message={m} />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <MessageView message={m} />, { store: createAppStore(), sessionId: "s" });
     const note = q('[data-testid="msg-retries"]');
     expect(note?.textContent).toBe("retried 2× (overloaded)");
     expect(note?.getAttribute("title")).toBe("Anthropic: Overloaded");

@@ -4,8 +4,9 @@ import { describe, expect, it, vi } from "vitest";
 import type { Session, TurnChanges, TurnOutcome } from "../protocol";
 import { createAppStore } from "../state";
 import { mountPerTest } from "../testing/mount";
-import { ChatSessionContext, type ChatSession } from "./session";
+import type { ChatSession } from "./session";
 import { AbandonedChanges, TurnFiles } from "./TurnFiles";
+import { renderInSession } from "../testing/session";
 
 const dom = mountPerTest();
 
@@ -27,13 +28,7 @@ async function settle() {
 }
 
 function mount(outcome: TurnOutcome, session: Partial<ChatSession>) {
-  act(() =>
-    dom.root.render(
-      <ChatSessionContext.Provider value={{ store: createAppStore(), sessionId: "s1", ...session }}>
-        <TurnFiles outcome={outcome} />
-      </ChatSessionContext.Provider>,
-    ),
-  );
+  renderInSession(dom.root, <TurnFiles outcome={outcome} />, { store: createAppStore(), sessionId: "s1", ...session });
 }
 
 const button = (text: string) => Array.from(dom.host.querySelectorAll("button")).find((b) => b.textContent === text)!;
@@ -100,13 +95,7 @@ describe("AbandonedChanges", () => {
     });
     const undoTurn = vi.fn((id: string) => Promise.resolve({ restored: id === "t2" ? ["b.txt"] : ["a.txt", "c.txt"], skipped: [] }));
     const onAbandonedAnswered = vi.fn(() => store.getState().dispatch({ type: "abandonedAnswered", sessionId: "s1" }));
-    act(() =>
-      dom.root.render(
-        <ChatSessionContext.Provider value={{ store, sessionId: "s1", undoTurn, onAbandonedAnswered }}>
-          <AbandonedChanges />
-        </ChatSessionContext.Provider>,
-      ),
-    );
+    renderInSession(dom.root, <AbandonedChanges />, { store, sessionId: "s1", undoTurn, onAbandonedAnswered });
     expect(dom.host.querySelector("[data-testid=abandoned-changes]")?.textContent).toContain("changed 3 files in the folder (2 turns)");
     await act(async () => {
       dom.host.querySelector<HTMLButtonElement>("[data-testid=undo-abandoned]")!.click();

@@ -56,40 +56,15 @@ function checkKind(kind: Kind, v: unknown): string | null {
     case "session":
       return checkObject(SESSION_SPEC, v);
     case "queued-turns":
-      if (!Array.isArray(v)) return "want queued turn array";
-      for (const q of v) {
-        const why = checkObject(QUEUED_TURN_SPEC, q);
-        if (why !== null) return `queued turn: ${why}`;
-      }
-      return null;
+      return checkArray(QUEUED_TURN_SPEC, v, "queued turn");
     case "attachments":
-      if (!Array.isArray(v)) return "want attachment array";
-      for (const a of v) {
-        const why = checkObject(ATTACHED_FILE_SPEC, a);
-        if (why !== null) return `attachment: ${why}`;
-      }
-      return null;
+      return checkArray(ATTACHED_FILE_SPEC, v, "attachment");
     case "abandoned-turns":
-      if (!Array.isArray(v)) return "want abandoned turn array";
-      for (const x of v) {
-        const why = checkObject(ABANDONED_TURN_SPEC, x);
-        if (why !== null) return `abandoned turn: ${why}`;
-      }
-      return null;
+      return checkArray(ABANDONED_TURN_SPEC, v, "abandoned turn");
     case "skipped-files":
-      if (!Array.isArray(v)) return "want skipped file array";
-      for (const f of v) {
-        const why = checkObject(SKIPPED_FILE_SPEC, f);
-        if (why !== null) return `skipped file: ${why}`;
-      }
-      return null;
+      return checkArray(SKIPPED_FILE_SPEC, v, "skipped file");
     case "todos":
-      if (!Array.isArray(v)) return "want todo array";
-      for (const t of v) {
-        const why = checkObject(TODO_SPEC, t);
-        if (why !== null) return `todo: ${why}`;
-      }
-      return null;
+      return checkArray(TODO_SPEC, v, "todo");
     case "plan":
       return checkObject(PLAN_SPEC, v);
     case "session-agent":
@@ -131,6 +106,16 @@ export function checkObject(spec: Record<string, FieldSpec>, v: unknown): string
     }
     const why = checkKind(kind, val);
     if (why !== null) return `${key}: ${why}`;
+  }
+  return null;
+}
+
+/** Checks v is an array of objects conforming to spec; name is what one element is called in the reason. */
+function checkArray(spec: Record<string, FieldSpec>, v: unknown, name: string): string | null {
+  if (!Array.isArray(v)) return `want ${name} array`;
+  for (const x of v) {
+    const why = checkObject(spec, x);
+    if (why !== null) return `${name}: ${why}`;
   }
   return null;
 }

@@ -4,7 +4,7 @@
 import type { AttachedFile, ContentBlock, EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
 import { newDelegation, putDelegation, putTool, settleBlocks, toolCard } from "./stream";
-import type { DelegationCardState, SessionState } from "./types";
+import type { DelegationCardState, SessionState, ToolCardState } from "./types";
 
 type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
 
@@ -137,16 +137,17 @@ export function onToolCalled(s: SessionState, e: Ev<"tool.called">): SessionStat
   });
 }
 
+/** Puts the card of the tool call that p ends: its name, status line and summary from p, the rest from fields. */
+function endTool(s: SessionState, turnId: string | null, p: PayloadMap["tool.completed" | "tool.failed"], fields: Partial<ToolCardState>): SessionState {
+  const card = toolCard(s, p.tool_use_id, p.tool_name, turnId);
+  return putTool(s, { ...card, toolName: p.tool_name, statusText: p.status_text, summary: p.summary, ...fields });
+}
+
 /** Applies tool.completed. */
 export function onToolCompleted(s: SessionState, e: Ev<"tool.completed">): SessionState {
   const p = e.payload;
-  const card = toolCard(s, p.tool_use_id, p.tool_name, e.turn_id);
-  return putTool(s, {
-    ...card,
-    toolName: p.tool_name,
+  return endTool(s, e.turn_id, p, {
     status: p.is_error ? "error" : "done",
-    statusText: p.status_text,
-    summary: p.summary,
     output: p.output,
     truncated: p.truncated === true,
     outputBytes: p.output_bytes,
@@ -158,13 +159,8 @@ export function onToolCompleted(s: SessionState, e: Ev<"tool.completed">): Sessi
 /** Applies tool.failed: cancelled tools render struck through, others as errors. */
 export function onToolFailed(s: SessionState, e: Ev<"tool.failed">): SessionState {
   const p = e.payload;
-  const card = toolCard(s, p.tool_use_id, p.tool_name, e.turn_id);
-  return putTool(s, {
-    ...card,
-    toolName: p.tool_name,
+  return endTool(s, e.turn_id, p, {
     status: p.error_class === "cancelled" ? "cancelled" : "error",
-    statusText: p.status_text,
-    summary: p.summary,
     errorClass: p.error_class,
     errorMessage: p.message,
   });

@@ -29,3 +29,13 @@ export function mountPerTest(): { readonly host: HTMLDivElement; readonly root: 
     },
   };
 }
+
+/** jsdom has no layout: gives every element an 800-high, 1000-wide box so a virtualised list renders rows (call at the top level of a test file). */
+export function fakeViewport(): void {
+  Object.defineProperties(HTMLElement.prototype, {
+    clientHeight: { configurable: true, get: () => 800 },
+    offsetHeight: { configurable: true, get: () => 800 },
+    clientWidth: { configurable: true, get: () => 1000 },
+    offsetWidth: { configurable: true, get: () => 1000 },
+  });
+}

@@ -93,6 +93,15 @@ describe("WailsTransport", () => {
     return handlers;
   };
   const make = (pageId = "page-1") => new WailsTransport({ runtime: rt, bridge: br, pageId, resubscribeDelayMs: 1, log: () => undefined });
+  /** A transport of pageId connected to s1, its subscription acknowledged as w1. */
+  const subscribed = async (pageId: string) => {
+    const t = make(pageId);
+    t.connect("s1", handlers);
+    await flush();
+    br.subscribes[0]!.result.resolve(ack("w1"));
+    await flush();
+    return t;
+  };
 
   beforeEach(() => {
     rt = new FakeRuntime();
@@ -134,11 +143,7 @@ describe("WailsTransport", () => {
   });
 
   it("reassembles chunked frames", async () => {
-    const t = make("page-C");
-    t.connect("s1", handlers);
-    await flush();
-    br.subscribes[0]!.result.resolve(ack("w1"));
-    await flush();
+    await subscribed("page-C");
     const text = JSON.stringify(ev("01Q", "<b>big</b> ".repeat(100)));
     const parts = [text.slice(0, 100), text.slice(100, 500), text.slice(500)];
     parts.forEach((data, index) => rt.emit(batch("w1", [], { chunk: { index, count: parts.length, data } })));
@@ -148,11 +153,7 @@ describe("WailsTransport", () => {
   });
 
   it("resubscribes from its cursor when the server closes the subscription", async () => {
-    const t = make("page-D");
-    t.connect("s1", handlers);
-    await flush();
-    br.subscribes[0]!.result.resolve(ack("w1"));
-    await flush();
+    await subscribed("page-D");
     rt.emit(batch("w1", [ev("01A")]));
     rt.emit(batch("w1", [{ type: "error", code: "client_too_slow", message: "queue overflow" }], { closed: true }));
     expect(frames.some((f) => f.type === "error" && f.code === "client_too_slow")).toBe(true);
@@ -183,11 +184,7 @@ describe("WailsTransport", () => {
   });
 
   it("close unsubscribes, removes its listener and reports disconnected", async () => {
-    const t = make("page-F");
-    t.connect("s1", handlers);
-    await flush();
-    br.subscribes[0]!.result.resolve(ack("w1"));
-    await flush();
+    const t = await subscribed("page-F");
     t.close();
     expect(br.unsubscribed).toEqual(["w1"]);
     expect(rt.offCalls).toBe(1);

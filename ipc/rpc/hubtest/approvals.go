@@ -45,14 +45,7 @@ func (h *Hub) SetApprovalMode(ctx context.Context, id, mode string) (store.Sessi
 	default:
 		return store.Session{}, fmt.Errorf("mode %q: %w", mode, ipc.ErrInvalidInput)
 	}
-	s, err := h.GetSession(ctx, id)
-	if err != nil {
-		return s, err
-	}
-	s.ApprovalMode = mode
-	_, err = h.Bus.Commit(ctx, ipc.Draft{Type: ipc.TypeSessionUpdated, SessionID: id, Actor: ipc.ActorUser,
-		Payload: ipc.SessionChanged{Session: s}, Ops: []store.Op{store.PutSession(s)}})
-	return s, err
+	return h.updateSession(ctx, id, func(s *store.Session) { s.ApprovalMode = mode })
 }
 
 // PermissionRules implements ipc.HubAPI.
@@ -80,14 +73,9 @@ func (h *Hub) SetPermissionRules(_ context.Context, workspace string, rules []ip
 
 // SetSandboxOptions implements ipc.HubAPI.
 func (h *Hub) SetSandboxOptions(ctx context.Context, id string, readWorkspaceOnly, noNetwork bool) (store.Session, error) {
-	s, err := h.GetSession(ctx, id)
-	if err != nil {
-		return s, err
-	}
-	s.SandboxReadWorkspaceOnly, s.SandboxNoNetwork = readWorkspaceOnly, noNetwork
-	_, err = h.Bus.Commit(ctx, ipc.Draft{Type: ipc.TypeSessionUpdated, SessionID: id, Actor: ipc.ActorUser,
-		Payload: ipc.SessionChanged{Session: s}, Ops: []store.Op{store.PutSession(s)}})
-	return s, err
+	return h.updateSession(ctx, id, func(s *store.Session) {
+		s.SandboxReadWorkspaceOnly, s.SandboxNoNetwork = readWorkspaceOnly, noNetwork
+	})
 }
 
 // PendingApprovals implements ipc.HubAPI: the awaited calls of the session.

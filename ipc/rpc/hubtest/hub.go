@@ -93,11 +93,17 @@ func (h *Hub) GetSession(_ context.Context, id string) (store.Session, error) {
 
 // RenameSession implements ipc.HubAPI.
 func (h *Hub) RenameSession(ctx context.Context, id, title string) (store.Session, error) {
+	return h.updateSession(ctx, id, func(s *store.Session) { s.Title = title })
+}
+
+// updateSession applies change to session id and commits it as the user's
+// session.updated.
+func (h *Hub) updateSession(ctx context.Context, id string, change func(*store.Session)) (store.Session, error) {
 	s, err := h.GetSession(ctx, id)
 	if err != nil {
 		return s, err
 	}
-	s.Title = title
+	change(&s)
 	_, err = h.Bus.Commit(ctx, ipc.Draft{Type: ipc.TypeSessionUpdated, SessionID: id, Actor: ipc.ActorUser,
 		Payload: ipc.SessionChanged{Session: s}, Ops: []store.Op{store.PutSession(s)}})
 	return s, err
