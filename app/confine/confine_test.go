@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"agenthub/app/confine"
+	"agenthub/app/confine/confinetest"
 )
 
 func write(t *testing.T, p, text string) {
@@ -24,9 +25,7 @@ func write(t *testing.T, p, text string) {
 
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, target, link)
 }
 
 // tree is a home directory used as the workspace, holding the data dir

@@ -82,9 +82,7 @@ func TestListMatchesGitLsFiles(t *testing.T) {
 	confinetest.MakeFIFO(t, filepath.Join(root, "docs", ".gitignore"))
 	// The workspace may be reached through a symbolic link.
 	link := filepath.Join(t.TempDir(), "ws")
-	if err := os.Symlink(root, link); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, root, link)
 	for sub, want := range wants {
 		got, err := mention.List(context.Background(), filepath.Join(link, sub))
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"agenthub/app/confine/confinetest"
 	"agenthub/ipc/errclass"
 )
 
@@ -42,9 +43,13 @@ func write(t *testing.T, p, content string) {
 
 func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, target, link)
+}
+
+// jsonString is s as a JSON string (a Windows path's backslashes escaped).
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func errClass(err error) string {
@@ -106,7 +111,7 @@ func TestToolsRefuseEscapes(t *testing.T) {
 		{"read_file", `{"path":"../outside/secret.txt"}`},
 		{"read_file", `{"path":"filelink"}`},
 		{"read_file", `{"path":"dirlink/secret.txt"}`},
-		{"read_file", `{"path":"` + filepath.Join(outside, "secret.txt") + `"}`},
+		{"read_file", `{"path":` + jsonString(filepath.Join(outside, "secret.txt")) + `}`},
 		{"write_file", `{"path":"dirlink/new.txt","content":"x"}`},
 		{"write_file", `{"path":"dangling","content":"x"}`},
 		{"write_file", `{"path":"../evil.txt","content":"x"}`},

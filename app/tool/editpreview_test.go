@@ -61,9 +61,7 @@ func TestFindEditIsConfined(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("token=abc\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(secret, filepath.Join(ws, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, secret, filepath.Join(ws, "link.txt"))
 	confinetest.MakeFIFO(t, filepath.Join(ws, "pipe"))
 	env := Env{Workspace: ws}
 	for _, path := range []string{"link.txt", secret, "pipe"} {
