@@ -193,6 +193,9 @@ test-go: deps frontend headless
 	go vet ./...
 	go vet -tags smoketest ./app/...
 	cd bench && go vet ./...
+	@echo "== staticcheck (pinned in go.mod as a tool)"
+	go tool staticcheck ./...
+	go tool staticcheck -tags smoketest ./app/...
 	@echo "== go test -race"
 	AGENTHUB_HEADLESS_BIN="$(abspath $(HEADLESS_BIN))" AGENTHUB_HEADLESS_VERSION="$(VERSION)" \
 	  go test -race -count=1 -timeout 15m ./...
@@ -308,10 +311,12 @@ bench-desktop: smoketest
 	xvfb-run -a ./build/bin/agenthub-bench -desktop -desktop-bin "$(abspath $(SMOKE_BIN))" \
 	  -bare-bin "$(abspath build/bin/barewails)" -out docs
 
-# Not part of `make test`: the Go unit tests (-race -count=3) and vitest x3
-# with every core kept busy, to flush out flaky tests (docs/testing.md).
-test-stress: deps frontend $(NPM_STAMP)
-	./scripts/test-stress.sh
+# Not part of `make test`: every test three times — the Go tests of every
+# package with -race (e2e/ and the real binary's included), the smoketest
+# and desktop ones, the bench module's, the keyring's and vitest — with
+# every core kept busy, to flush out flaky tests (docs/testing.md).
+test-stress: deps frontend headless smoketest
+	AGENTHUB_HEADLESS_VERSION="$(VERSION)" ./scripts/test-stress.sh
 
 clean:
 	rm -rf build/bin $(ARTIFACTS)

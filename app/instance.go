@@ -25,7 +25,7 @@ import (
 	"agenthub/ipc/dialect"
 	"agenthub/store"
 
-	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // DBFile is the bbolt file's name inside the data dir.
@@ -267,7 +267,7 @@ func openStore(dir string, log *slog.Logger) (*store.DB, func() error, error) {
 	if unlock != nil { // compaction swaps the file: only under our own lock
 		st, err := store.CompactIfSparse(path, CompactFreeRatio, LockTimeout)
 		switch {
-		case errors.Is(err, bolt.ErrTimeout):
+		case errors.Is(err, berrors.ErrTimeout):
 			_ = release()
 			return nil, nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
 		case err != nil:
@@ -277,7 +277,7 @@ func openStore(dir string, log *slog.Logger) (*store.DB, func() error, error) {
 		}
 	}
 	db, err := store.Open(path, store.Options{Timeout: LockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		_ = release()
 		return nil, nil, &DataDirInUseError{Dir: dir, Timeout: LockTimeout}
 	}

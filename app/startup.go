@@ -14,6 +14,8 @@ import (
 )
 
 // errNotStarted answers the window's calls when the hub did not start.
+//
+//lint:ignore ST1005 the message is shown as it is, and starts with the product's name
 var errNotStarted = errors.New("Agent Hub did not start: see the message in the window")
 
 // startupHint says what a person can do about a start-up failure.

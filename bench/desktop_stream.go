@@ -18,7 +18,7 @@ import (
 // once with one Wails event per frame (AGENTHUB_BENCH_EMIT=per-event), in
 // the same build and the same run.
 
-// pageReport is the part of app.PageReport the bench reads.
+// pageReport is the part of smoketest.PageReport the bench reads.
 type pageReport struct {
 	Kind      string `json:"kind"`
 	SessionID string `json:"session_id"`

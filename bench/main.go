@@ -109,13 +109,7 @@ func drive(ctx context.Context, bin, out string, quick bool, reps int, peer stri
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("the binary to measure: %w (make headless builds it)", err)
 	}
-	root, err := os.MkdirTemp("", "agenthub-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(root)
-
-	prov, upstream, stop, err := serveProvider()
+	root, prov, upstream, stop, err := scratch()
 	if err != nil {
 		return err
 	}
@@ -211,16 +205,26 @@ func (rep *report) measure(ctx context.Context, targets []target, durable target
 	return nil
 }
 
+// scratch is what a measurement runs in: a scratch folder (root) and the
+// fake provider at upstream; stop ends the provider and removes the folder.
+func scratch() (root string, prov *provider, upstream string, stop func(), err error) {
+	root, err = os.MkdirTemp("", "agenthub-bench-")
+	if err != nil {
+		return "", nil, "", nil, err
+	}
+	prov, upstream, stopProv, err := serveProvider()
+	if err != nil {
+		_ = os.RemoveAll(root)
+		return "", nil, "", nil, err
+	}
+	return root, prov, upstream, func() { stopProv(); _ = os.RemoveAll(root) }, nil
+}
+
 // profileRuns sends reps bursts b through Agent Hub alone to the given
 // number of clients and prints each run's rate, CPU and latency; nothing is
 // written.
 func profileRuns(ctx context.Context, bin string, b burst, reps, clients int, sameSession bool) error {
-	root, err := os.MkdirTemp("", "agenthub-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(root)
-	prov, upstream, stop, err := serveProvider()
+	root, prov, upstream, stop, err := scratch()
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -101,25 +100,7 @@ func startOpencode(ctx context.Context, bin, upstream, root string, prov *provid
 func (o *opencodeTarget) name() string { return "opencode " + opencodeVersion }
 
 func (o *opencodeTarget) call(ctx context.Context, path string, body, out any) error {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.base+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	rb, _ := io.ReadAll(res.Body)
-	if res.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: %d %s", path, res.StatusCode, rb)
-	}
-	if out != nil {
-		return json.Unmarshal(rb, out)
-	}
-	return nil
+	return callJSON(ctx, http.MethodPost, o.base+path, "", body, out)
 }
 
 // connect creates a fresh session and opens n event streams.
@@ -150,11 +131,7 @@ func (o *opencodeTarget) fire(ctx context.Context, b burst) error {
 	}, nil)
 }
 
-func (o *opencodeTarget) release(cls []*client) {
-	for _, c := range cls {
-		c.close()
-	}
-}
+func (o *opencodeTarget) release(cls []*client) { closeAll(cls) }
 
 // sseClient reads one peer's event stream for one session.
 type sseClient struct {

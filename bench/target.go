@@ -149,9 +149,7 @@ func (f *floorTarget) fire(ctx context.Context, b burst) error {
 }
 
 func (f *floorTarget) release(cls []*client) {
-	for _, c := range cls {
-		c.close()
-	}
+	closeAll(cls)
 	if res, err := http.Get("http://" + f.addr + "/reset"); err == nil {
 		res.Body.Close()
 	}
@@ -192,16 +190,25 @@ func startHub(ctx context.Context, bin, upstream, root string, prov *provider) (
 func (h *hubTarget) name() string { return "Agent Hub (real binary)" }
 
 func (h *hubTarget) call(ctx context.Context, method, path string, body, out any) error {
+	return callJSON(ctx, method, h.base+path, h.token, body, out)
+}
+
+// callJSON sends body (nil: none) as JSON to url and decodes a 2xx answer
+// into out (nil: the answer is dropped); token, when set, goes as a bearer
+// token. Another status is an error with the answer's body.
+func callJSON(ctx context.Context, method, url, token string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, h.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+h.token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -210,12 +217,19 @@ func (h *hubTarget) call(ctx context.Context, method, path string, body, out any
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
+		return fmt.Errorf("%s %s: %d %s", method, url, res.StatusCode, b)
 	}
 	if out != nil {
 		return json.Unmarshal(b, out)
 	}
 	return nil
+}
+
+// closeAll closes a run's clients.
+func closeAll(cls []*client) {
+	for _, c := range cls {
+		c.close()
+	}
 }
 
 // connect starts a fresh session (so no run pays for an earlier run's
@@ -255,8 +269,4 @@ func (h *hubTarget) fire(ctx context.Context, b burst) error {
 	return h.call(ctx, http.MethodPost, "/sessions/"+h.session+"/turns", map[string]string{"content": "bench"}, nil)
 }
 
-func (h *hubTarget) release(cls []*client) {
-	for _, c := range cls {
-		c.close()
-	}
-}
+func (h *hubTarget) release(cls []*client) { closeAll(cls) }

@@ -1,7 +1,7 @@
 // Issue 34, "the first hour of a person who double-clicked it", in a real
 // browser: one row per run (E2E_ROW; firsthour_test.go scripts the provider
 // and starts a fresh headless binary for each), driven by real clicks and
-// key presses, synchronised on the DOM only. Rows 2, 4, 5 and 10 save their
+// key presses, synchronised on the DOM only. Rows 1, 2, 4, 5 and 10 save their
 // screenshots as artifacts/firsthour-row-NN*.png.
 
 import { T, runScenario } from './scenario.mjs';
@@ -25,6 +25,37 @@ async function eventually(check, what) {
 }
 
 const rows = {
+  /**
+   * A prompt that appears while the composer has focus takes y / a / n (the
+   * composer is empty: nothing is typed into it), never from a user who is
+   * writing; its card says what the call wants to do until it runs (row 12).
+   */
+  async 1({ page, send, shot, composer }) {
+    await send('List the files.');
+    const card = page.locator('.tool-card[data-approval="pending"]');
+    await card.waitFor({ timeout: T });
+    const head = await card.locator('.tool-status-text').innerText();
+    expect(head === 'Wants to run: git status && ls -la', `the waiting card's header says ${JSON.stringify(head)}`);
+    expect(await composer.evaluate((el) => el === document.activeElement), 'the composer does not have the focus after sending');
+    await shot('firsthour-row-01-approval-keys');
+    await page.keyboard.press('y');
+    await page.locator('.msg-assistant', { hasText: 'Listed.' }).waitFor({ timeout: T });
+    expect((await composer.inputValue()) === '', `the y went into the composer: ${JSON.stringify(await composer.inputValue())}`);
+    expect((await page.locator('.tool-card[data-approval="once"]').count()) === 1, 'the y did not approve the call');
+
+    // A user who is writing keeps their keys: the y is text, the prompt waits.
+    await send('Again.');
+    const second = page.locator('.tool-card[data-approval="pending"]');
+    await second.waitFor({ timeout: T });
+    await composer.focus();
+    await page.keyboard.type('hello y');
+    expect((await composer.inputValue()) === 'hello y', `typing while a prompt waits gave ${JSON.stringify(await composer.inputValue())}`);
+    expect((await second.count()) === 1, 'typing answered the prompt');
+    await second.locator('button', { hasText: 'Approve once' }).click();
+    await page.locator('.msg-assistant', { hasText: 'Listed again.' }).waitFor({ timeout: T });
+    expect((await composer.inputValue()) === 'hello y', 'the draft was lost');
+  },
+
   /** Full output: a modal over the whole window, unclipped, with a backdrop. */
   async 2({ page, send, shot }) {
     await send('Count to 400.');

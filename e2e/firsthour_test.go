@@ -41,9 +41,14 @@ func toolTurn(id, name, input string) llmtest.Response {
 
 var unauthorized = llmtest.HTTPError(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key"))
 
-// firstHourRows are the rows whose fix a browser shows; rows 13 and 17 are
-// the desktop window's (app/desktoptest), rows 1 and 12 another change's.
+// firstHourRows are the rows whose fix a browser shows (row 1 holds row 12
+// too); rows 13 and 17 are the desktop window's (app/desktoptest).
 var firstHourRows = []firstHourRow{
+	{row: 1, approvalMode: "ask", script: func(srv *llmtest.Server) gates {
+		srv.Enqueue(toolTurn("toolu_ls", "bash", `{"command": "git status && ls -la"}`), answer("Listed."))
+		srv.Enqueue(toolTurn("toolu_ls2", "bash", `{"command": "ls"}`), answer("Listed again."))
+		return nil
+	}},
 	{row: 2, script: func(srv *llmtest.Server) gates {
 		srv.Enqueue(toolTurn("toolu_seq", "bash", `{"command": "seq 1 400"}`), answer("Counted."))
 		return nil

@@ -24,7 +24,7 @@ await runScenario('prompt', async ({ page, step, shot }) => {
   await composer.press('Enter');
   const bash = page.locator('.tool-card[data-approval="pending"]');
   await bash.locator('.approval-command').waitFor({ timeout: T });
-  expect((await bash.locator('.tool-status-text').innerText()) === 'Running: git status', 'unexpected header');
+  expect((await bash.locator('.tool-status-text').innerText()) === 'Wants to run: git status', 'unexpected header');
   expect((await bash.locator('[data-testid="tool-more-lines"]').innerText()) === '(+60 lines)', 'the header does not count the lines');
   expect((await bash.locator('[data-testid="command-lines"]').innerText()) === '61 lines', 'the prompt does not count the lines');
   expect(!(await bash.locator('.approval-command').innerText()).includes('curl'), 'the folded command already shows the end');

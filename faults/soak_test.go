@@ -86,7 +86,6 @@ func TestSoak(t *testing.T) {
 		at            time.Duration
 		rss, anon, db int64
 		turns         int
-		dbPerTrn      float64
 	}
 	var series []point
 	began := time.Now()

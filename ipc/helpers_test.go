@@ -99,8 +99,6 @@ func nextEvent(t testing.TB, s *Subscription) Event {
 	return fr.Event
 }
 
-func strp(s string) *string { return &s }
-
 func subErrCode(err error) string {
 	if se, ok := err.(*SubscribeError); ok {
 		return se.Code

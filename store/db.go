@@ -10,6 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // ErrNotFound is returned (possibly wrapped) by reads of a session, message
@@ -83,7 +84,7 @@ func Open(path string, opts Options) (*DB, error) {
 		FreelistType: bolt.FreelistMapType,
 	})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("store: data dir %s is in use by another Agent Hub process (lock on %s not acquired within %s): %w",
 				filepath.Dir(path), filepath.Base(path), timeout, err)
 		}

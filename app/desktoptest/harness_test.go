@@ -66,6 +66,13 @@ type line struct {
 // process group) by t.Cleanup; the app's log is printed if the test failed.
 func startDesktop(t *testing.T, bin, artifacts string, env []string, args ...string) *desktop {
 	t.Helper()
+	return startDesktopIn(t, "", bin, artifacts, env, args...)
+}
+
+// startDesktopIn is startDesktop with the app started in dir (as a desktop
+// launcher starts it in $HOME; "" for the test's own directory).
+func startDesktopIn(t *testing.T, dir, bin, artifacts string, env []string, args ...string) *desktop {
+	t.Helper()
 	xvfb, err := exec.LookPath("xvfb-run")
 	if err != nil {
 		t.Fatalf("desktop test: xvfb-run is not installed (apt-get install xvfb xauth): %v", err)
@@ -77,6 +84,7 @@ func startDesktop(t *testing.T, bin, artifacts string, env []string, args ...str
 	full := append([]string{"-a", "-s", "-screen 0 1280x900x24", bin}, args...)
 	full = append(full, "--smoke-test", artifacts)
 	d.cmd = exec.Command(xvfb, full...)
+	d.cmd.Dir = dir
 	d.cmd.Env = append(append(apptest.Env(), env...), smoketest.TestControlEnv+"=stdio")
 	// Its own process group, so a failed test can end Xvfb and the app's
 	// WebKit helpers together with xvfb-run.

@@ -27,16 +27,15 @@ const testModel = "anthropic:claude-sonnet-4-6"
 const waitLimit = 30 * time.Second
 
 type harness struct {
-	t       *testing.T
-	dir     string
-	ws      string
-	db      *store.DB
-	bus     *ipc.Bus
-	hub     *hub.Hub
-	srv     *llmtest.Server
-	reg     hub.Providers
-	cfg     hub.Config
-	closeFn func()
+	t   *testing.T
+	dir string
+	ws  string
+	db  *store.DB
+	bus *ipc.Bus
+	hub *hub.Hub
+	srv *llmtest.Server
+	reg hub.Providers
+	cfg hub.Config
 }
 
 type harnessOpt func(*hub.Config)

@@ -58,11 +58,18 @@ func withMCP(t *testing.T, httpURL string, link *mcpLink) harnessOpt {
 		cfg["web"] = mcp.ServerConfig{URL: httpURL}
 	}
 	m.Configure(cfg)
-	for range cfg {
+	// Wait by name: one server may report ready more than once (a restart
+	// under load), which must not stand for the other.
+	pending := map[string]bool{}
+	for name := range cfg {
+		pending[name] = true
+	}
+	for len(pending) > 0 {
 		select {
-		case <-ready:
+		case name := <-ready:
+			delete(pending, name)
 		case <-time.After(waitLimit):
-			t.Fatal("MCP servers not ready")
+			t.Fatalf("MCP servers not ready: %v", pending)
 		}
 	}
 	return func(c *hub.Config) { c.MCP = m }

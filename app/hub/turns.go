@@ -499,24 +499,22 @@ func (r *recorder) emitSessionTotals(turnID string) {
 
 // Emit implements agent.Recorder.
 func (r *recorder) Emit(d ipc.Draft, mutate func(*store.Session)) {
-	r.s.mu.Lock()
-	if hangOnHead(&r.s.rec, d.Ops) && mutate == nil {
-		mutate = func(*store.Session) {}
-	}
-	if mutate != nil {
-		mutate(&r.s.rec)
-		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
-	}
-	err := r.h.bus.Emit(d)
-	r.s.mu.Unlock()
-	if err != nil {
-		r.h.log.Error("hub: emitting event", "type", d.Type, "session", d.SessionID, "err", err)
-	}
+	r.record(d, mutate, "emitting", func(d ipc.Draft) error { return r.h.bus.Emit(d) })
 }
 
 // Commit implements agent.Recorder. It holds the session's lock until the
 // draft is durable, so the session's events keep their order.
 func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
+	r.record(d, mutate, "committing", func(d ipc.Draft) error {
+		_, err := r.h.bus.Commit(context.Background(), d)
+		return err
+	})
+}
+
+// record hands d to the bus with send under the session's lock, with the
+// session record mutate leaves (and the head it hangs on) as a PutSession
+// op; a failure is logged (the loop cannot do better).
+func (r *recorder) record(d ipc.Draft, mutate func(*store.Session), verb string, send func(ipc.Draft) error) {
 	r.s.mu.Lock()
 	if hangOnHead(&r.s.rec, d.Ops) && mutate == nil {
 		mutate = func(*store.Session) {}
@@ -525,10 +523,10 @@ func (r *recorder) Commit(d ipc.Draft, mutate func(*store.Session)) {
 		mutate(&r.s.rec)
 		d.Ops = append(d.Ops, store.PutSession(r.s.rec))
 	}
-	_, err := r.h.bus.Commit(context.Background(), d)
+	err := send(d)
 	r.s.mu.Unlock()
 	if err != nil {
-		r.h.log.Error("hub: committing event", "type", d.Type, "session", d.SessionID, "err", err)
+		r.h.log.Error("hub: "+verb+" event", "type", d.Type, "session", d.SessionID, "err", err)
 	}
 }
 

@@ -394,9 +394,9 @@ func (s *server) session() (*sdk.ClientSession, ipc.MCPServerStatus) {
 }
 
 // waitGone waits up to d for the session cs to end (a crash noticed by
-// the supervisor) and returns why it ended and the stderr tail; a nil
+// the supervisor) and returns the stderr tail and why it ended; a nil
 // error means it has not ended.
-func (s *server) waitGone(cs *sdk.ClientSession, d time.Duration) (error, string) {
+func (s *server) waitGone(cs *sdk.ClientSession, d time.Duration) (stderr string, ended error) {
 	s.mu.Lock()
 	ch := s.sessEnded
 	if s.sess != cs {
@@ -409,12 +409,12 @@ func (s *server) waitGone(cs *sdk.ClientSession, d time.Duration) (error, string
 		case <-ch:
 		case <-t.C:
 			t.Stop()
-			return nil, ""
+			return "", nil
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.endErr, s.lastTail
+	return s.lastTail, s.endErr
 }
 
 // update changes the status under the lock and reports it.

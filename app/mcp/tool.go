@@ -157,7 +157,7 @@ func (t *remoteTool) Run(ctx context.Context, env tool.Env, input json.RawMessag
 	}
 	if err != nil {
 		msg := fmt.Sprintf("MCP server %s failed during the call: %v", t.srv.name, err)
-		if ended, stderr := t.srv.waitGone(cs, t.srv.m.opts.CrashWait); ended != nil {
+		if stderr, ended := t.srv.waitGone(cs, t.srv.m.opts.CrashWait); ended != nil {
 			msg = fmt.Sprintf("MCP server %s failed during the call: %v", t.srv.name, ended)
 			if stderr != "" {
 				msg += "\nstderr (end):\n" + lastLines(stderr, 20)

@@ -20,15 +20,7 @@ type Protected struct {
 // or lies in a protected path, by its name and, where it exists, by what
 // its symlinks resolve to.
 func (p Protected) Covers(target string) bool {
-	if target == "" {
-		return false
-	}
-	abs := target
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.Workspace, abs)
-	}
-	abs = filepath.Clean(abs)
-	for _, cand := range []string{abs, resolveExisting(abs)} {
+	for _, cand := range p.candidates(target) {
 		if p.inGitDir(cand) {
 			return true
 		}
@@ -42,15 +34,7 @@ func (p Protected) Covers(target string) bool {
 // tools refuse it whatever the answer, so Decide denies such a write
 // instead of asking.
 func (p Protected) InAppDir(target string) bool {
-	if target == "" {
-		return false
-	}
-	abs := target
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.Workspace, abs)
-	}
-	abs = filepath.Clean(abs)
-	for _, cand := range []string{abs, resolveExisting(abs)} {
+	for _, cand := range p.candidates(target) {
 		for _, d := range p.Dirs {
 			if d != "" && (within(filepath.Clean(d), cand) || within(resolveExisting(filepath.Clean(d)), cand)) {
 				return true
@@ -58,6 +42,21 @@ func (p Protected) InAppDir(target string) bool {
 		}
 	}
 	return false
+}
+
+// candidates are the paths target (absolute, or relative to Workspace)
+// names: itself, cleaned, and what its symlinks resolve to where it
+// exists. None for "".
+func (p Protected) candidates(target string) []string {
+	if target == "" {
+		return nil
+	}
+	abs := target
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(p.Workspace, abs)
+	}
+	abs = filepath.Clean(abs)
+	return []string{abs, resolveExisting(abs)}
 }
 
 // inGitDir reports whether a path component of abs below the workspace

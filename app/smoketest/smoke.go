@@ -60,7 +60,7 @@ const ScreenshotFile = "desktop-window.png"
 //	                           running turn makes the page ask first); when the window then
 //	                           closes, the smoke test succeeds
 //
-// Stdin's end quits too. Page reports (App.TestReport) are written as
+// Stdin's end quits too. Page reports (Page.TestReport) are written as
 // {"event":"report","report":{...}}.
 const TestControlEnv = "AGENTHUB_TEST_CONTROL"
 

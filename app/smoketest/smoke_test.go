@@ -54,13 +54,12 @@ func (w *recordingWindow) close() {
 
 // controlHarness runs testControl.serve over pipes.
 type controlHarness struct {
-	t     *testing.T
-	in    *io.PipeWriter
-	out   *bufio.Scanner
-	done  chan error
-	win   *recordingWindow
-	ctl   *testControl
-	close func()
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	done chan error
+	win  *recordingWindow
+	ctl  *testControl
 }
 
 func newControlHarness(t *testing.T, ctx context.Context) *controlHarness {

@@ -80,18 +80,11 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	case *in.Old == *in.New:
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: old and new are identical; nothing to change")
 	}
-	if in.Path == "" {
-		return failed, errorf(errclass.ToolInvalidInput, "edit_file: path is required")
-	}
-	t, err := resolveTarget(ctx, "edit_file", env, in.Path)
+	t, f, fi, err := openFile(ctx, "edit_file", env, in.Path)
 	if err != nil {
 		return failed, err
 	}
 	defer t.Close()
-	f, fi, err := t.openRegular()
-	if err != nil {
-		return failed, err
-	}
 	if fi.Size() > editMaxBytes {
 		f.Close()
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: %s is too large to edit (%d bytes, max %d)", disp, fi.Size(), editMaxBytes)

@@ -17,14 +17,15 @@ import (
 // command). Such a process is told apart from the app's own children by
 // no_new_privs, which the sandbox sets, which nothing can unset, and which
 // the app does not have; its whole tree is killed, then it is reaped by
-// its pid (never "any child", so exec.Cmd's statuses stay theirs). It
-// does nothing when the app itself runs with no_new_privs.
-func sweepOrphans(grace time.Duration) {
+// its pid (never "any child", so exec.Cmd's statuses stay theirs), until
+// none is left (bounded by killWait). It does nothing when the app itself
+// runs with no_new_privs.
+func sweepOrphans() {
 	self := os.Getpid()
 	if noNewPrivs(self) {
 		return
 	}
-	deadline := time.Now().Add(grace)
+	deadline := time.Now().Add(killWait)
 	for {
 		var found []int
 		ents, _ := os.ReadDir("/proc")

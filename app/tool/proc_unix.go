@@ -129,8 +129,11 @@ func signalEach(ps map[int]uint64, sig syscall.Signal) {
 }
 
 // settle reaps the exited processes of ps that are our children and
-// removes every process that is gone (or a zombie someone else will reap);
-// it reports whether none is left alive.
+// removes every process that is gone; it reports whether none is left. A
+// zombie whose parent is another process stays in ps: its parent reaps
+// it, or — if its parent dies first, as the command's processes do — it
+// is re-parented to us (the subreaper) and reaped here; dropping it when
+// first seen left such zombies unreaped under load.
 func settle(ps map[int]uint64) bool {
 	for pid, start := range ps {
 		alive, zombie, ours := escapeeState(pid, start)
@@ -138,7 +141,7 @@ func settle(ps map[int]uint64) bool {
 		case zombie && ours:
 			reapPid(pid)
 			delete(ps, pid)
-		case !alive:
+		case !alive && !zombie:
 			delete(ps, pid)
 		}
 	}
@@ -155,6 +158,16 @@ func settleUntil(ps map[int]uint64, deadline time.Time) bool {
 	}
 	return true
 }
+
+// killWait bounds the wait for processes sent SIGKILL to be gone. SIGKILL
+// cannot be caught: a killed process exits as soon as the kernel runs it
+// again, which on a loaded machine may take far longer than the TERM
+// grace (that bound was measured against a quiet machine, and a killed
+// escapee then outlived the wait as a zombie). Only a process in
+// uninterruptible sleep (a hung FUSE or NFS call) takes longer than this,
+// and the wait must not wedge the call for it. The wait ends as soon as
+// they are gone; nothing waits this long otherwise.
+const killWait = 5 * time.Second
 
 // reapPollMax bounds the reaper's polling interval: the most a command's
 // end can be noticed late.
@@ -243,12 +256,12 @@ func (pg *procGroup) shutdown(grace time.Duration) {
 		<-pg.groupDone
 	}
 	pg.endEscapees(grace)
-	sweepOrphans(grace)
+	sweepOrphans()
 	// Members that were re-parented to someone else (no subreaper) are not
-	// our children; make sure they are dead, bounded by grace.
+	// our children; make sure they are dead, bounded by killWait.
 	if syscall.Kill(-pg.pgid, 0) == nil {
 		pg.signal(syscall.SIGKILL)
-		deadline := time.Now().Add(grace)
+		deadline := time.Now().Add(killWait)
 		for syscall.Kill(-pg.pgid, 0) == nil && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -278,7 +291,7 @@ func (pg *procGroup) endEscapees(grace time.Duration) {
 			continue
 		}
 		signalEach(left, syscall.SIGKILL)
-		if !settleUntil(left, time.Now().Add(grace)) {
+		if !settleUntil(left, time.Now().Add(killWait)) {
 			slog.Warn("tool: processes that left the group survived SIGKILL", "count", len(left))
 			return
 		}

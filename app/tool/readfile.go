@@ -92,18 +92,11 @@ func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 	if err != nil {
 		return failed, err
 	}
-	if in.Path == "" {
-		return failed, errorf(errclass.ToolInvalidInput, "read_file: path is required")
-	}
-	t, err := resolveTarget(ctx, "read_file", env, in.Path)
+	t, f, fi, err := openFile(ctx, "read_file", env, in.Path)
 	if err != nil {
 		return failed, err
 	}
 	defer t.Close()
-	f, fi, err := t.openRegular()
-	if err != nil {
-		return failed, err
-	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	if sniff, _ := br.Peek(sniffBytes); isBinary(sniff) {

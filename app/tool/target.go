@@ -81,6 +81,25 @@ func (t *target) fail(what string, err error) *Error {
 	return errorf(errclass.ToolExec, "%s: %s: %v", t.tool, what, unwrapPathErr(err))
 }
 
+// openFile is how a tool that reads one file opens it: the path is
+// required, resolved inside the workspace (resolveTarget) and opened only
+// as a regular file (openRegular). The caller closes f, then t.
+func openFile(ctx context.Context, tool string, env Env, path string) (*target, *os.File, fs.FileInfo, error) {
+	if path == "" {
+		return nil, nil, nil, errorf(errclass.ToolInvalidInput, "%s: path is required", tool)
+	}
+	t, err := resolveTarget(ctx, tool, env, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f, fi, err := t.openRegular()
+	if err != nil {
+		t.Close()
+		return nil, nil, nil, err
+	}
+	return t, f, fi, nil
+}
+
 // openRegular opens the target for reading if it is a regular file; a
 // FIFO, socket or device is refused without blocking, a directory too.
 func (t *target) openRegular() (*os.File, fs.FileInfo, error) {

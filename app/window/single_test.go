@@ -14,7 +14,7 @@ func TestHandOverNeedsASessionBus(t *testing.T) {
 	if err != error(inUse) {
 		t.Fatalf("handOver without a bus = %v", err)
 	}
-	if singleInstanceID("/a") == singleInstanceID("/b") || singleInstanceID("/a") != singleInstanceID("/a") {
+	if a, again := singleInstanceID("/a"), singleInstanceID("/a"); a == singleInstanceID("/b") || a != again {
 		t.Fatal("the single-instance id is not one per data dir")
 	}
 }

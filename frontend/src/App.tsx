@@ -1,23 +1,20 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { flushSync } from 'react-dom';
 import { useStore } from 'zustand';
 import type { Backend } from './transport/backend';
 import { ChatPane } from './app/ChatPane';
 import { useAttention } from './app/attention';
 import { HelpDialog } from './app/HelpDialog';
-import { QuitDialog, type QuitChoice } from './app/QuitDialog';
+import { QuitDialog } from './app/QuitDialog';
 import { Icon } from './app/Icon';
 import { NewSession, lastFolder } from './app/NewSession';
-import { shortcutFor } from './app/shortcuts';
 import { COMPOSER_ID } from './chat';
 import { AppController } from './app/controller';
 import type { AppInfo } from './app/info';
-import { installLinkHandler } from './app/links';
 import { SettingsDialog } from './app/settings/SettingsDialog';
 import { Sidebar } from './app/Sidebar';
 import { applyTheme, loadTheme, nextTheme, type Theme } from './app/theme';
 import { Welcome } from './app/Welcome';
-import { applyZoom, loadZoom, nextZoom } from './app/zoom';
+import { sessionFromHash, useMenuActions, usePageWiring, useQuitQuestion, useShortcuts, type MenuRequest } from './app/workspace';
 import { StartupFailure } from './app/StartupFailure';
 import { UrlSigner, UrlSignerContext } from './chat/resources';
 
@@ -29,12 +26,6 @@ export const READY_SETTLE_MS = 20_000;
 /** Waits for two animation frames: the rendered DOM has been painted. */
 function afterPaint(): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
-}
-
-/** The session id in location.hash ("#/s/ID"), or null. */
-export function sessionFromHash(hash: string): string | null {
-  const m = /^#\/s\/([^/?#]+)$/.exec(hash);
-  return m ? decodeURIComponent(m[1]!) : null;
 }
 
 function setHash(id: string | null): void {
@@ -78,16 +69,10 @@ function useSidebar(): [boolean, (open: boolean) => void, boolean] {
 }
 
 /** The chat application once the hub answered: sidebar, chat, settings. */
-/** A native menu action for the page, numbered so the same action twice is two actions. */
-interface MenuRequest {
-  action: string;
-  seq: number;
-}
 
 function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ctl: AppController; info: AppInfo; backend: Backend; onLayout: (cls: string) => void; menuAction: MenuRequest | null }) {
   const selected = useStore(ctl.store, (st) => st.ui.selectedId);
   const draft = useStore(ctl.store, (st) => st.ui.draft);
-  const notice = useStore(ctl.store, (st) => st.ui.notice);
   const [info, setInfo] = useState(firstInfo);
   // No default folder (a desktop launch without --workspace): offer the one chosen last this launch.
   const recentFolder = useStore(ctl.store, (st) => (info.workspace ? "" : lastFolder(st.sessions.records)));
@@ -105,110 +90,15 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
   const setWindowTitle = useMemo(() => backend.setWindowTitle?.bind(backend), [backend]);
   const chooseFolder = useMemo(() => backend.chooseFolder?.bind(backend), [backend]);
   const upload = useMemo(() => backend.uploadAttachment.bind(backend), [backend]);
-  // Closing the window while turns run asks first (the window only).
-  const [quitAsk, setQuitAsk] = useState<number | null>(null);
-  useEffect(() => backend.onQuitRequest?.((n) => setQuitAsk(n)), [backend]);
-  const answerQuit = useCallback(
-    (choice: QuitChoice) => {
-      setQuitAsk(null);
-      backend.answerQuit?.(choice).catch((err: unknown) => ctl.notify(`Could not quit: ${err instanceof Error ? err.message : String(err)}`));
-    },
-    [backend, ctl],
-  );
-  // A file dropped outside the composer must not navigate the page to it.
-  useEffect(() => {
-    const stray = (e: DragEvent) => e.dataTransfer?.types.includes("Files") && e.preventDefault();
-    window.addEventListener("dragover", stray);
-    window.addEventListener("drop", stray);
-    return () => {
-      window.removeEventListener("dragover", stray);
-      window.removeEventListener("drop", stray);
-    };
-  }, []);
+  const [quitAsk, answerQuit] = useQuitQuestion(backend, ctl);
+  const panels = { narrow, sidebarOpen, setSidebarOpen, setSettings, setHelp, searchRef };
+  usePageWiring(backend, ctl);
+  useShortcuts(ctl, panels);
+  useMenuActions(ctl, menuAction, panels);
   useAttention(ctl, setWindowTitle);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => onLayout(`${sidebarOpen ? "layout-side-open" : "layout-side-closed"}${narrow ? " is-narrow" : ""}`), [sidebarOpen, narrow, onLayout]);
-  useEffect(() => {
-    const open = backend.openLink?.bind(backend);
-    if (!open) return undefined;
-    return installLinkHandler(document, open, (text) => ctl.notify(text));
-  }, [backend, ctl]);
-  useEffect(() => {
-    const onHash = () => {
-      const id = sessionFromHash(window.location.hash);
-      if (id) ctl.open(id);
-    };
-    window.addEventListener("hashchange", onHash);
-    return () => window.removeEventListener("hashchange", onHash);
-  }, [ctl]);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const action = shortcutFor(e, document.activeElement);
-      if (!action) return;
-      e.preventDefault();
-      switch (action) {
-        case "new-session":
-          flushSync(() => {
-            ctl.startDraft();
-            if (narrow) setSidebarOpen(false);
-          });
-          document.getElementById(COMPOSER_ID)?.focus();
-          break;
-        case "search":
-          // Focus at once (the next keys are the query), the old query selected (typing replaces it).
-          flushSync(() => setSidebarOpen(true));
-          searchRef.current?.focus();
-          searchRef.current?.select();
-          break;
-        case "focus-composer":
-          document.getElementById(COMPOSER_ID)?.focus();
-          break;
-        case "stop":
-          void ctl.cancel();
-          break;
-        case "toggle-sidebar":
-          setSidebarOpen(!sidebarOpen);
-          break;
-        case "help":
-          setHelp(true);
-          break;
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [ctl, narrow, sidebarOpen, setSidebarOpen]);
   const closeOverlay = useCallback(() => narrow && setSidebarOpen(false), [narrow, setSidebarOpen]);
-  // The native menu (the window): its page actions.
-  const [zoom, setZoom] = useState(loadZoom);
-  useEffect(() => applyZoom(zoom), [zoom]);
-  // Each request runs once: a new seq is a new action (the other values
-  // are read as they are when it arrives).
-  const handled = useRef(0);
-  useEffect(() => {
-    if (!menuAction || menuAction.seq === handled.current) return;
-    handled.current = menuAction.seq;
-    const action = menuAction.action;
-    switch (action) {
-      case "new-session":
-        ctl.startDraft();
-        break;
-      case "settings":
-        setSettings(true);
-        break;
-      case "toggle-sidebar":
-        setSidebarOpen(!sidebarOpen);
-        break;
-      case "shortcuts":
-      case "about":
-        setHelp(true);
-        break;
-      case "zoom-in":
-      case "zoom-out":
-      case "zoom-reset":
-        setZoom((z) => nextZoom(z, action));
-        break;
-    }
-  }, [menuAction, ctl, sidebarOpen, setSidebarOpen]);
   return (
     <>
       <a className="skip-link" href={`#${COMPOSER_ID}`} onClick={(e) => (e.preventDefault(), document.getElementById(COMPOSER_ID)?.focus())}>
@@ -233,23 +123,7 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
             <Icon name="sidebar" />
           </button>
         )}
-        {notice && (
-          <div className="notice" role="alert">
-            <span>{notice}</span>
-            <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => ctl.notify(null)}>
-              <Icon name="close" size={14} />
-            </button>
-          </div>
-        )}
-        {!info.provider.configured && (selected || draft) && (
-          <div className="notice notice-warn" data-testid="provider-warning">
-            No model provider is set up yet:{" "}
-            <button type="button" className="link-btn" onClick={() => setSettings(true)}>
-              open Settings
-            </button>{" "}
-            and add an API key or a local server&apos;s address.
-          </div>
-        )}
+        <Notices ctl={ctl} providerMissing={!info.provider.configured && Boolean(selected || draft)} onSettings={() => setSettings(true)} />
         {selected ? (
           <ChatPane key={selected} ctl={ctl} sessionId={selected} defaultModel={info.model} chooseFolder={chooseFolder} upload={upload} />
         ) : draft ? (
@@ -261,6 +135,32 @@ function Workspace({ ctl, info: firstInfo, backend, onLayout, menuAction }: { ct
       {settings && <SettingsDialog hub={backend.hub()} ctl={ctl} info={info} onClose={closeSettings} />}
       {help && <HelpDialog info={info} onClose={() => setHelp(false)} />}
       {quitAsk !== null && <QuitDialog running={quitAsk} onAnswer={answerQuit} />}
+    </>
+  );
+}
+
+/** The page's notice, and the warning that no provider is set up yet. */
+function Notices({ ctl, providerMissing, onSettings }: { ctl: AppController; providerMissing: boolean; onSettings: () => void }) {
+  const notice = useStore(ctl.store, (st) => st.ui.notice);
+  return (
+    <>
+      {notice && (
+        <div className="notice" role="alert">
+          <span>{notice}</span>
+          <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => ctl.notify(null)}>
+            <Icon name="close" size={14} />
+          </button>
+        </div>
+      )}
+      {providerMissing && (
+        <div className="notice notice-warn" data-testid="provider-warning">
+          No model provider is set up yet:{" "}
+          <button type="button" className="link-btn" onClick={onSettings}>
+            open Settings
+          </button>{" "}
+          and add an API key or a local server&apos;s address.
+        </div>
+      )}
     </>
   );
 }

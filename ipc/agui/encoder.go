@@ -152,6 +152,27 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 	}
 	ts := ev.TS.UnixMilli()
 	switch ev.Type {
+	case ipc.TypeThinkingDelta, ipc.TypeTextDelta:
+		return e.messageDelta(ev, ts)
+	case ipc.TypeToolUseStart, ipc.TypeToolUseInputDelta, ipc.TypeToolUseEnd:
+		return e.toolCall(ev, ts)
+	case ipc.TypeMessageComplete, ipc.TypeMessageReset:
+		return e.messageEnd(ev, ts)
+	case ipc.TypeToolCompleted, ipc.TypeToolFailed:
+		return e.toolResult(ev, ts)
+	case ipc.TypeDelegateStarted, ipc.TypeDelegateCompleted, ipc.TypeDelegateFailed:
+		return e.step(ev, ts)
+	case ipc.TypeToolOutputDelta, ipc.TypeToolApprovalRequested, ipc.TypeToolApprovalResolved:
+		return []Event{{Type: Custom, Name: ev.Type, Value: ev.Payload, Timestamp: ts}}, nil
+	case ipc.TypeTurnCompleted, ipc.TypeTurnCancelled:
+		return e.runEnd(ev, ts)
+	}
+	return nil, nil
+}
+
+// messageDelta opens the reasoning or text message a delta belongs to (closing the other kind) and streams the delta.
+func (e *Encoder) messageDelta(ev ipc.Event, ts int64) ([]Event, error) {
+	switch ev.Type {
 	case ipc.TypeThinkingDelta:
 		p, err := decode[ipc.ThinkingDelta](ev)
 		if err != nil || p.Text == "" {
@@ -180,6 +201,13 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 			out = append(out, Event{Type: TextMessageStart, MessageID: p.MessageID, Role: "assistant", Timestamp: ts})
 		}
 		return append(out, Event{Type: TextMessageContent, MessageID: p.MessageID, Delta: p.Text, Timestamp: ts}), nil
+	}
+	return nil, nil
+}
+
+// toolCall opens, streams the arguments of and closes a tool call of the assistant message.
+func (e *Encoder) toolCall(ev ipc.Event, ts int64) ([]Event, error) {
+	switch ev.Type {
 	case ipc.TypeToolUseStart:
 		p, err := decode[ipc.ToolUseStart](ev)
 		if err != nil || e.isOpen("tool", p.ToolUseID) {
@@ -202,6 +230,13 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 			return nil, err
 		}
 		return e.closeOne("tool", p.ToolUseID, ts), nil
+	}
+	return nil, nil
+}
+
+// messageEnd closes an assistant message (its tool calls too) when it completes, or drops what it streamed when the call is retried.
+func (e *Encoder) messageEnd(ev ipc.Event, ts int64) ([]Event, error) {
+	switch ev.Type {
 	case ipc.TypeMessageComplete:
 		p, err := decode[ipc.MessageComplete](ev)
 		if err != nil {
@@ -221,6 +256,13 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 			return nil, err
 		}
 		return e.reset(p.MessageID, ts), nil
+	}
+	return nil, nil
+}
+
+// toolResult closes a tool call and gives its result (the output, or the failure's message) as a tool message.
+func (e *Encoder) toolResult(ev ipc.Event, ts int64) ([]Event, error) {
+	switch ev.Type {
 	case ipc.TypeToolCompleted:
 		p, err := decode[ipc.ToolCompleted](ev)
 		if err != nil {
@@ -237,6 +279,13 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 		out := e.closeOne("tool", p.ToolUseID, ts)
 		return append(out, Event{Type: ToolCallResult, MessageID: ResultMessageID(p.ToolUseID), ToolCallID: p.ToolUseID,
 			Role: "tool", Content: &p.Message, Timestamp: ts}), nil
+	}
+	return nil, nil
+}
+
+// step opens a delegation as a step and closes it when the worker ends.
+func (e *Encoder) step(ev ipc.Event, ts int64) ([]Event, error) {
+	switch ev.Type {
 	case ipc.TypeDelegateStarted:
 		p, err := decode[ipc.DelegateStarted](ev)
 		if err != nil {
@@ -256,8 +305,13 @@ func (e *Encoder) Encode(ev ipc.Event) ([]Event, error) {
 			return nil, fmt.Errorf("agui: %s event %s: decode payload: %w", ev.Type, ev.ID, err)
 		}
 		return e.closeOne("step", "delegate:"+p.ToolUseID, ts), nil
-	case ipc.TypeToolOutputDelta, ipc.TypeToolApprovalRequested, ipc.TypeToolApprovalResolved:
-		return []Event{{Type: Custom, Name: ev.Type, Value: ev.Payload, Timestamp: ts}}, nil
+	}
+	return nil, nil
+}
+
+// runEnd closes everything open and ends the run: finished (success or cancelled) or an error.
+func (e *Encoder) runEnd(ev ipc.Event, ts int64) ([]Event, error) {
+	switch ev.Type {
 	case ipc.TypeTurnCompleted:
 		p, err := decode[ipc.TurnCompleted](ev)
 		if err != nil {

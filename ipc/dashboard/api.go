@@ -109,35 +109,40 @@ func MountAPI(s *Server, opts APIOptions) (*API, error) {
 	}
 	a.attach = &attachTokens{m: map[string]attachGrant{}}
 
-	s.Handle("POST /sessions", http.HandlerFunc(a.createSession))
-	s.Handle("GET /sessions", http.HandlerFunc(a.listSessions))
-	denyOtherMethods(s, "/sessions", "GET, POST")
-	s.Handle("GET /sessions/{id}", http.HandlerFunc(a.getSession))
-	s.Handle("DELETE /sessions/{id}", http.HandlerFunc(a.deleteSession))
-	denyOtherMethods(s, "/sessions/{id}", "GET, DELETE")
-	s.Handle("POST /sessions/{id}/turns", http.HandlerFunc(a.submitTurn))
-	denyOtherMethods(s, "/sessions/{id}/turns", "POST")
-	s.Handle("POST /sessions/{id}/cancel", http.HandlerFunc(a.cancel))
-	denyOtherMethods(s, "/sessions/{id}/cancel", "POST")
-	s.Handle("GET /sessions/{id}/messages", http.HandlerFunc(a.messages))
-	denyOtherMethods(s, "/sessions/{id}/messages", "GET")
-	s.Handle("POST /sessions/{id}/compact", http.HandlerFunc(a.compact))
-	denyOtherMethods(s, "/sessions/{id}/compact", "POST")
-	s.mount("GET /sessions/{id}/stream", http.HandlerFunc(a.stream)) // the attach token authenticates it
-	denyOtherMethods(s, "/sessions/{id}/stream", "GET")
-	s.handleSigned("GET /sessions/{id}/tools/{tool_use_id}/output", http.HandlerFunc(a.toolOutput))
-	denyOtherMethods(s, "/sessions/{id}/tools/{tool_use_id}/output", "GET")
-	s.Handle("POST /attachments", http.HandlerFunc(a.uploadAttachment))
-	denyOtherMethods(s, "/attachments", "POST")
-	s.handleSigned("GET /attachments/{id}", http.HandlerFunc(a.attachment))
-	denyOtherMethods(s, "/attachments/{id}", "GET")
-	s.Handle("GET /search", http.HandlerFunc(a.search))
-	denyOtherMethods(s, "/search", "GET")
-	s.Handle("POST /rpc", http.HandlerFunc(a.rpcHTTP))
-	denyOtherMethods(s, "/rpc", "POST")
-	// AG-UI over SSE (docs/protocol.md "AG-UI").
-	s.Handle("POST /ag-ui", http.HandlerFunc(a.agui))
-	denyOtherMethods(s, "/ag-ui", "POST")
+	// Each path's methods; every other method gets 405 with Allow. The
+	// stream authenticates with its attach token (mount), outputs and
+	// attachments also with signed URLs (handleSigned); AG-UI is over SSE
+	// (docs/protocol.md "AG-UI").
+	type method struct {
+		name string
+		h    http.HandlerFunc
+	}
+	for _, e := range []struct {
+		path    string
+		mount   func(pattern string, h http.Handler)
+		methods []method
+	}{
+		{"/sessions", s.Handle, []method{{"GET", a.listSessions}, {"POST", a.createSession}}},
+		{"/sessions/{id}", s.Handle, []method{{"GET", a.getSession}, {"DELETE", a.deleteSession}}},
+		{"/sessions/{id}/turns", s.Handle, []method{{"POST", a.submitTurn}}},
+		{"/sessions/{id}/cancel", s.Handle, []method{{"POST", a.cancel}}},
+		{"/sessions/{id}/messages", s.Handle, []method{{"GET", a.messages}}},
+		{"/sessions/{id}/compact", s.Handle, []method{{"POST", a.compact}}},
+		{"/sessions/{id}/stream", s.mount, []method{{"GET", a.stream}}},
+		{"/sessions/{id}/tools/{tool_use_id}/output", s.handleSigned, []method{{"GET", a.toolOutput}}},
+		{"/attachments", s.Handle, []method{{"POST", a.uploadAttachment}}},
+		{"/attachments/{id}", s.handleSigned, []method{{"GET", a.attachment}}},
+		{"/search", s.Handle, []method{{"GET", a.search}}},
+		{"/rpc", s.Handle, []method{{"POST", a.rpcHTTP}}},
+		{"/ag-ui", s.Handle, []method{{"POST", a.agui}}},
+	} {
+		var allow []string
+		for _, m := range e.methods {
+			e.mount(m.name+" "+e.path, m.h)
+			allow = append(allow, m.name)
+		}
+		denyOtherMethods(s, e.path, strings.Join(allow, ", "))
+	}
 	return a, nil
 }
 

@@ -24,8 +24,7 @@ func TestHTTPSessionsLifecycle(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create %d %s", resp.StatusCode, b)
 	}
-	var s map[string]any
-	s = decode[map[string]any](t, b)
+	s := decode[map[string]any](t, b)
 	for _, k := range []string{"session_id", "title", "workspace_path", "active_model", "parent_session_id", "created_at", "turn_count", "cost_so_far_usd"} {
 		if _, ok := s[k]; !ok {
 			t.Errorf("session object lacks %s: %s", k, b)
@@ -40,7 +39,7 @@ func TestHTTPSessionsLifecycle(t *testing.T) {
 	if list := decode[[]store.Session](t, b); resp.StatusCode != 200 || len(list) != 2 {
 		t.Fatalf("list %s", b)
 	}
-	resp, b = f.do("GET", "/sessions/"+id, "")
+	_, b = f.do("GET", "/sessions/"+id, "")
 	at := decode[dashboard.AttachResponse](t, b)
 	if at.SessionID != id || at.ActiveModel != "openai:gpt-4.1" || !strings.HasPrefix(at.AttachToken, "atk_") ||
 		at.WSURL != "ws://"+strings.TrimPrefix(f.base, "http://")+"/sessions/"+id+"/stream?attach="+at.AttachToken {

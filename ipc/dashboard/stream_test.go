@@ -234,13 +234,22 @@ func emitUntilStalled(t *testing.T, f *fixture, id string) int {
 	return stallEvents
 }
 
+// readFrame reads one frame, failing after guard without one: the bound
+// is on progress, one frame at a time, never on the whole stream (whose
+// length is the test's work, and under -race on a loaded machine takes
+// far longer than any fixed bound on it).
+func readFrame(c *websocket.Conn) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	_, b, err := c.Read(ctx)
+	return b, err
+}
+
 // readAll counts text.delta frames until turn.completed.
 func readAll(t *testing.T, c *websocket.Conn, got chan<- int) {
 	n := 0
-	ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
-	defer cancel()
 	for {
-		_, b, err := c.Read(ctx)
+		b, err := readFrame(c)
 		if err != nil {
 			t.Errorf("reading client: %v", err)
 			got <- -1
@@ -265,8 +274,13 @@ func readAll(t *testing.T, c *websocket.Conn, got chan<- int) {
 // every event, and the bus records a bus.handler_warning. Here the stalled
 // client starts reading again once warned, so the close frame (which can
 // only follow the frame the server was blocked on) gets through.
+//
+// The stall bound is guard, the test's own bound on a reading client's
+// progress (readFrame): a server bound below it could close the reading
+// client the test still counts as reading — which a 2 s bound did on a
+// machine at load 16, where the reader went 2 s without the CPU.
 func TestStreamSlowClientClosed1008(t *testing.T) {
-	f := newFixtureWith(t, ipc.Options{ClientStall: 2 * time.Second},
+	f := newFixtureWith(t, ipc.Options{ClientStall: guard},
 		dashboard.APIOptions{CloseFrameWait: 2 * guard}, dashboard.Options{})
 	id := f.session()
 	slow := f.mustDial(id)
@@ -280,10 +294,8 @@ func TestStreamSlowClientClosed1008(t *testing.T) {
 
 	produced := emitUntilStalled(t, f, id)
 	// Now the slow client reads: it gets what was in flight, then the 1008 close.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
-	defer cancel()
 	for {
-		_, _, err := slow.Read(ctx)
+		_, err := readFrame(slow)
 		if err == nil {
 			continue
 		}

@@ -227,7 +227,7 @@ func encode(bt Batch) []byte {
 // runtime marshals the emit (<, > and & as \u00XX), so sizes measured here are
 // the sizes that reach the page.
 func escapeHTML(data []byte) json.RawMessage {
-	if bytes.IndexAny(data, "<>&\u2028\u2029") < 0 {
+	if !bytes.ContainsAny(data, "<>&\u2028\u2029") {
 		return json.RawMessage(data)
 	}
 	var buf bytes.Buffer

@@ -120,15 +120,7 @@ func (c *coalescer) run(ctx context.Context) {
 		select {
 		case it := <-c.in:
 			c.handle(it)
-			// Drain whatever else is queued before touching the timer.
-			for more := true; more; {
-				select {
-				case it := <-c.in:
-					c.handle(it)
-				default:
-					more = false
-				}
-			}
+			c.drain() // whatever else is queued, before touching the timer
 			c.emitAll(c.b.due(time.Now()))
 			rearm()
 		case <-timer.C:
@@ -136,15 +128,20 @@ func (c *coalescer) run(ctx context.Context) {
 			c.emitAll(c.b.due(time.Now()))
 			rearm()
 		case <-ctx.Done():
-			for more := true; more; {
-				select {
-				case it := <-c.in:
-					c.handle(it)
-				default:
-					more = false
-				}
-			}
+			c.drain()
 			c.emitAll(c.b.due(time.Now().Add(24 * time.Hour)))
+			return
+		}
+	}
+}
+
+// drain handles every item already queued, without waiting for more.
+func (c *coalescer) drain() {
+	for {
+		select {
+		case it := <-c.in:
+			c.handle(it)
+		default:
 			return
 		}
 	}

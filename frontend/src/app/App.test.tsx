@@ -2,7 +2,8 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App, sessionFromHash } from '../App';
+import { App } from '../App';
+import { sessionFromHash } from './workspace';
 import { TRACES } from '../state/traces';
 import { httpBackend, inWails, type Backend } from '../transport/backend';
 import { FakeHub, ScriptedTransport, session } from '../testing/fakes';

@@ -32,7 +32,7 @@ export const LOCAL_KEYS: readonly { keys: string; description: string }[] = [
   { keys: "Enter / Shift+Enter", description: "Send / new line in the message box" },
   { keys: "↑ ↓ Home End", description: "Move between sessions in the sidebar" },
   { keys: "F2 / Delete", description: "Rename / delete the focused session" },
-  { keys: "y / a / n", description: "Allow once / always / deny a waiting tool call" },
+  { keys: "y / a / n", description: "Allow once / always / deny a waiting tool call (also from the message box while it is empty)" },
   { keys: "Esc", description: "Close a dialog, clear the search, stop the turn from the message box" },
 ];
 

@@ -14,6 +14,7 @@ import { MarkdownView } from "./Markdown";
 import { modalOpen } from "./modals";
 import { revealText } from "./visible";
 import { CommandView, Revealed } from "./Reveal";
+import { COMPOSER_ID } from "./Composer";
 
 /** The shortcut key of each answer. */
 export const SHORTCUT_KEYS: Record<ApprovalAnswer, string> = { once: "y", always: "a", deny: "n" };
@@ -28,16 +29,30 @@ export function isTextField(el: EventTarget | null): boolean {
   return el.tagName === "INPUT" && !INPUT_TYPES_WITHOUT_TEXT.has((el as HTMLInputElement).type);
 }
 
+/**
+ * Whether el is the message composer with nothing typed in it: a waiting
+ * prompt takes y / a / n from there (the composer has focus right after a
+ * message is sent, which is when prompts appear), but never from a user
+ * who is writing. Model output cannot pose as it: rendered Markdown has no
+ * forms and no ids.
+ */
+export function isIdleComposer(el: EventTarget | null): boolean {
+  if (typeof HTMLTextAreaElement === "undefined" || !(el instanceof HTMLTextAreaElement)) return false;
+  return el.id === COMPOSER_ID && el.value === "";
+}
+
 /** What shortcutAnswer reads of a key press. */
 export type ShortcutKey = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "repeat" | "target">;
 
 /**
  * The answer a key press gives: y, a or n without modifiers, outside text
- * fields and while none of the app's dialogs is open (modals.ts: the app's
- * own state, never the DOM, which model output can write into); otherwise null.
+ * fields (the empty composer excepted: isIdleComposer) and while none of
+ * the app's dialogs is open (modals.ts: the app's own state, never the DOM,
+ * which model output can write into); otherwise null.
  */
 export function shortcutAnswer(e: ShortcutKey, dialogOpen: boolean = modalOpen()): ApprovalAnswer | null {
-  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || isTextField(e.target)) return null;
+  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
+  if (isTextField(e.target) && !isIdleComposer(e.target)) return null;
   if (dialogOpen) return null;
   const key = e.key.toLowerCase();
   const hit = (Object.keys(SHORTCUT_KEYS) as ApprovalAnswer[]).find((a) => SHORTCUT_KEYS[a] === key);

@@ -14,6 +14,7 @@ import { MarkdownView } from "./Markdown";
 import { OutputPanel, type ReadOutput } from "./OutputPanel";
 import { useOptionalChatSession } from "./session";
 import { moreLinesLabel, revealText } from "./visible";
+import { waitingStatus } from "./waiting";
 import { HiddenBadge, Revealed } from "./Reveal";
 
 /** Lines shown while the output is collapsed. */
@@ -148,7 +149,8 @@ export function ToolCard({ card, onAnswer, active = false }: ToolCardProps) {
   const finished = card.status === "done" || card.status === "error" || card.status === "cancelled";
   const fileTool = card.toolName === "edit_file" || card.toolName === "write_file";
   const inputText = card.status === "streaming-input" ? card.rawInput : JSON.stringify(card.input, null, 2);
-  const statusText = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
+  const baseStatus = card.statusText && card.statusText !== STATUS_LABEL[card.status] ? card.statusText : card.status === "streaming-input" ? "" : inputPreview(card.input);
+  const statusText = pending ? waitingStatus(baseStatus) : baseStatus;
   const mcp = isMcpTool(card.toolName);
   // A running MCP call shows what it was called with (its summary whole: the arguments), its progress apart.
   const head = card.summary ? (mcp && busy ? card.summary : summaryHead(card.summary)) : "";

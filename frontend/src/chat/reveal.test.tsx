@@ -29,7 +29,7 @@ function waiting(toolName: string, input: Record<string, string>, statusText: st
 describe("the approval card shows everything", () => {
   it("a 61-line command: the header says (+60 lines), the box 61 lines, the expander reveals the rest", () => {
     act(() => dom.root.render(<ToolCard card={waiting("bash", { command: ATTACK }, "Running: git status")} active={false} />));
-    expect(q(".tool-status-text")?.textContent).toBe("Running: git status");
+    expect(q(".tool-status-text")?.textContent).toBe("Wants to run: git status");
     expect(q('[data-testid="tool-more-lines"]')?.textContent).toBe("(+60 lines)");
     expect(q('[data-testid="command-lines"]')?.textContent).toBe("61 lines");
     const box = () => q(".approval-command")!.textContent!;
@@ -52,7 +52,7 @@ describe("the approval card shows everything", () => {
   it("a path with U+202E: escape and warning in the card header and the diff header, never the raw character", () => {
     const card = waiting("write_file", { path: RLO_PATH, content: "echo hi\n" }, `Writing ${RLO_PATH}`);
     act(() => dom.root.render(<ToolCard card={card} active={false} />));
-    expect(q(".tool-status-text")?.textContent).toBe("Writing notes⟨U+202E⟩hs.txt");
+    expect(q(".tool-status-text")?.textContent).toBe("Wants to write notes⟨U+202E⟩hs.txt");
     expect(q(".tool-head [data-testid=hidden-unicode]")?.textContent).toContain("hidden Unicode");
     expect(q(".diff-path")?.textContent).toContain("notes⟨U+202E⟩hs.txt");
     expect(q(".diff-path [data-testid=hidden-unicode]")?.getAttribute("title")).toContain("U+202E RIGHT-TO-LEFT OVERRIDE (reorders text)");

@@ -4,7 +4,7 @@
 import type { AttachedFile, ContentBlock, EnvelopeBase, PayloadMap, TurnOutcome } from "../protocol";
 import { addSessionUsage, withServerQueue } from "./history";
 import { newDelegation, putDelegation, putTool, settleBlocks, toolCard } from "./stream";
-import type { SessionState } from "./types";
+import type { DelegationCardState, SessionState } from "./types";
 
 type Ev<K extends keyof PayloadMap> = EnvelopeBase<K, PayloadMap[K]>;
 
@@ -245,41 +245,41 @@ export function onTurnCancelled(s: SessionState, e: Ev<"turn.cancelled">): Sessi
   return { ...next, tools, delegations };
 }
 
+/** Sets the card of delegate call toolUseId (a new one if none) to what change says. */
+function updateDelegation(s: SessionState, toolUseId: string, change: (d: DelegationCardState) => Partial<DelegationCardState>): SessionState {
+  const d = s.delegations[toolUseId] ?? newDelegation(toolUseId);
+  return putDelegation(s, { ...d, ...change(d) });
+}
+
 /** Applies delegate.started. */
 export function onDelegateStarted(s: SessionState, e: Ev<"delegate.started">): SessionState {
   const p = e.payload;
-  const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
-  return putDelegation(s, {
-    ...d,
+  return updateDelegation(s, p.tool_use_id, () => ({
     workerSessionId: p.worker_session_id,
     task: p.task,
     depth: p.depth,
     statusText: p.status_text,
     summary: p.summary,
-  });
+  }));
 }
 
 /** Applies delegate.completed. */
 export function onDelegateCompleted(s: SessionState, e: Ev<"delegate.completed">): SessionState {
   const p = e.payload;
-  const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
-  return putDelegation(s, {
-    ...d,
+  return updateDelegation(s, p.tool_use_id, () => ({
     workerSessionId: p.worker_session_id,
     status: p.success ? "done" : "failed",
     success: p.success,
     result: p.result,
     statusText: p.status_text,
     summary: p.summary,
-  });
+  }));
 }
 
 /** Applies delegate.failed; cancelled_by_user shows as cancelled. */
 export function onDelegateFailed(s: SessionState, e: Ev<"delegate.failed">): SessionState {
   const p = e.payload;
-  const d = s.delegations[p.tool_use_id] ?? newDelegation(p.tool_use_id);
-  return putDelegation(s, {
-    ...d,
+  return updateDelegation(s, p.tool_use_id, (d) => ({
     workerSessionId: p.worker_session_id ?? d.workerSessionId,
     status: p.failure_mode === "cancelled_by_user" ? "cancelled" : "failed",
     success: false,
@@ -287,7 +287,7 @@ export function onDelegateFailed(s: SessionState, e: Ev<"delegate.failed">): Ses
     failureMessage: p.message,
     statusText: p.status_text,
     summary: p.summary,
-  });
+  }));
 }
 
 /** Applies compaction.started. */

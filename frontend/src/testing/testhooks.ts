@@ -34,7 +34,7 @@ export interface FrameStats {
   max_gap_ms: number;
 }
 
-/** What the page reports to the harness (app.PageReport). */
+/** What the page reports to the harness (smoketest.PageReport, app/smoketest). */
 export interface PageReport {
   kind: 'loaded' | 'transcript' | 'painted' | 'frames';
   page_id: string;
