@@ -306,8 +306,9 @@ var (
 )
 
 // BaseEnv is the explicit environment of a tool process or MCP server:
-// the names above from environ (the app's), then extra (what the user
-// configured), sorted by name; extra wins. The caller appends TMPDIR and
+// the names above and the platform's own (platformEnvNames; on Windows
+// matched regardless of case, as Windows does) from environ (the app's),
+// then extra (what the user configured), sorted by name; extra wins. The caller appends TMPDIR and
 // the variables it controls after it.
 func BaseEnv(environ []string, extra map[string]string) []string {
 	var out []string
@@ -316,11 +317,13 @@ func BaseEnv(environ []string, extra map[string]string) []string {
 		if !ok {
 			continue
 		}
-		keep := slices.Contains(baseEnvNames, name)
+		is := func(n string) bool { return envNameIs(name, n) }
+		keep := slices.ContainsFunc(baseEnvNames, is) || slices.ContainsFunc(platformEnvNames, is)
 		for _, p := range baseEnvPrefixes {
 			keep = keep || strings.HasPrefix(name, p)
 		}
-		if _, over := extra[name]; keep && !over {
+		over := slices.ContainsFunc(slices.Collect(maps.Keys(extra)), is)
+		if keep && !over {
 			out = append(out, kv)
 		}
 	}

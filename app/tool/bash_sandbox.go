@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -19,7 +20,7 @@ import (
 // private caches; the data dir and the session's runtime dir hidden;
 // .git read-only unless gitWrites; reads and TCP as e asks.
 func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.Cmd, cleanup func(), err error) {
-	argv := []string{t.opts.Shell, "-c", line}
+	argv := shellArgv(t.opts.Shell, line)
 	tmp, err := os.MkdirTemp("", "agenthub-bash-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("temp dir: %w", err)
@@ -31,6 +32,9 @@ func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.C
 	}
 	env := sbx.BaseEnv(os.Environ(), extra)
 	env = append(env, "TMPDIR="+tmp)
+	if runtime.GOOS == "windows" { // where Windows programs look
+		env = append(env, "TEMP="+tmp, "TMP="+tmp)
+	}
 	var attr *syscall.SysProcAttr // startGroup adds the new session
 	if sb := t.opts.Sandbox; sb != nil {
 		caches, cacheEnv, err := sb.caches()
