@@ -233,7 +233,7 @@ test-windows: deps-windows
 	if command -v makensis >/dev/null; then \
 	  $(MAKE) --no-print-directory package-windows && \
 	  echo "== setup.exe under wine: install, check, uninstall" && \
-	  AGENTHUB_SETUP="$(abspath $(WIN_SETUP))" WINE_EXEC="$(abspath scripts/wine-exec.sh)" \
+	  AGENTHUB_SETUP="$(abspath $(WIN_SETUP))" WINE_EXEC="$(abspath scripts/wine-exec.sh)" WINEPREFIX="$(abspath build/wine/prefix)" \
 	    go test -tags setuptest -count=1 -v ./packaging/windows/; \
 	else echo "test-windows: the installer test skipped — makensis is not installed (apt-get install nsis)"; fi
 

@@ -13,19 +13,25 @@ export WINEPREFIX="${WINEPREFIX:-$root/build/wine/prefix}"
 export WINEDEBUG="${WINEDEBUG:--all}"
 dll="$root/build/wine/bcryptprimitives.dll"
 sys32="$WINEPREFIX/drive_c/windows/system32"
-if [ ! -s "$sys32/bcryptprimitives.dll" ]; then
+# The prefix is ready once it exists, reports Windows 10 (Go 1.21 and later
+# need it; Debian's wine 8.0 makes prefixes that say Windows 7) and holds
+# the DLL stand-in.
+ready="$WINEPREFIX/.agenthub-ready"
+if [ ! -e "$ready" ] || [ "$root/scripts/wine/bcryptprimitives.c" -nt "$ready" ]; then
   (
-    # One run makes the prefix and the DLL; concurrent ones wait for it.
+    # One run makes the prefix; concurrent ones wait for it.
     mkdir -p "$root/build/wine"
     exec 9>"$root/build/wine/.lock"
     flock 9
-    if [ ! -s "$sys32/bcryptprimitives.dll" ]; then
+    if [ ! -e "$ready" ] || [ "$root/scripts/wine/bcryptprimitives.c" -nt "$ready" ]; then
       if [ ! -s "$dll" ] || [ "$root/scripts/wine/bcryptprimitives.c" -nt "$dll" ]; then
         x86_64-w64-mingw32-gcc -shared -O2 -s -o "$dll" \
           "$root/scripts/wine/bcryptprimitives.c" "$root/scripts/wine/bcryptprimitives.def" -ladvapi32
       fi
       "$wine" wineboot --init >/dev/null 2>&1 || true
+      "$wine" winecfg -v win10 >/dev/null 2>&1
       cp "$dll" "$sys32/bcryptprimitives.dll"
+      touch "$ready"
     fi
   )
 fi

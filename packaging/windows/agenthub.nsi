@@ -19,7 +19,9 @@
 ; so and how to get it; the install itself goes on (agenthub --headless
 ; serves the same UI to a browser without WebView2).
 
-Unicode true
+; A 64-bit installer (the app is 64-bit only; Debian's nsis ships the
+; amd64 stubs and plugins), which also runs under wine64 for the test.
+Target amd64-unicode
 SetCompressor /SOLID lzma
 RequestExecutionLevel user
 
@@ -71,6 +73,7 @@ Function .onInit
   ${IfNot} ${RunningX64}
   ${OrIfNot} ${AtLeastWin10}
     MessageBox MB_OK|MB_ICONSTOP "${PRODUCT} needs 64-bit Windows 10 or later." /SD IDOK
+    SetErrorLevel 1 ; a silent install fails visibly
     Abort
   ${EndIf}
   SetRegView 64
