@@ -45,7 +45,7 @@ APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagema
 # What the Windows build and its tests need here: makensis for the
 # installer, wine64 to run the Windows test binaries, mingw for the
 # bcryptprimitives.dll stand-in wine lacks (scripts/wine-exec.sh).
-WINDOWS_APT_PACKAGES := nsis wine64 gcc-mingw-w64-x86-64
+WINDOWS_APT_PACKAGES := nsis wine64 gcc-mingw-w64-x86-64-win32
 WIN_BIN      := build/bin/agenthub.exe
 WIN_HEADLESS := build/bin/agenthub-headless.exe
 WIN_DIST     := build/dist/windows
@@ -223,8 +223,8 @@ test-cross:
 # entry and the uninstall entry checked, the uninstaller run
 # (packaging/windows/setup_test.go). Skipped, saying so, without wine64.
 test-windows: deps-windows
-	@if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! { [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null; }; then \
-	  echo "test-windows: skipped — wine64 and gcc-mingw-w64-x86-64 are not installed (make deps-windows as root)"; exit 0; fi; \
+	@if ! command -v x86_64-w64-mingw32-gcc-win32 >/dev/null || ! { [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null; }; then \
+	  echo "test-windows: skipped — wine64 and gcc-mingw-w64-x86-64-win32 are not installed (make deps-windows as root)"; exit 0; fi; \
 	echo "== Windows code paths under wine: $(WINE_TEST_PKGS)"; \
 	mkdir -p build/wine; \
 	echo '{"Replace":{"$(shell go env GOROOT)/src/internal/syscall/windows/zz_agenthub_wine.go":"$(abspath scripts/wine/deleteat_fallback.go.in)"}}' > build/wine/overlay.json; \

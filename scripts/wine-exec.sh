@@ -3,7 +3,7 @@
 # under Debian's wine64, in the project's own wine prefix (build/wine/prefix),
 # made on first use with the bcryptprimitives.dll stand-in Go's runtime needs
 # (scripts/wine/bcryptprimitives.c; docs/platforms.md). Needs wine64 and
-# gcc-mingw-w64-x86-64 (make deps-windows installs them as root).
+# gcc-mingw-w64-x86-64-win32 (make deps-windows installs them as root).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wine="${WINE:-/usr/lib/wine/wine64}"
@@ -25,7 +25,7 @@ if [ ! -e "$ready" ] || [ "$root/scripts/wine/bcryptprimitives.c" -nt "$ready" ]
     flock 9
     if [ ! -e "$ready" ] || [ "$root/scripts/wine/bcryptprimitives.c" -nt "$ready" ]; then
       if [ ! -s "$dll" ] || [ "$root/scripts/wine/bcryptprimitives.c" -nt "$dll" ]; then
-        x86_64-w64-mingw32-gcc -shared -O2 -s -o "$dll" \
+        x86_64-w64-mingw32-gcc-win32 -shared -O2 -s -o "$dll" \
           "$root/scripts/wine/bcryptprimitives.c" "$root/scripts/wine/bcryptprimitives.def" -ladvapi32
       fi
       "$wine" wineboot --init >/dev/null 2>&1 || true

@@ -297,3 +297,30 @@ func TestIsWriteTemp(t *testing.T) {
 		}
 	}
 }
+
+// A file with CRLF line endings (made on Windows) is edited with the
+// model's "\n" text and keeps CRLF throughout; the preview finds the spot
+// too. A file mixing both is edited only where the text matches as given.
+func TestEditKeepsCRLF(t *testing.T) {
+	ws := t.TempDir()
+	env := Env{Workspace: ws}
+	p := filepath.Join(ws, "win.txt")
+	if err := os.WriteFile(p, []byte("one\r\ntwo\r\nthree\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	input := `{"path":"win.txt","old":"two\nthree\n","new":"2\n3\n4\n"}`
+	if spot, ok := FindEdit(env, json.RawMessage(input), 3); !ok || spot.Line != 2 {
+		t.Errorf("preview %+v %v", spot, ok)
+	}
+	mustRun(t, env, "edit_file", input)
+	if b, _ := os.ReadFile(p); string(b) != "one\r\n2\r\n3\r\n4\r\n" {
+		t.Errorf("content %q", b)
+	}
+	if err := os.WriteFile(p, []byte("a\nb\r\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, env, "edit_file", `{"path":"win.txt","old":"a\n","new":"A\n"}`)
+	if b, _ := os.ReadFile(p); string(b) != "A\nb\r\nc\n" {
+		t.Errorf("mixed content %q", b)
+	}
+}
