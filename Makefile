@@ -72,9 +72,9 @@ deps-system:
 	@command -v npm >/dev/null || { echo "Node.js 20.19+ with npm is not installed" >&2; exit 1; }
 	@$(call apt_install,$(APT_PACKAGES),exit 1)
 
-# The Windows packages: installed as root (CI), otherwise named. Missing
-# ones only skip test-windows (make test says so); make windows needs none,
-# make package-windows needs nsis.
+# The Windows packages: installed as root, otherwise named. Missing ones
+# only skip test-windows (make test says so); make windows needs none,
+# make package-windows needs nsis (and installs it itself as root).
 deps-windows:
 	@$(call apt_install,$(WINDOWS_APT_PACKAGES),true)
 
@@ -162,7 +162,7 @@ windows: frontend
 # icon, an uninstaller and the WebView2 installer for machines without
 # the Runtime.
 package-windows: windows
-	@command -v makensis >/dev/null || { $(MAKE) --no-print-directory deps-windows; command -v makensis >/dev/null; } || { echo "makensis is not installed: apt-get install nsis" >&2; exit 1; }
+	@$(call apt_install,nsis,exit 1)
 	@wv2="$(WEBVIEW2_BOOTSTRAPPER)"; standalone=""; \
 	if [ -n "$(WEBVIEW2_STANDALONE)" ]; then wv2="$(abspath $(WEBVIEW2_STANDALONE))"; standalone="-DWEBVIEW2_STANDALONE"; fi; \
 	test -s "$$wv2" || { echo "no WebView2 installer at $$wv2" >&2; exit 1; }; \
@@ -221,15 +221,17 @@ test-cross:
 # wine cannot emulate is skipped, naming why: docs/platforms.md), then the
 # installer: setup.exe /S into the wine prefix, the files, the Start-menu
 # entry and the uninstall entry checked, the uninstaller run
-# (packaging/windows/setup_test.go). Skipped, saying so, without wine64.
-test-windows: deps-windows
+# (packaging/windows/setup_test.go). Skipped, saying so, without wine64
+# and mingw (make test installs neither: make deps-windows does, as root;
+# docs/platforms.md has the cost).
+test-windows:
 	@if ! command -v x86_64-w64-mingw32-gcc-win32 >/dev/null || ! { [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null; }; then \
 	  echo "test-windows: skipped — wine64 and gcc-mingw-w64-x86-64-win32 are not installed (make deps-windows as root)"; exit 0; fi; \
 	echo "== Windows code paths under wine: $(WINE_TEST_PKGS)"; \
 	mkdir -p build/wine; \
 	echo '{"Replace":{"$(shell go env GOROOT)/src/internal/syscall/windows/zz_agenthub_wine.go":"$(abspath scripts/wine/deleteat_fallback.go.in)"}}' > build/wine/overlay.json; \
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -overlay build/wine/overlay.json -exec "$(abspath scripts/wine-exec.sh)" \
-	  -count=1 -timeout 10m $(WINE_TEST_PKGS); \
+	  -count=1 -timeout 10m $(WINE_TEST_PKGS) || exit 1; \
 	if command -v makensis >/dev/null; then \
 	  $(MAKE) --no-print-directory package-windows && \
 	  echo "== setup.exe under wine: install, check, uninstall" && \
