@@ -26,6 +26,7 @@ var programStarters = map[string]bool{
 	"app/tool/proc_unix.go":        true,
 	"app/tool/proc_other.go":       true,
 	"app/tool/proc_windows.go":     true, // bash in a job object
+	"app/tool/shell_windows.go":    true, // exec.LookPath("git.exe") only: where bash.exe is; starts nothing
 	"app/jobobject/job_windows.go": true, // starts a command suspended inside a job
 	"app/mcp/process.go":           true,
 	"app/mcp/tree_unix.go":         true,

@@ -95,7 +95,7 @@ func TestDescribeCallLayer(t *testing.T) {
 		{"delegate", `{"task":"Fix the bug\nin parser","context":"see parser.go"}`, "Starting sub-agent: Fix the bug", "**Context provided:**"},
 	}
 	for _, c := range cases {
-		tl, _ := Lookup(Builtins(nil), c.tool)
+		tl, _ := Lookup(BuiltinsWithOptions(nil, Options{Shell: DefaultShell}), c.tool) // TestPowerShellArgvAndDescription: the others
 		st, sum := tl.Describe(json.RawMessage(c.input))
 		if st != c.status || !strings.Contains(sum, c.inSummary) {
 			t.Errorf("%s: got %q / %q", c.tool, st, sum)
