@@ -58,6 +58,10 @@ WEBVIEW2_BOOTSTRAPPER = $(shell go list -m -f '{{.Dir}}' github.com/wailsapp/wai
 WEBVIEW2_STANDALONE ?=
 # The Windows code paths run under wine: every package with Windows code.
 WINE_TEST_PKGS := ./app/ ./app/jobobject/ ./app/mcp/ ./app/tool/ ./app/confine/... ./app/instructions/ ./app/mention/ ./app/sandbox/
+# The e2e tests the headless .exe passes under wine (scripts/wine-headless.sh):
+# the dashboard's reference clients and the browser's credentials; the rest
+# run bash, and wine has no shell (docs/platforms.md).
+WINE_E2E     := ^(TestSeed000ReferenceClient|TestSeed002Client|TestNoCredentialInCookie)$$
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
@@ -218,8 +222,8 @@ test-cross:
 
 # The Windows code paths, run: every package with Windows code, its tests
 # compiled for windows/amd64 and run under wine (scripts/wine-exec.sh; what
-# wine cannot emulate is skipped, naming why: docs/platforms.md), then the
-# installer: setup.exe /S into the wine prefix, the files, the Start-menu
+# wine cannot emulate is skipped, naming why: docs/platforms.md), the
+# headless .exe under the e2e tests that need no shell, then the installer: setup.exe /S into the wine prefix, the files, the Start-menu
 # entry and the uninstall entry checked, the uninstaller run
 # (packaging/windows/setup_test.go). Skipped, saying so, without wine64
 # and mingw (make test installs neither: make deps-windows does, as root;
@@ -232,6 +236,9 @@ test-windows:
 	echo '{"Replace":{"$(shell go env GOROOT)/src/internal/syscall/windows/zz_agenthub_wine.go":"$(abspath scripts/wine/deleteat_fallback.go.in)"}}' > build/wine/overlay.json; \
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -overlay build/wine/overlay.json -exec "$(abspath scripts/wine-exec.sh)" \
 	  -count=1 -timeout 10m $(WINE_TEST_PKGS) || exit 1; \
+	$(MAKE) --no-print-directory windows || exit 1; \
+	echo "== the headless .exe under wine: the e2e tests that need no shell ($(WINE_E2E))"; \
+	AGENTHUB_HEADLESS_BIN="$(abspath scripts/wine-headless.sh)" go test -count=1 -run '$(WINE_E2E)' ./e2e/ || exit 1; \
 	if command -v makensis >/dev/null; then \
 	  $(MAKE) --no-print-directory package-windows && \
 	  echo "== setup.exe under wine: install, check, uninstall" && \
