@@ -3,6 +3,9 @@
 #   make run    install what is missing, build the desktop binary, launch it
 #               (with no display: --headless, printing the dashboard URL)
 #   make test   the same installs, then every check CI runs
+#   make windows / make package-windows
+#               the Windows app (desktop + headless .exe) and its setup.exe
+#               (docs/platforms.md)
 #
 # The desktop test harness (--smoke-test, the stdin test-control channel,
 # the page's test hooks) is compiled only with the smoketest tag, into
@@ -39,10 +42,30 @@ DEB_VERSION  ?= $(shell packaging/deb-version.sh)
 DEB          := build/dist/agenthub_$(DEB_VERSION)_amd64.deb
 ARGS         ?=
 APT_PACKAGES := libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config xvfb xauth imagemagick gcc libc6-dev git chromium dbus-daemon gnome-keyring
+# What the Windows build and its tests need here: makensis for the
+# installer, wine64 to run the Windows test binaries, mingw for the
+# bcryptprimitives.dll stand-in wine lacks (scripts/wine-exec.sh).
+WINDOWS_APT_PACKAGES := nsis wine64 gcc-mingw-w64-x86-64-win32
+WIN_BIN      := build/bin/agenthub.exe
+WIN_HEADLESS := build/bin/agenthub-headless.exe
+WIN_DIST     := build/dist/windows
+WIN_SETUP    := build/dist/agenthub-$(DEB_VERSION)-setup.exe
+WIN_SYSO     := rsrc_windows_amd64.syso
+# Microsoft's Evergreen WebView2 Bootstrapper, as the Wails module ships it
+# (a Go module, so it comes through the Go proxy); WEBVIEW2_STANDALONE=path
+# to Microsoft's Evergreen Standalone Installer makes an offline setup.exe.
+WEBVIEW2_BOOTSTRAPPER = $(shell go list -m -f '{{.Dir}}' github.com/wailsapp/wails/v2)/internal/webview2runtime/MicrosoftEdgeWebview2Setup.exe
+WEBVIEW2_STANDALONE ?=
+# The Windows code paths run under wine: every package with Windows code.
+WINE_TEST_PKGS := ./app/ ./app/jobobject/ ./app/mcp/ ./app/tool/ ./app/confine/... ./app/instructions/ ./app/mention/ ./app/sandbox/
+# The e2e tests the headless .exe passes under wine (scripts/wine-headless.sh):
+# the dashboard's reference clients and the browser's credentials; the rest
+# run bash, and wine has no shell (docs/platforms.md).
+WINE_E2E     := ^(TestSeed000ReferenceClient|TestSeed002Client|TestNoCredentialInCookie)$$
 NPM_STAMP    := frontend/node_modules/.package-lock.json
 GO_FILES      = $(shell git ls-files -co --exclude-standard -- '*.go')
 
-.PHONY: run build headless smoketest package deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-package test-stress faults bench bench-gateway bench-desktop clean
+.PHONY: run build headless smoketest package windows package-windows deps-windows test-cross test-windows deps deps-system frontend frontend-smoketest test test-go test-frontend test-bindings test-desktop test-package test-stress faults bench bench-gateway bench-desktop clean
 
 ## ---- installs -------------------------------------------------------------
 
@@ -51,18 +74,30 @@ deps: deps-system $(NPM_STAMP)
 deps-system:
 	@command -v go >/dev/null || { echo "Go is not installed (need Go 1.26+)" >&2; exit 1; }
 	@command -v npm >/dev/null || { echo "Node.js 20.19+ with npm is not installed" >&2; exit 1; }
-	@missing=""; for p in $(APT_PACKAGES); do \
-	  dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "apt: installing$$missing"; \
-	    apt-get update -qq; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	  else \
-	    echo "missing Debian packages:$$missing — install them with: sudo apt-get install$$missing" >&2; exit 1; \
-	  fi; \
-	fi
+	@$(call apt_install,$(APT_PACKAGES),exit 1)
+
+# The Windows packages: installed as root, otherwise named. Missing ones
+# only skip test-windows (make test says so); make windows needs none,
+# make package-windows needs nsis (and installs it itself as root).
+deps-windows:
+	@$(call apt_install,$(WINDOWS_APT_PACKAGES),true)
+
+# apt_install PACKAGES, WHAT-TO-DO-WHEN-MISSING-AND-NOT-ROOT: installs the
+# missing Debian packages as root, idempotently.
+define apt_install
+missing=""; for p in $(1); do \
+  dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = 0 ]; then \
+    echo "apt: installing$$missing"; \
+    apt-get update -qq; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+  else \
+    echo "missing Debian packages:$$missing — install them with: sudo apt-get install$$missing" >&2; $(2); \
+  fi; \
+fi
+endef
 
 # npm ci rewrites node_modules/.package-lock.json, so this re-runs only when
 # the lock (or package.json) is newer than the installed tree.
@@ -111,6 +146,38 @@ package: build
 	VERSION="$(DEB_VERSION)" ARCH=amd64 go tool nfpm package --config packaging/nfpm.yaml --packager deb --target $(DEB)
 	@echo "built $(DEB)"
 
+# The Windows app, cross-compiled without cgo (Wails' Windows backend is
+# Go over WebView2): the desktop binary (GUI subsystem; --help and
+# --headless attach to the console they were started from) and the
+# headless one (a console program), each with the icon, version and
+# manifest of packaging/winres linked in.
+windows: frontend
+	@mkdir -p $(WIN_DIST)
+	go run ./packaging/winres -icon build/appicon.png -version "$(DEB_VERSION)" -syso $(WIN_SYSO) -ico $(WIN_DIST)/agenthub.ico
+	trap 'rm -f $(WIN_SYSO)' EXIT; \
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -tags desktop,production -ldflags "-H windowsgui -X main.version=$(VERSION)" -o $(WIN_BIN) . && \
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -ldflags "-X main.version=$(VERSION)" -o $(WIN_HEADLESS) .
+	@found="$$(go tool nm $(WIN_BIN) | grep -i -E '$(TEST_CONTROL_SYMBOLS)' || true)"; \
+	if [ -n "$$found" ]; then echo "$(WIN_BIN) contains test-control code:" >&2; echo "$$found" >&2; exit 1; fi
+	@echo "built $(WIN_BIN) and $(WIN_HEADLESS) ($(VERSION))"
+
+# The Windows installer (packaging/windows/agenthub.nsi, NSIS from Debian):
+# a per-user setup.exe with the desktop binary, a Start-menu entry, the
+# icon, an uninstaller and the WebView2 installer for machines without
+# the Runtime.
+package-windows: windows
+	@$(call apt_install,nsis,exit 1)
+	@wv2="$(WEBVIEW2_BOOTSTRAPPER)"; standalone=""; \
+	if [ -n "$(WEBVIEW2_STANDALONE)" ]; then wv2="$(abspath $(WEBVIEW2_STANDALONE))"; standalone="-DWEBVIEW2_STANDALONE"; fi; \
+	test -s "$$wv2" || { echo "no WebView2 installer at $$wv2" >&2; exit 1; }; \
+	v4="$$(echo '$(DEB_VERSION)' | grep -oE '^[0-9]+(\.[0-9]+){0,3}' || echo 0)"; \
+	while [ "$$(echo "$$v4" | tr -cd . | wc -c)" -lt 3 ]; do v4="$$v4.0"; done; \
+	rm -f $(WIN_SETUP); \
+	makensis -V2 -NOCD -DVERSION="$(DEB_VERSION)" -DVERSION4="$$v4" -DEXE="$(abspath $(WIN_BIN))" \
+	  -DICON="$(abspath $(WIN_DIST)/agenthub.ico)" -DREADME="$(abspath README.md)" -DWEBVIEW2="$$wv2" $$standalone \
+	  -DOUTFILE="$(abspath $(WIN_SETUP))" packaging/windows/agenthub.nsi
+	@echo "built $(WIN_SETUP) ($$(du -k $(WIN_SETUP) | cut -f1) KiB)"
+
 run: build
 	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
 	  echo "launching $(BIN) $(ARGS)"; exec ./$(BIN) $(ARGS); \
@@ -120,7 +187,7 @@ run: build
 
 ## ---- tests ----------------------------------------------------------------
 
-test: test-go test-frontend test-bindings test-desktop test-package
+test: test-go test-cross test-windows test-frontend test-bindings test-desktop test-package
 	@echo "make test: all checks passed"
 
 test-go: deps frontend headless
@@ -142,6 +209,42 @@ test-go: deps frontend headless
 	keyrings="$$(mktemp -d)"; trap 'rm -rf "$$keyrings"' EXIT; \
 	XDG_DATA_HOME="$$keyrings" dbus-run-session -- bash -c 'echo -n agenthub | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
 	  AGENTHUB_KEYRING_TEST=1 go test -count=1 -run SystemKeyring ./app/secrets/' 2>&1 | grep -v "fd limit"
+
+# No Unix-only call slips into the other platforms' builds: the headless
+# server for windows/amd64 and darwin/arm64, the Windows desktop app, and
+# go vet of every package (tests included) as Windows sees them.
+test-cross:
+	@echo "== cross-compile: windows/amd64 (headless + desktop), darwin/arm64 (headless); go vet for windows"
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o /dev/null .
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -tags desktop,production -o /dev/null .
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go build -o /dev/null .
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go vet ./...
+
+# The Windows code paths, run: every package with Windows code, its tests
+# compiled for windows/amd64 and run under wine (scripts/wine-exec.sh; what
+# wine cannot emulate is skipped, naming why: docs/platforms.md), the
+# headless .exe under the e2e tests that need no shell, then the installer: setup.exe /S into the wine prefix, the files, the Start-menu
+# entry and the uninstall entry checked, the uninstaller run
+# (packaging/windows/setup_test.go). Skipped, saying so, without wine64
+# and mingw (make test installs neither: make deps-windows does, as root;
+# docs/platforms.md has the cost).
+test-windows:
+	@if ! command -v x86_64-w64-mingw32-gcc-win32 >/dev/null || ! { [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null; }; then \
+	  echo "test-windows: skipped — wine64 and gcc-mingw-w64-x86-64-win32 are not installed (make deps-windows as root)"; exit 0; fi; \
+	echo "== Windows code paths under wine: $(WINE_TEST_PKGS)"; \
+	mkdir -p build/wine; \
+	echo '{"Replace":{"$(shell go env GOROOT)/src/internal/syscall/windows/zz_agenthub_wine.go":"$(abspath scripts/wine/deleteat_fallback.go.in)"}}' > build/wine/overlay.json; \
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -overlay build/wine/overlay.json -exec "$(abspath scripts/wine-exec.sh)" \
+	  -count=1 -timeout 10m $(WINE_TEST_PKGS) || exit 1; \
+	$(MAKE) --no-print-directory windows || exit 1; \
+	echo "== the headless .exe under wine: the e2e tests that need no shell ($(WINE_E2E))"; \
+	AGENTHUB_HEADLESS_BIN="$(abspath scripts/wine-headless.sh)" go test -count=1 -run '$(WINE_E2E)' ./e2e/ || exit 1; \
+	if command -v makensis >/dev/null; then \
+	  $(MAKE) --no-print-directory package-windows && \
+	  echo "== setup.exe under wine: install, check, uninstall" && \
+	  AGENTHUB_SETUP="$(abspath $(WIN_SETUP))" WINE_EXEC="$(abspath scripts/wine-exec.sh)" WINEPREFIX="$(abspath build/wine/prefix)" \
+	    go test -tags setuptest -count=1 -v ./packaging/windows/; \
+	else echo "test-windows: the installer test skipped — makensis is not installed (apt-get install nsis)"; fi
 
 test-frontend: $(NPM_STAMP)
 	@echo "== frontend typecheck"

@@ -33,6 +33,9 @@ var version = "dev"
 var appIcon []byte
 
 func main() {
+	// Windows' desktop build prints --help and the rest to the console it
+	// was started from.
+	app.AttachParentConsole()
 	// The bash sandbox's helper (confine, then run the command) exits here.
 	sandbox.Dispatch()
 	tuneGC()

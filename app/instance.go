@@ -337,6 +337,10 @@ type Info struct {
 	Commit string `json:"commit,omitempty"`
 	// LogFile is this launch's log file ("" when there is none).
 	LogFile string `json:"log_file,omitempty"`
+	// Sandbox says in one line what confines bash here (the settings'
+	// sandbox line): the About box shows it, so a system without the
+	// sandbox (Windows, macOS) says so plainly.
+	Sandbox string `json:"sandbox,omitempty"`
 	// StartupError is set when the app could not start its hub (the window
 	// then shows it and StartupHint, what to do, instead of the chat).
 	StartupError string `json:"startup_error,omitempty"`
@@ -377,6 +381,7 @@ func (in *Instance) Info() Info {
 		Model:     model,
 		Workspace: in.defaultWorkspace(),
 		Commit:    BuildCommit(),
+		Sandbox:   sandboxLine(in.Config),
 	}
 	if in.Config.Logs != nil {
 		info.LogFile = in.Config.Logs.Path()

@@ -105,7 +105,8 @@ func TestInstanceInfoAndAPI(t *testing.T) {
 	defer inst.Close()
 	info := inst.Info()
 	if info.Name != Name || info.Version != "1.0.0-test" || info.Mode != "headless" || info.DataDir != dir ||
-		!info.Provider.Configured || info.Model != "openai:llama3.1" || info.DashboardURL != inst.Dashboard.URL() {
+		!info.Provider.Configured || info.Model != "openai:llama3.1" || info.DashboardURL != inst.Dashboard.URL() ||
+		info.Sandbox != sandboxLine(inst.Config) {
 		t.Fatalf("Info = %+v", info)
 	}
 

@@ -56,6 +56,14 @@ func (s *LogSink) Attach(dataDir string) (string, error) {
 		return "", fmt.Errorf("log file: %w", err)
 	}
 	base := filepath.Join(dir, LogName)
+	// Windows renames no open file: the previous launch's file (a test's
+	// second Attach) is closed first; meanwhile lines go to stderr only.
+	s.mu.Lock()
+	if s.file != nil {
+		_ = s.file.Close()
+		s.file = nil
+	}
+	s.mu.Unlock()
 	_ = os.Remove(fmt.Sprintf("%s.%d", base, KeptLogs))
 	for i := KeptLogs - 1; i >= 1; i-- {
 		_ = os.Rename(fmt.Sprintf("%s.%d", base, i), fmt.Sprintf("%s.%d", base, i+1))
@@ -66,12 +74,8 @@ func (s *LogSink) Attach(dataDir string) (string, error) {
 		return "", fmt.Errorf("log file: %w", err)
 	}
 	s.mu.Lock()
-	old := s.file
 	s.file, s.path, s.written = f, base, 0
 	s.mu.Unlock()
-	if old != nil {
-		_ = old.Close()
-	}
 	return base, nil
 }
 

@@ -19,15 +19,20 @@ import (
 // never runs git (or anything a repository's configuration names) on its
 // own initiative in a workspace (docs/permissions.md).
 var programStarters = map[string]bool{
-	"app/sandbox/probe_linux.go":  true, // the app's own binary (or true), to probe the namespaces
-	"app/sandbox/stage1_linux.go": true, // the helper's stage 2: the app's own binary
-	"app/sandbox/stage2_linux.go": true, // the approved command, confined
-	"app/tool/bash_sandbox.go":    true,
-	"app/tool/proc_unix.go":       true,
-	"app/tool/proc_other.go":      true,
-	"app/mcp/process.go":          true,
-	"app/mcp/mcptest/mcptest.go":  true,
-	"app/smoketest/smoke.go":      true,
+	"app/sandbox/probe_linux.go":   true, // the app's own binary (or true), to probe the namespaces
+	"app/sandbox/stage1_linux.go":  true, // the helper's stage 2: the app's own binary
+	"app/sandbox/stage2_linux.go":  true, // the approved command, confined
+	"app/tool/bash_sandbox.go":     true,
+	"app/tool/proc_unix.go":        true,
+	"app/tool/proc_other.go":       true,
+	"app/tool/proc_windows.go":     true, // bash in a job object
+	"app/tool/shell_windows.go":    true, // exec.LookPath("git.exe") only: where bash.exe is; starts nothing
+	"app/jobobject/job_windows.go": true, // starts a command suspended inside a job
+	"app/mcp/process.go":           true,
+	"app/mcp/tree_unix.go":         true,
+	"app/mcp/tree_windows.go":      true,
+	"app/mcp/mcptest/mcptest.go":   true,
+	"app/smoketest/smoke.go":       true,
 }
 
 // TestOnlyKnownFilesStartPrograms fails when a non-test file of the app

@@ -1,8 +1,12 @@
 package app
 
 import (
+	"bytes"
+	"errors"
+	"flag"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,6 +31,30 @@ func TestSandboxOffIsSaid(t *testing.T) {
 	cfg.Sandbox = "auto"
 	if sandbox.Probe().Files() && in.toolSandbox(cfg) == nil {
 		t.Fatal("auto on a Landlock kernel left bash unconfined")
+	}
+}
+
+// Where the sandbox does not exist at all (Windows, macOS), --help, the
+// settings' sandbox line and the About box (Info.Sandbox, the same line)
+// say plainly that bash runs with the user's rights: never a silent
+// downgrade.
+func TestNoSandboxSystemIsSaid(t *testing.T) {
+	const want = "no sandbox on this system (Windows): bash runs with your rights"
+	s := sandbox.Support{System: "Windows", ABI: 7}
+	if line, p := s.String(), s.Protections(); !strings.Contains(line, want) || len(p) != 1 || !strings.Contains(p[0], want) {
+		t.Fatalf("line %q, protections %q", line, p)
+	}
+	if runtime.GOOS == "linux" {
+		return // what this system says is TestSandboxOffIsSaid's and the sandbox's tests'
+	}
+	dir := t.TempDir()
+	var help bytes.Buffer
+	if _, err := ParseFlags([]string{"--help"}, dir, func(string) string { return "" }, &help, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	if here := sandbox.Probe().String(); sandbox.Probe().System == "" || !strings.Contains(help.String(), here) ||
+		!strings.Contains(sandboxLine(DefaultConfig(dir)), "bash runs with your rights") {
+		t.Errorf("--help does not say there is no sandbox:\n%s", help.String())
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"agenthub/app/confine/confinetest"
 	"agenthub/app/llm/llmtest"
 )
 
@@ -65,9 +65,7 @@ func processesWith(arg string) []string {
 // ends the app in seconds while a command runs.
 func TestHostileTools(t *testing.T) {
 	d := newDirs(t)
-	if err := syscall.Mkfifo(filepath.Join(d.workspace, "ff"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.MakeFIFO(t, filepath.Join(d.workspace, "ff"))
 	if err := os.WriteFile(filepath.Join(d.workspace, "note.txt"), []byte("needle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,17 +25,6 @@ func benchBus(b *testing.B, noSync bool, opts Options) *Bus {
 	b.Cleanup(func() { _ = bus.Close(); _ = db.Close() })
 	mkSession(b, bus, "s", "")
 	return bus
-}
-
-// cpuTime is the process's user+system CPU time so far. Benchmarks report
-// CPU per event as well as events/s: on a shared machine the throughput
-// moves with other load, the CPU cost much less.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Durable (fsync'd) appends from many concurrent emitters; group commit.

@@ -1,9 +1,9 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package confine
 
 import "os"
 
-// fdPath reports errNoProc where the kernel has no /proc/self/fd: the
+// fdPath reports errNoProc where the kernel cannot name a descriptor: the
 // os.Root resolution alone confines there.
 func fdPath(*os.File) (string, error) { return "", errNoProc }

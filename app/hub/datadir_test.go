@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"agenthub/app/confine/confinetest"
@@ -38,9 +37,7 @@ func TestDataDirInWorkspaceIsOffLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipe := filepath.Join(h.ws, "pipe.md")
-	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.MakeFIFO(t, pipe)
 	s := h.session()
 	w := h.watch(s.ID, false)
 	h.srv.Enqueue(toolReply(

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,7 +51,8 @@ func TestFindFromNestedDirectories(t *testing.T) {
 		t.Fatalf("file records: %+v", files)
 	}
 	p := instructions.Prompt(files)
-	for _, s := range []string{"Use tabs.", "Services talk gRPC.", "Run make api-test.", "Answer in English.", filepath.Join(ws, "AGENTS.md")} {
+	// The path is quoted as Go quotes it (a Windows path's backslashes doubled).
+	for _, s := range []string{"Use tabs.", "Services talk gRPC.", "Run make api-test.", "Answer in English.", strconv.Quote(filepath.Join(ws, "AGENTS.md"))} {
 		if !strings.Contains(p, s) {
 			t.Errorf("the prompt lacks %q:\n%s", s, p)
 		}

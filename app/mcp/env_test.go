@@ -4,9 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"agenthub/app/confine/confinetest"
 	"agenthub/app/mcp"
 )
 
@@ -19,9 +19,7 @@ func TestStdioServerEnvironmentIsExplicit(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-openai-secret")
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/0/bus")
 	out := filepath.Join(t.TempDir(), "env.fifo")
-	if err := syscall.Mkfifo(out, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.MakeFIFO(t, out)
 	m := mcp.NewManager(mcp.Options{DataDir: t.TempDir()})
 	defer m.Close()
 	m.Configure(map[string]mcp.ServerConfig{"envdump": {Command: "sh", Args: []string{"-c", `env > "$OUT"; exec sleep 60`},

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -163,7 +162,5 @@ func killServer(t *testing.T, dataDir string) {
 	if err := json.Unmarshal(b, &rec); err != nil || rec.PGID <= 1 {
 		t.Fatalf("pid file %s: %v", b, err)
 	}
-	if err := syscall.Kill(-rec.PGID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killTree(t, rec.PGID)
 }

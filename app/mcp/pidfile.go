@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"agenthub/app/atomicfile"
-	"agenthub/app/tool"
 )
 
 // pidFiles records the running stdio servers in DIR (one file per process
@@ -81,14 +79,4 @@ func (f *pidFiles) sweep() int {
 		_ = os.Remove(p)
 	}
 	return killed
-}
-
-// killMarked sends SIGKILL to every process carrying marker and reports
-// how many there were.
-func killMarked(marker string) int {
-	pids := tool.MarkedProcesses(MarkerEnv, marker)
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	return len(pids)
 }

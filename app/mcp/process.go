@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"agenthub/app/sandbox"
@@ -45,12 +44,13 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-// process is a started stdio server: the leader of its own process group.
-// One goroutine waits for the leader; stop kills the group and reaps the
-// group's members that are our children, never any other pid.
+// process is a started stdio server: the leader of its own process group
+// (Unix) or the first process of its job object (Windows). One goroutine
+// waits for the leader; stop ends the tree and reaps what is ours, never
+// any other pid.
 type process struct {
 	cmd    *exec.Cmd
-	pgid   int
+	tree   tree
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *tail
@@ -63,8 +63,8 @@ type process struct {
 }
 
 // startProcess starts c's command with MarkerEnv set, in a new process
-// group that receives SIGKILL when the app dies (Linux), and records it in
-// pids.
+// group that receives SIGKILL when the app dies (Linux) or in a job object
+// the kernel ends with the app (Windows), and records it in pids.
 func startProcess(name string, c ServerConfig, pids *pidFiles) (*process, error) {
 	marker := newMarker()
 	cmd := exec.Command(c.Command, c.Args...)
@@ -75,7 +75,6 @@ func startProcess(name string, c ServerConfig, pids *pidFiles) (*process, error)
 	if tmp := os.Getenv("TMPDIR"); tmp != "" && c.Env["TMPDIR"] == "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	}
-	cmd.SysProcAttr = groupAttr()
 	p := &process{cmd: cmd, stderr: &tail{}, marker: marker, pids: pids, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	var err error
@@ -85,11 +84,10 @@ func startProcess(name string, c ServerConfig, pids *pidFiles) (*process, error)
 	if p.stdout, err = cmd.StdoutPipe(); err != nil {
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	if p.tree, err = startTree(cmd); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.Command, err)
 	}
-	p.pgid = cmd.Process.Pid
-	if err := pids.add(name, p.pgid, marker); err != nil {
+	if err := pids.add(name, p.tree.id(), marker); err != nil {
 		p.stop(0)
 		return nil, err
 	}
@@ -124,24 +122,23 @@ func (p *process) exitText() string {
 }
 
 // stop ends the server: stdin closed, then up to grace for it to exit on
-// its own, SIGTERM to the group, one more grace, SIGKILL; then the rest of
-// the group is killed and reaped and the pid file removed. Idempotent; it
-// returns once the leader is reaped.
+// its own, SIGTERM to the group, one more grace, SIGKILL (Windows: the
+// job terminated at once); then the rest of the tree is killed and reaped
+// and the pid file removed. Idempotent; it returns once the leader is
+// reaped.
 func (p *process) stop(grace time.Duration) {
 	p.once.Do(func() {
 		_ = p.stdin.Close()
 		if !waitClosed(p.exited, grace) {
-			_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
-			if !waitClosed(p.exited, grace) {
-				_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			if p.tree.terminate() && !waitClosed(p.exited, grace) {
+				p.tree.kill()
 			}
 		}
 		<-p.exited
-		// The leader is reaped: its group's other members die with it.
-		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
-		reapGroup(p.pgid)
+		// The leader is reaped: its tree's other members die with it.
+		p.tree.finish()
 		killMarked(p.marker)
-		p.pids.remove(p.pgid)
+		p.pids.remove(p.tree.id())
 	})
 }
 
@@ -162,24 +159,5 @@ func waitClosed(ch <-chan struct{}, d time.Duration) bool {
 		return true
 	case <-t.C:
 		return false
-	}
-}
-
-// reapGroup waits for the members of group pgid that are our children (the
-// app is the child subreaper of its descendants once bash has run), for at
-// most a second. Called only after the leader was reaped by exec.Cmd.Wait.
-func reapGroup(pgid int) {
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil: // ECHILD: none of ours left in the group
-			return
-		case pid == 0: // some still running (killed: about to exit)
-			time.Sleep(10 * time.Millisecond)
-		}
 	}
 }

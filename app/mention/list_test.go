@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"agenthub/app/confine/confinetest"
 	"agenthub/app/mention"
 )
 
@@ -79,14 +79,10 @@ func TestListMatchesGitLsFiles(t *testing.T) {
 		}
 	}
 	// git itself would hang on this; List skips it.
-	if err := syscall.Mkfifo(filepath.Join(root, "docs", ".gitignore"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.MakeFIFO(t, filepath.Join(root, "docs", ".gitignore"))
 	// The workspace may be reached through a symbolic link.
 	link := filepath.Join(t.TempDir(), "ws")
-	if err := os.Symlink(root, link); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, root, link)
 	for sub, want := range wants {
 		got, err := mention.List(context.Background(), filepath.Join(link, sub))
 		if err != nil {

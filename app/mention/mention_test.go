@@ -3,13 +3,13 @@ package mention_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"agenthub/app/apptest"
+	"agenthub/app/confine/confinetest"
 	"agenthub/app/mention"
 )
 
@@ -73,9 +73,7 @@ func TestExpandAttachesMentionedFiles(t *testing.T) {
 	write(t, root, "big.log", strings.Repeat("é", mention.MaxFileBytes))
 	write(t, root, "bin.dat", "a\x00b")
 	write(t, filepath.Dir(root), "outside.txt", "secret")
-	if err := os.Symlink(filepath.Join(filepath.Dir(root), "outside.txt"), filepath.Join(root, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, filepath.Join(filepath.Dir(root), "outside.txt"), filepath.Join(root, "link.txt"))
 	blocks := mention.Expand(root, "Read @notes.txt, then @notes.txt again, @big.log @bin.dat @../outside.txt @link.txt @missing.go @. and mail me@example.com")
 	if len(blocks) != 2 {
 		t.Fatalf("%d blocks: %+v", len(blocks), blocks)

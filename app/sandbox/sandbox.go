@@ -99,6 +99,15 @@ type Support struct {
 	FreshProc bool
 	// Seccomp: the kernel takes seccomp filters.
 	Seccomp bool
+	// System names the operating system where this sandbox does not exist
+	// at all ("Windows", "macOS"; "" on Linux): there bash runs with the
+	// user's rights, and String and Protections say so.
+	System string
+}
+
+// noSandbox is what String and Protections say where System is set.
+func (s Support) noSandbox() string {
+	return "no sandbox on this system (" + s.System + "): bash runs with your rights — tool approvals are the only guard"
 }
 
 // Files reports whether write (and read) confinement is enforced.
@@ -109,6 +118,9 @@ func (s Support) Network() bool { return s.ABI >= 4 }
 
 // String says in one line what is enforced, for --help and the UI.
 func (s Support) String() string {
+	if s.System != "" {
+		return "bash sandbox: " + s.noSandbox()
+	}
 	if !s.Files() {
 		return "bash sandbox: nothing enforced (this kernel has no Landlock) — tool approvals are the only guard"
 	}
@@ -126,6 +138,9 @@ func (s Support) String() string {
 // Protections lists, one line each, the protections active on this
 // machine (getSettings' sandbox_protections, --help).
 func (s Support) Protections() []string {
+	if s.System != "" {
+		return []string{"none: " + s.noSandbox()}
+	}
 	if !s.Files() {
 		return []string{"none: this kernel has no Landlock — tool approvals are the only guard"}
 	}
@@ -306,8 +321,9 @@ var (
 )
 
 // BaseEnv is the explicit environment of a tool process or MCP server:
-// the names above from environ (the app's), then extra (what the user
-// configured), sorted by name; extra wins. The caller appends TMPDIR and
+// the names above and the platform's own (platformEnvNames; on Windows
+// matched regardless of case, as Windows does) from environ (the app's),
+// then extra (what the user configured), sorted by name; extra wins. The caller appends TMPDIR and
 // the variables it controls after it.
 func BaseEnv(environ []string, extra map[string]string) []string {
 	var out []string
@@ -316,11 +332,13 @@ func BaseEnv(environ []string, extra map[string]string) []string {
 		if !ok {
 			continue
 		}
-		keep := slices.Contains(baseEnvNames, name)
+		is := func(n string) bool { return envNameIs(name, n) }
+		keep := slices.ContainsFunc(baseEnvNames, is) || slices.ContainsFunc(platformEnvNames, is)
 		for _, p := range baseEnvPrefixes {
 			keep = keep || strings.HasPrefix(name, p)
 		}
-		if _, over := extra[name]; keep && !over {
+		over := slices.ContainsFunc(slices.Collect(maps.Keys(extra)), is)
+		if keep && !over {
 			out = append(out, kv)
 		}
 	}

@@ -13,29 +13,39 @@ import (
 	"agenthub/ipc/errclass"
 )
 
-// bashTool runs `/bin/bash -c command` in the workspace, in its own process
+// bashTool runs `Options.Shell -c command` (PowerShell: -EncodedCommand)
+// in the workspace, in its own process
 // group, streaming merged stdout+stderr and keeping the full output on disk.
 type bashTool struct {
 	spec
 	opts Options
 }
 
-var bashSpec = spec{
-	name: "bash",
-	description: "Run a shell command with /bin/bash -c in the session workspace (the working directory). " +
-		"stdout and stderr are merged. Long output is cut to its first 8 KiB and last 24 KiB; the full " +
-		"output is kept in a file whose path is given. A non-zero exit code is reported as an error. " +
-		"timeout_ms defaults to 120000 and may be at most 600000; on timeout the whole process group is killed. " +
-		"Background processes do not outlive the command. stdin is empty; do not run interactive programs.",
-	schema: `{
+// bashSpec is the bash tool for shell (Options.Shell): the model is told
+// which shell runs its command lines — /bin/bash, Git for Windows' bash,
+// or, on a Windows system without it, PowerShell.
+func bashSpec(shell string) spec {
+	what, lang := "a shell command with "+shellName(shell)+" -c", "bash"
+	if KindOf(shell) == PowerShell {
+		what, lang = "a PowerShell command (this system has no bash: write PowerShell, not bash syntax)", "PowerShell"
+	}
+	return spec{
+		name: "bash",
+		description: "Run " + what + " in the session workspace (the working directory). " +
+			"stdout and stderr are merged. Long output is cut to its first 8 KiB and last 24 KiB; the full " +
+			"output is kept in a file whose path is given. A non-zero exit code is reported as an error. " +
+			"timeout_ms defaults to 120000 and may be at most 600000; on timeout the whole process group is killed. " +
+			"Background processes do not outlive the command. stdin is empty; do not run interactive programs.",
+		schema: `{
   "type": "object",
   "properties": {
-    "command": {"type": "string", "description": "The bash command line to run in the workspace."},
+    "command": {"type": "string", "description": "The ` + lang + ` command line to run in the workspace."},
     "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000)."}
   },
   "required": ["command"],
   "additionalProperties": false
 }`,
+	}
 }
 
 type bashInput struct {
@@ -49,6 +59,10 @@ func (t *bashTool) Describe(input json.RawMessage) (string, string) {
 		return invalidSummary("bash", input)
 	}
 	summary := "-> executing in the workspace:\n\n" + codeBlock("bash", in.Command)
+	if shell := t.opts.Shell; strings.Contains(shell, `\`) { // Windows: say which shell
+		lang := map[ShellKind]string{PosixShell: "bash", PowerShell: "powershell"}[KindOf(shell)]
+		summary = "-> executing in the workspace with " + shellName(shell) + ":\n\n" + codeBlock(lang, in.Command)
+	}
 	if in.TimeoutMS != nil {
 		summary += fmt.Sprintf("\nTimeout: %s\n", time.Duration(*in.TimeoutMS)*time.Millisecond)
 	}

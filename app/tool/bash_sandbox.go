@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -21,7 +22,7 @@ import (
 // e.ReadOnly says so (plan mode) the workspace is read-only too and reads
 // stay inside it: only the temp dir and the caches may be written.
 func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.Cmd, cleanup func(), err error) {
-	argv := []string{t.opts.Shell, "-c", line}
+	argv := shellArgv(t.opts.Shell, line)
 	tmp, err := os.MkdirTemp("", "agenthub-bash-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("temp dir: %w", err)
@@ -33,6 +34,9 @@ func (t *bashTool) command(dir, line string, e Env, gitWrites bool) (cmd *exec.C
 	}
 	env := sbx.BaseEnv(os.Environ(), extra)
 	env = append(env, "TMPDIR="+tmp)
+	if runtime.GOOS == "windows" { // where Windows programs look
+		env = append(env, "TEMP="+tmp, "TMP="+tmp)
+	}
 	var attr *syscall.SysProcAttr // startGroup adds the new session
 	if sb := t.opts.Sandbox; sb != nil {
 		caches, cacheEnv, err := sb.caches()

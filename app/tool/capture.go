@@ -210,6 +210,8 @@ func (c *capture) writeFile(p []byte) error {
 
 // unwrapFile rewrites a file whose ring wrapped into head + omission
 // marker + the ring's bytes in order (through a temp file and a rename).
+// It closes c.file before the rename (Windows renames no open file) and
+// sets it to nil.
 func (c *capture) unwrapFile() error {
 	tmp, err := os.CreateTemp(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tmp*")
 	if err != nil {
@@ -227,6 +229,11 @@ func (c *capture) unwrapFile() error {
 	_, cerr := io.Copy(tmp, io.MultiReader(parts...))
 	if err := errors.Join(cerr, tmp.Close()); err != nil {
 		return err
+	}
+	ferr := c.file.Close()
+	c.file = nil
+	if ferr != nil {
+		return ferr
 	}
 	return os.Rename(tmp.Name(), c.path)
 }
@@ -286,8 +293,10 @@ func (c *capture) finish() {
 		if c.fileWrapped && c.ioErr == nil {
 			c.ioErr = c.unwrapFile()
 		}
-		if err := c.file.Close(); err != nil && c.ioErr == nil {
-			c.ioErr = err
+		if c.file != nil {
+			if err := c.file.Close(); err != nil && c.ioErr == nil {
+				c.ioErr = err
+			}
 		}
 		if c.ioErr != nil {
 			slog.Warn("tool: writing full output failed", "path", c.path, "err", c.ioErr)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"agenthub/app/confine"
@@ -45,6 +46,9 @@ func Resolve(workspace, path string) (string, error) {
 	}
 	if path == "" {
 		path = "."
+	}
+	if driveRooted(path) {
+		return "", errorf(errclass.ToolDenied, "%q is outside the workspace (a path from a drive's root or a drive's current folder)", path)
 	}
 	var target string
 	if filepath.IsAbs(path) {
@@ -141,4 +145,15 @@ func displayPath(workspace, path string) string {
 		}
 	}
 	return filepath.ToSlash(p)
+}
+
+// driveRooted reports a Windows path that is neither absolute nor relative
+// to the workspace: rooted on the current drive (\x, /x) or relative to a
+// drive's current folder (C:x). filepath.Join would put either inside the
+// workspace, which is not what it names.
+func driveRooted(path string) bool {
+	if runtime.GOOS != "windows" || filepath.IsAbs(path) {
+		return false
+	}
+	return filepath.VolumeName(path) != "" || strings.HasPrefix(path, `\`) || strings.HasPrefix(path, "/")
 }

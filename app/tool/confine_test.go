@@ -6,15 +6,22 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"agenthub/app/apptest"
+	"agenthub/app/confine/confinetest"
 	"agenthub/ipc/errclass"
 )
 
 // sandbox makes a workspace and a sibling "outside" directory holding a
 // secret, with symlinks from the workspace that escape to it.
-func sandbox(t *testing.T) (ws, outside string) {
+// sandbox is a workspace with links escaping it and staying inside, next
+// to a directory outside. links is false where this system cannot make
+// symbolic links (under wine): then there are none, and the callers leave
+// out their link cases (linkCase).
+func sandbox(t *testing.T) (ws, outside string, links bool) {
 	t.Helper()
 	base := t.TempDir()
 	ws = filepath.Join(base, "ws")
@@ -26,12 +33,24 @@ func sandbox(t *testing.T) (ws, outside string) {
 	}
 	write(t, filepath.Join(outside, "secret.txt"), "top secret\n")
 	write(t, filepath.Join(ws, "a.txt"), "hello\n")
-	apptest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(ws, "filelink"))  // file escape
+	if !confinetest.TrySymlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(ws, "filelink")) { // file escape
+		return ws, outside, false
+	}
 	apptest.Symlink(t, outside, filepath.Join(ws, "dirlink"))                                // dir escape
 	apptest.Symlink(t, filepath.Join(outside, "nope.txt"), filepath.Join(ws, "dangling"))    // dangling escape
 	apptest.Symlink(t, "a.txt", filepath.Join(ws, "inlink"))                                 // inside → inside
 	apptest.Symlink(t, filepath.Join(ws, "sub", "new.txt"), filepath.Join(ws, "danglingIn")) // dangling, inside
-	return ws, outside
+	return ws, outside, true
+}
+
+// linkCase reports whether a case's path or input names one of sandbox's
+// links.
+func linkCase(s string) bool { return strings.Contains(s, "link") || strings.Contains(s, "dangling") }
+
+// jsonString is s as a JSON string (a Windows path's backslashes escaped).
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func write(t *testing.T, p, content string) {
@@ -53,7 +72,7 @@ func errClass(err error) string {
 }
 
 func TestResolveConfinement(t *testing.T) {
-	ws, outside := sandbox(t)
+	ws, outside, links := sandbox(t)
 	real, _ := filepath.EvalSymlinks(ws)
 	cases := []struct {
 		path, class, want string
@@ -80,7 +99,22 @@ func TestResolveConfinement(t *testing.T) {
 		{"a.txt/x", errclass.ToolInvalidInput, ""},          // file used as a directory
 		{"bad\x00name", errclass.ToolInvalidInput, ""},
 	}
+	if runtime.GOOS == "windows" {
+		cases = append(cases, []struct{ path, class, want string }{
+			{`\Windows\win.ini`, errclass.ToolDenied, ""},   // the current drive's root
+			{`C:secret.txt`, errclass.ToolDenied, ""},       // a drive's current folder
+			{`\\server\share\x`, errclass.ToolDenied, ""},   // a share
+			{`C:\Windows\win.ini`, errclass.ToolDenied, ""}, // absolute, elsewhere
+			{`sub\..\..\outside`, errclass.ToolDenied, ""},  // backslashes climb too
+		}...)
+	}
 	for _, c := range cases {
+		if !links && linkCase(c.path) {
+			continue // no links on this system: sandbox made none
+		}
+		if c.path == "a.txt/x" && runtime.GOOS == "windows" {
+			continue // Windows reports a file used as a directory as "not found": writing there fails later
+		}
 		got, err := Resolve(ws, c.path)
 		if errClass(err) != c.class {
 			t.Errorf("Resolve(%q): class %q (err %v), want %q", c.path, errClass(err), err, c.class)
@@ -93,14 +127,14 @@ func TestResolveConfinement(t *testing.T) {
 }
 
 func TestToolsRefuseEscapes(t *testing.T) {
-	ws, outside := sandbox(t)
+	ws, outside, links := sandbox(t)
 	env := Env{Workspace: ws}
 	tools := Builtins(nil)
 	calls := []struct{ tool, input string }{
 		{"read_file", `{"path":"../outside/secret.txt"}`},
 		{"read_file", `{"path":"filelink"}`},
 		{"read_file", `{"path":"dirlink/secret.txt"}`},
-		{"read_file", `{"path":"` + filepath.Join(outside, "secret.txt") + `"}`},
+		{"read_file", `{"path":` + jsonString(filepath.Join(outside, "secret.txt")) + `}`},
 		{"write_file", `{"path":"dirlink/new.txt","content":"x"}`},
 		{"write_file", `{"path":"dangling","content":"x"}`},
 		{"write_file", `{"path":"../evil.txt","content":"x"}`},
@@ -112,7 +146,19 @@ func TestToolsRefuseEscapes(t *testing.T) {
 		{"grep", `{"pattern":"secret","path":"dirlink"}`},
 		{"grep", `{"pattern":"secret","path":".."}`},
 	}
+	if runtime.GOOS == "windows" { // paths Windows roots elsewhere than the workspace
+		calls = append(calls, []struct{ tool, input string }{
+			{"read_file", `{"path":"\\outside\\secret.txt"}`},
+			{"write_file", `{"path":"C:evil.txt","content":"x"}`},
+			{"write_file", `{"path":"/evil.txt","content":"x"}`},
+			{"edit_file", `{"path":"\\a.txt","old":"hello","new":"bye"}`},
+			{"grep", `{"pattern":"secret","path":"\\"}`},
+		}...)
+	}
 	for _, c := range calls {
+		if !links && linkCase(c.input) {
+			continue // no links on this system: sandbox made none
+		}
 		tl, _ := Lookup(tools, c.tool)
 		_, err := tl.Run(context.Background(), env, json.RawMessage(c.input))
 		if errClass(err) != errclass.ToolDenied {

@@ -98,6 +98,7 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: %s is a binary file; edit_file only edits text", disp)
 	}
 	content := string(data)
+	*in.Old, *in.New = matchLineEndings(content, *in.Old, *in.New)
 	switch n := strings.Count(content, *in.Old); n {
 	case 0:
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: not found: old text does not occur in %s", disp)
@@ -120,4 +121,19 @@ func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Re
 		Summary: fmt.Sprintf("Edited %s at line %d (−%d +%d lines)\n\n%s", codeSpan(disp), line, oldN, newN,
 			diffBlock(*in.Old, *in.New)),
 	}, nil
+}
+
+// matchLineEndings returns old and new with CRLF line endings when the
+// file uses them (as files made on Windows do) and only the CRLF form of
+// old occurs in content: the model writes "\n", and the edit keeps the
+// file's line endings. Otherwise it returns them as given.
+func matchLineEndings(content, old, new string) (string, string) {
+	if !strings.Contains(old, "\n") || strings.Contains(content, old) || !strings.Contains(content, "\r\n") {
+		return old, new
+	}
+	crlf := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n") }
+	if c := crlf(old); strings.Contains(content, c) {
+		return c, crlf(new)
+	}
+	return old, new
 }

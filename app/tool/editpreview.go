@@ -47,6 +47,8 @@ func FindEdit(env Env, input json.RawMessage, n int) (spot EditSpot, ok bool) {
 		return EditSpot{}, false
 	}
 	content := string(data)
+	old, nw := matchLineEndings(content, *in.Old, derefOr(in.New))
+	in.Old, in.New = &old, &nw
 	if strings.Count(content, *in.Old) != 1 {
 		return EditSpot{}, false
 	}

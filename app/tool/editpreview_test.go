@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
+
+	"agenthub/app/confine/confinetest"
 )
 
 // FindEdit locates an edit in its file: the real line number, three lines
@@ -60,12 +61,8 @@ func TestFindEditIsConfined(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("token=abc\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(secret, filepath.Join(ws, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	confinetest.Symlink(t, secret, filepath.Join(ws, "link.txt"))
+	confinetest.MakeFIFO(t, filepath.Join(ws, "pipe"))
 	env := Env{Workspace: ws}
 	for _, path := range []string{"link.txt", secret, "pipe"} {
 		in, _ := json.Marshal(map[string]string{"path": path, "old": "token=abc", "new": "x"})

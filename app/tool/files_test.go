@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestDescribeCallLayer(t *testing.T) {
 		{"delegate", `{"task":"Fix the bug\nin parser","context":"see parser.go"}`, "Starting sub-agent: Fix the bug", "**Context provided:**"},
 	}
 	for _, c := range cases {
-		tl, _ := Lookup(Builtins(nil), c.tool)
+		tl, _ := Lookup(BuiltinsWithOptions(nil, Options{Shell: DefaultShell}), c.tool) // TestPowerShellArgvAndDescription: the others
 		st, sum := tl.Describe(json.RawMessage(c.input))
 		if st != c.status || !strings.Contains(sum, c.inSummary) {
 			t.Errorf("%s: got %q / %q", c.tool, st, sum)
@@ -135,7 +136,7 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("summary %q", res.Summary)
 	}
 	// absolute path inside the workspace
-	res = mustRun(t, env, "read_file", `{"path":"`+filepath.Join(ws, "app/main.go")+`","offset":10,"limit":3}`)
+	res = mustRun(t, env, "read_file", `{"path":`+jsonString(filepath.Join(ws, "app/main.go"))+`,"offset":10,"limit":3}`)
 	if res.Output != "    10\tline 10\n    11\tline 11\n    12\tline 12\n[… file continues; read more with offset=13]\n" || !res.Truncated {
 		t.Errorf("offset/limit output %q", res.Output)
 	}
@@ -187,7 +188,7 @@ func TestWriteFile(t *testing.T) {
 	os.Chmod(p, 0o750)
 	res = mustRun(t, env, "write_file", `{"path":"run.sh","content":"#!/bin/sh\necho hi\n"}`)
 	fi, _ := os.Stat(p)
-	if fi.Mode().Perm() != 0o750 || !strings.Contains(res.Summary, "Overwrote") {
+	if (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o750) || !strings.Contains(res.Summary, "Overwrote") { // no mode bits on Windows
 		t.Errorf("mode %v, summary %q", fi.Mode(), res.Summary)
 	}
 	entries, _ := os.ReadDir(ws)
@@ -223,7 +224,7 @@ func TestEditFile(t *testing.T) {
 	if want := strings.Replace(orig, "func main() {", "func main() {\n\t// start", 1); string(b) != want {
 		t.Errorf("content %q", b)
 	}
-	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o755 {
+	if fi, _ := os.Stat(p); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o755 {
 		t.Errorf("mode not kept: %v", fi.Mode())
 	}
 	before, _ := os.ReadFile(p)
@@ -295,5 +296,32 @@ func TestIsWriteTemp(t *testing.T) {
 		if !IsWriteTemp(filepath.Base(f.Name())) {
 			t.Fatalf("IsWriteTemp(%q) = false", filepath.Base(f.Name()))
 		}
+	}
+}
+
+// A file with CRLF line endings (made on Windows) is edited with the
+// model's "\n" text and keeps CRLF throughout; the preview finds the spot
+// too. A file mixing both is edited only where the text matches as given.
+func TestEditKeepsCRLF(t *testing.T) {
+	ws := t.TempDir()
+	env := Env{Workspace: ws}
+	p := filepath.Join(ws, "win.txt")
+	if err := os.WriteFile(p, []byte("one\r\ntwo\r\nthree\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	input := `{"path":"win.txt","old":"two\nthree\n","new":"2\n3\n4\n"}`
+	if spot, ok := FindEdit(env, json.RawMessage(input), 3); !ok || spot.Line != 2 {
+		t.Errorf("preview %+v %v", spot, ok)
+	}
+	mustRun(t, env, "edit_file", input)
+	if b, _ := os.ReadFile(p); string(b) != "one\r\n2\r\n3\r\n4\r\n" {
+		t.Errorf("content %q", b)
+	}
+	if err := os.WriteFile(p, []byte("a\nb\r\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, env, "edit_file", `{"path":"win.txt","old":"a\n","new":"A\n"}`)
+	if b, _ := os.ReadFile(p); string(b) != "A\nb\r\nc\n" {
+		t.Errorf("mixed content %q", b)
 	}
 }

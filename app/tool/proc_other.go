@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package tool
 
@@ -13,11 +13,6 @@ type procGroup struct {
 	shellDone chan struct{}
 	groupDone chan struct{}
 }
-
-// MarkerEnv is the environment variable that marks a bash call's processes.
-const MarkerEnv = "AGENTHUB_TOOL_CALL"
-
-func newMarker() string { return "" }
 
 func startGroup(cmd *exec.Cmd, marker string) (*procGroup, error) {
 	return nil, errors.New("the bash tool needs a Unix system (process groups)")

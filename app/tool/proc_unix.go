@@ -3,8 +3,6 @@
 package tool
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,19 +42,8 @@ type procGroup struct {
 	known    map[int]uint64 // marked processes seen: pid → start time
 }
 
-// MarkerEnv is the environment variable that marks every process a bash
-// call starts (value: a random per-call token).
-const MarkerEnv = "AGENTHUB_TOOL_CALL"
-
 // scanInterval is how often the scanner looks for marked processes.
 const scanInterval = 250 * time.Millisecond
-
-// newMarker returns a fresh per-call marker value.
-func newMarker() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // startGroup starts cmd as the leader of a new session (and so of a new
 // process group): it has no controlling terminal, so nothing it starts can

@@ -37,7 +37,7 @@ func TestDataDirInWorkspaceIsOffLimits(t *testing.T) {
 	for _, c := range []struct{ tool, input string }{
 		{"write_file", `{"path":".local/share/agenthub/settings.json","content":"{\"mcp_servers\":{\"x\":{\"command\":\"sh\"}}}"}`},
 		{"write_file", `{"path":"cfg/permissions.json","content":"[{\"tool\":\"*\",\"action\":\"allow\"}]"}`},
-		{"write_file", `{"path":"` + filepath.Join(data, "new.json") + `","content":"x"}`},
+		{"write_file", `{"path":` + jsonString(filepath.Join(data, "new.json")) + `,"content":"x"}`},
 		{"write_file", `{"path":".local/share/agenthub/sub/new.json","content":"x"}`},
 		{"edit_file", `{"path":"cfg/settings.json","old":"{}","new":"{\"x\":1}"}`},
 		{"read_file", `{"path":".local/share/agenthub/secrets.json"}`},

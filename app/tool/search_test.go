@@ -17,7 +17,10 @@ import (
 
 func searchTree(t *testing.T) string {
 	t.Helper()
-	ws, _ := sandbox(t)
+	ws, _, links := sandbox(t)
+	if !links {
+		t.Skip("the search results expected include sandbox's links; this system makes none")
+	}
 	files := map[string]string{
 		"main.go":             "package main // TODO one\n",
 		"app/a.go":            "package app\n// TODO two\n// todo lower\n",

@@ -186,7 +186,9 @@ type Options struct {
 	// first HeadBytes and the last TailBytes. Defaults 8 KiB and 24 KiB.
 	HeadBytes int
 	TailBytes int
-	// Shell is the shell bash runs as `Shell -c command`. Default /bin/bash.
+	// Shell is the shell bash runs as `Shell -c command` (a PowerShell:
+	// shellArgv). Default /bin/bash; on Windows Git for Windows' bash,
+	// else Windows PowerShell (defaultShell).
 	Shell string
 	// LogBytes is --tool-output-log: at most this much of one call's output
 	// is streamed through Env.Output; the rest is announced at the end by
@@ -232,7 +234,7 @@ const (
 	DefaultFlushBytes    = 8 << 10
 	DefaultHeadBytes     = 8 << 10
 	DefaultTailBytes     = 24 << 10
-	DefaultShell         = "/bin/bash"
+	DefaultShell         = "/bin/bash" // on Unix; Windows: defaultShell
 	DefaultLogBytes      = 4 << 20
 	DefaultFileMaxBytes  = 64 << 20
 	DefaultBashTimeout   = 120 * time.Second
@@ -256,7 +258,7 @@ func (o Options) withDefaults() Options {
 		o.TailBytes = DefaultTailBytes
 	}
 	if o.Shell == "" {
-		o.Shell = DefaultShell
+		o.Shell = defaultShell()
 	}
 	if o.LogBytes <= 0 {
 		o.LogBytes = DefaultLogBytes
@@ -275,7 +277,7 @@ func Builtins(d Delegator) []Tool { return BuiltinsWithOptions(d, Options{}) }
 func BuiltinsWithOptions(d Delegator, opts Options) []Tool {
 	o := opts.withDefaults()
 	return []Tool{
-		&bashTool{spec: bashSpec, opts: o},
+		&bashTool{spec: bashSpec(o.Shell), opts: o},
 		readFileTool{readFileSpec},
 		writeFileTool{writeFileSpec},
 		editFileTool{editFileSpec},

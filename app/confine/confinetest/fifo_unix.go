@@ -8,6 +8,15 @@ import (
 	"testing"
 )
 
+// MakeFIFO makes a FIFO at path (mode 0600) or fails t; on Windows, which
+// has no FIFOs in the file system, it skips t.
+func MakeFIFO(t testing.TB, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // NoFIFOReader runs f, which must return without opening the FIFO at path
 // for reading. It synchronises on f's return, never on time: while f runs,
 // it probes the FIFO with a non-blocking open for writing, which succeeds

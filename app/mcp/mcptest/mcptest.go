@@ -8,8 +8,10 @@
 //     unless ignore_cancel, when it keeps sending progress.
 //   - fail {}: a tool error result ("it failed on purpose").
 //   - crash {}: writes "crashing on purpose" to stderr and exits 3 (stdio).
-//   - spawn {}: starts a child `sleep 300` in the server's process group
-//     and answers its pid (orphan tests).
+//   - spawn {}: starts a child that sleeps 300 s (the server's binary
+//     re-executed with EnvServe=sleep) in the server's process group and
+//     answers its pid (orphan tests).
+//   - pid {}: answers the server's own pid.
 //   - add_tool {}: adds the tool "late" (notifications/tools/list_changed).
 //   - header {name} (HTTP only): answers the request header's value, so a
 //     test sees what headers the client sent.
@@ -39,13 +41,24 @@ import (
 )
 
 // EnvServe, set to "stdio" in the environment of a test binary that calls
-// ServeIfAsked first, makes it serve MCP over stdin/stdout and exit.
+// ServeIfAsked first, makes it serve MCP over stdin/stdout and exit; set to
+// "sleep", it sleeps 300 s (the spawn tool's child, on every platform); set
+// to "fail", it writes "cannot start: no config" to stderr and exits 7 (a
+// server that cannot start).
 const EnvServe = "AGENTHUB_MCPTEST"
 
 // ServeIfAsked serves MCP over stdio and exits when EnvServe is "stdio";
 // otherwise it returns at once. Call it first in TestMain.
 func ServeIfAsked() {
-	if os.Getenv(EnvServe) != "stdio" {
+	switch os.Getenv(EnvServe) {
+	case "stdio":
+	case "sleep":
+		time.Sleep(300 * time.Second)
+		os.Exit(0)
+	case "fail":
+		fmt.Fprintln(os.Stderr, "cannot start: no config")
+		os.Exit(7)
+	default:
 		return
 	}
 	s := New()
@@ -134,12 +147,21 @@ func New() *sdk.Server {
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "spawn", Description: "Starts a child process that sleeps."},
 		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
-			c := exec.Command("sleep", "300")
+			self, err := os.Executable()
+			if err != nil {
+				return nil, nil, err
+			}
+			c := exec.Command(self)
+			c.Env = append(os.Environ(), EnvServe+"=sleep")
 			if err := c.Start(); err != nil {
 				return nil, nil, err
 			}
 			go func() { _ = c.Wait() }()
 			return text(strconv.Itoa(c.Process.Pid)), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "pid", Description: "Answers the server's pid."},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			return text(strconv.Itoa(os.Getpid())), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "add_tool", Description: "Adds the tool late."},
 		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {

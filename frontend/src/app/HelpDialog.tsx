@@ -1,6 +1,6 @@
 // The help dialog (? or the sidebar's help button): the keyboard shortcuts,
-// and About — the version, build commit, data folder and this launch's log
-// file.
+// and About — the version, build commit, data folder, what confines bash
+// here (on Windows and macOS: that nothing does) and this launch's log file.
 
 import { useEffect, useRef } from "react";
 import { Icon } from "./Icon";
@@ -48,6 +48,12 @@ export function HelpDialog({ onClose, info }: { onClose: () => void; info?: AppI
               <dd>
                 <code>{info.data_dir}</code>
               </dd>
+              {info.sandbox && (
+                <>
+                  <dt>Bash sandbox</dt>
+                  <dd data-testid="about-sandbox">{info.sandbox}</dd>
+                </>
+              )}
               {info.log_file && (
                 <>
                   <dt>Log file</dt>

@@ -17,6 +17,7 @@ describe("SessionSandbox", () => {
   it("tells an enforcing kernel from one that enforces nothing", () => {
     expect(sandboxEnforced(ENFORCED)).toBe(true);
     expect(sandboxEnforced("bash sandbox: nothing enforced (this kernel has no Landlock) — tool approvals are the only guard")).toBe(false);
+    expect(sandboxEnforced("bash sandbox: no sandbox on this system (Windows): bash runs with your rights — tool approvals are the only guard")).toBe(false);
     expect(sandboxEnforced("bash sandbox: off (--sandbox off) — tool approvals are the only guard")).toBe(false);
     expect(sandboxEnforced(undefined)).toBe(false);
   });

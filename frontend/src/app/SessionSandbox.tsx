@@ -8,7 +8,7 @@ import type { HubClient } from "../transport/hub";
 
 /** Whether the settings' sandbox line says bash is confined at all. */
 export function sandboxEnforced(line: string | undefined): boolean {
-  return !!line && !line.includes("nothing enforced") && !line.startsWith("bash sandbox: off");
+  return !!line && !line.includes("nothing enforced") && !line.includes("no sandbox on this system") && !line.startsWith("bash sandbox: off");
 }
 
 /** Props of SessionSandbox. */

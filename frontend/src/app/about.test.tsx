@@ -20,4 +20,14 @@ describe("About", () => {
       expect(about).toContain(want);
     }
   });
+
+  it("says plainly when this system has no sandbox (Windows, macOS)", () => {
+    const line = "bash sandbox: no sandbox on this system (Windows): bash runs with your rights — tool approvals are the only guard";
+    const info = parseInfo({
+      name: "Agent Hub", version: "0.9.1", mode: "desktop", data_dir: "C:\\Users\\u\\AppData\\Roaming\\agenthub",
+      provider: { configured: false, providers: [], sources: [] }, model: "", dashboard_url: "", workspace: "", sandbox: line,
+    });
+    act(() => dom.root.render(<HelpDialog info={info} onClose={() => {}} />));
+    expect(dom.host.querySelector("[data-testid=about-sandbox]")!.textContent).toBe(line);
+  });
 });

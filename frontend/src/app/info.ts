@@ -25,6 +25,8 @@ export interface AppInfo {
   /** The build's VCS revision; this launch's log file (absent when unknown / none). */
   commit?: string;
   log_file?: string;
+  /** One line on what confines bash here (the settings' sandbox line); absent from an older hub. */
+  sandbox?: string;
   /** Set when the app could not start its hub: the window shows it and the hint instead of the chat. */
   startup_error?: string;
   startup_hint?: string;
@@ -79,6 +81,7 @@ export function parseInfo(raw: unknown): AppInfo {
     workspace: typeof raw['workspace'] === 'string' ? raw['workspace'] : '',
     ...(typeof raw['commit'] === 'string' && raw['commit'] !== '' ? { commit: raw['commit'] } : {}),
     ...(typeof raw['log_file'] === 'string' && raw['log_file'] !== '' ? { log_file: raw['log_file'] } : {}),
+    ...(typeof raw['sandbox'] === 'string' && raw['sandbox'] !== '' ? { sandbox: raw['sandbox'] } : {}),
     ...(typeof raw['startup_error'] === 'string' && raw['startup_error'] !== '' ? { startup_error: raw['startup_error'] } : {}),
     ...(typeof raw['startup_hint'] === 'string' && raw['startup_hint'] !== '' ? { startup_hint: raw['startup_hint'] } : {}),
   };

@@ -11,6 +11,7 @@ export namespace app {
 	    workspace: string;
 	    commit?: string;
 	    log_file?: string;
+	    sandbox?: string;
 	    startup_error?: string;
 	    startup_hint?: string;
 	
@@ -30,6 +31,7 @@ export namespace app {
 	        this.workspace = source["workspace"];
 	        this.commit = source["commit"];
 	        this.log_file = source["log_file"];
+	        this.sandbox = source["sandbox"];
 	        this.startup_error = source["startup_error"];
 	        this.startup_hint = source["startup_hint"];
 	    }
