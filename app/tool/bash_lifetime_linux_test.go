@@ -4,6 +4,7 @@ import (
 	"context"
 	"syscall"
 	"testing"
+	"time"
 
 	sbx "agenthub/app/sandbox"
 	"agenthub/ipc/errclass"
@@ -42,7 +43,16 @@ func TestSandboxedBashNothingOutlivesTheCall(t *testing.T) {
 			t.Run(mode+"/"+name, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				_, done, _ := runAsyncWith(t, bash, ctx, c.cmd, c.timeout, 1)
+				timeout := c.timeout
+				if timeout > 0 {
+					// The timeout counts from the call's start, the sandbox's
+					// set-up included: it must leave the command time to print
+					// its line however loaded the machine is, so it is the
+					// case's 300 ms plus ten times a sandboxed `echo` timed now
+					// (300 ms alone ran out before the echo at load 16).
+					timeout += 10 * sandboxedEchoMS(t, bash)
+				}
+				_, done, _ := runAsyncWith(t, bash, ctx, c.cmd, timeout, 1)
 				if c.cancel {
 					cancel()
 				}
@@ -78,4 +88,17 @@ func TestSandboxOrphansOfADeadSupervisorAreSwept(t *testing.T) {
 	assertGone(t, pids[1:])
 	assertNoProcessWithArg(t, "100.320")
 	assertNoZombieChildren(t)
+}
+
+// sandboxedEchoMS is how long one `echo 1` through bash takes now, in
+// milliseconds (at least 1): the sandbox's set-up, the shell's start and
+// its end, on this machine under its current load.
+func sandboxedEchoMS(t *testing.T, bash Tool) int64 {
+	t.Helper()
+	start := time.Now()
+	_, done, _ := runAsyncWith(t, bash, context.Background(), "echo 1", 0, 1)
+	if err := <-done; err != nil {
+		t.Fatalf("a sandboxed echo: %v", err)
+	}
+	return time.Since(start).Milliseconds() + 1
 }
