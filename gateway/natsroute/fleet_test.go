@@ -2,6 +2,7 @@ package natsroute
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"agenthub/gateway/natsroute/natstest"
 	"agenthub/gateway/wire"
+
+	"github.com/nats-io/nats.go"
 )
 
 // sendN sends n numbered messages from d to `to`.
@@ -267,4 +270,37 @@ func TestNATSUnreachable(t *testing.T) {
 			t.Fatal("nothing after healing")
 		}
 	}
+}
+
+// TestRetryIsDeliveredOnce: a lane retries a message whose acknowledgement
+// was lost (the holder delivered it, the reply never came back); the
+// holder acknowledges the retry without delivering it again. Here the
+// retries are sent by hand on the device's subject, as a lane would.
+func TestRetryIsDeliveredOnce(t *testing.T) {
+	cl := startCluster(t, 1)
+	a := startInstance(t, "a", cl.URL(0), Options{})
+	hub := dial(t, a.url, "hub-1", wire.TypeHub)
+	hub.ready(t)
+	nc, err := nats.Connect(cl.URL(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	send := func(seq, n int) {
+		t.Helper()
+		data, _ := json.Marshal(wire.RoutedMessage{ID: fmt.Sprint("m", n), From: "phone-1", To: "hub-1", Action: "count", Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))})
+		m := &nats.Msg{Subject: a.fleet.subject(keyOf("hub-1")), Data: data, Header: nats.Header{}}
+		m.Header.Set(hdrLane, "lane-1")
+		m.Header.Set(hdrSeq, fmt.Sprint(seq))
+		reply, err := nc.RequestMsg(m, 10*time.Second)
+		if err != nil || string(reply.Data) != replyOK {
+			t.Fatalf("seq %d: %v %v", seq, reply, err)
+		}
+	}
+	send(1, 0)
+	send(1, 0) // the retry
+	send(2, 1)
+	send(1, 0) // a very late one
+	send(3, 2)
+	expectN(t, hub, 0, 3)
 }
