@@ -31,11 +31,11 @@ type Config struct {
 	WebSocketOnly bool
 	// NATS joins a fleet of gateways (package natsroute): the cluster's
 	// URLs, comma-separated; empty: this process alone. NATSCreds is a
-	// credentials file, NATSCA a CA bundle for tls:// URLs, NATSCert and
+	// credentials file, NATSNKey an nkey seed file, NATSCA a CA bundle for tls:// URLs, NATSCert and
 	// NATSKey a client certificate; NATSReplicas the registrations
 	// bucket's replicas (0: up to 3).
-	NATS, NATSCreds, NATSCA, NATSCert, NATSKey string
-	NATSReplicas                               int
+	NATS, NATSCreds, NATSNKey, NATSCA, NATSCert, NATSKey string
+	NATSReplicas                                         int
 }
 
 // ParseFlags reads the sub-command's flags (args without "gateway").
@@ -52,6 +52,7 @@ func ParseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.WebSocketOnly, "websocket-only", false, "refuse HTTP long-polling (a load balancer then needs no sticky sessions)")
 	fs.StringVar(&cfg.NATS, "nats", "", "join a fleet of gateways through NATS at `URLS` (comma-separated nats:// or tls://)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials `FILE` (JWT and nkey seed) of the gateways' user")
+	fs.StringVar(&cfg.NATSNKey, "nats-nkey", "", "NATS nkey seed `FILE` of the gateways' user (a server-configured account)")
 	fs.StringVar(&cfg.NATSCA, "nats-ca", "", "CA bundle `FILE` that signed the NATS servers' certificates")
 	fs.StringVar(&cfg.NATSCert, "nats-cert", "", "client certificate `FILE` for NATS (with --nats-key)")
 	fs.StringVar(&cfg.NATSKey, "nats-key", "", "client key `FILE` for NATS")
@@ -76,7 +77,9 @@ func ParseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
 		err = fmt.Errorf("--max-message %d: at least 1 MiB", cfg.MaxMessageBytes)
 	case (cfg.NATSCert == "") != (cfg.NATSKey == ""):
 		err = errors.New("--nats-cert and --nats-key go together")
-	case cfg.NATS == "" && (cfg.NATSCreds != "" || cfg.NATSCA != "" || cfg.NATSCert != "" || cfg.NATSReplicas != 0):
+	case cfg.NATSCreds != "" && cfg.NATSNKey != "":
+		err = errors.New("--nats-creds or --nats-nkey, not both")
+	case cfg.NATS == "" && (cfg.NATSCreds != "" || cfg.NATSNKey != "" || cfg.NATSCA != "" || cfg.NATSCert != "" || cfg.NATSReplicas != 0):
 		err = errors.New("the --nats-* flags need --nats")
 	}
 	if err == nil {

@@ -47,9 +47,10 @@ type Options struct {
 	// (nats://, tls://); the client discovers the rest of the cluster.
 	URL string
 	// CredsFile is a NATS credentials file (JWT and nkey seed) for the
-	// gateway's user; CAFile, CertFile and KeyFile set TLS (a private CA, a
+	// gateway's user, NKeyFile an nkey seed file (a user of the server's
+	// own accounts); CAFile, CertFile and KeyFile set TLS (a private CA, a
 	// client certificate). Empty: none.
-	CredsFile, CAFile, CertFile, KeyFile string
+	CredsFile, NKeyFile, CAFile, CertFile, KeyFile string
 	// Name names this instance in NATS and in the registrations (default
 	// the host name and a random suffix).
 	Name string
@@ -190,6 +191,14 @@ func Connect(ctx context.Context, opts Options) (*Fleet, error) {
 	}
 	if opts.CredsFile != "" {
 		nopts = append(nopts, nats.UserCredentials(opts.CredsFile))
+	}
+	if opts.NKeyFile != "" {
+		o, err := nats.NkeyOptionFromSeed(opts.NKeyFile)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("natsroute: nkey: %w", err)
+		}
+		nopts = append(nopts, o)
 	}
 	if opts.CAFile != "" {
 		nopts = append(nopts, nats.RootCAs(opts.CAFile))

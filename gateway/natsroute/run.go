@@ -18,7 +18,7 @@ func Run(ctx context.Context, cfg gateway.Config, assets fs.FS, stdout io.Writer
 	if cfg.NATS == "" {
 		return gateway.Run(ctx, cfg, assets, stdout, log)
 	}
-	f, err := Connect(ctx, Options{URL: cfg.NATS, CredsFile: cfg.NATSCreds, CAFile: cfg.NATSCA, CertFile: cfg.NATSCert,
+	f, err := Connect(ctx, Options{URL: cfg.NATS, CredsFile: cfg.NATSCreds, NKeyFile: cfg.NATSNKey, CAFile: cfg.NATSCA, CertFile: cfg.NATSCert,
 		KeyFile: cfg.NATSKey, Replicas: cfg.NATSReplicas, Logger: log})
 	if err != nil {
 		return err
