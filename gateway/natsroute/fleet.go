@@ -378,6 +378,13 @@ func (f *Fleet) claim(ctx context.Context, e *entry, info wire.DeviceInfo) error
 	cctx, cancel := context.WithTimeout(ctx, f.opts.AttemptTimeout)
 	defer cancel()
 	rev, err := f.kv.Create(cctx, e.key, val)
+	if err != nil {
+		// The create may have been made and only its answer lost (a slow
+		// or failing-over node): the claim is ours if it holds our value.
+		if r, ok := f.ours(e); ok {
+			rev, err = r, nil
+		}
+	}
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
 		return gateway.ErrDeviceInUse
@@ -429,7 +436,13 @@ func (f *Fleet) unclaim(e *entry) {
 	e.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), f.opts.AttemptTimeout)
 	defer cancel()
-	if err := f.kv.Delete(ctx, e.key, jetstream.LastRevision(rev)); err != nil {
+	err := f.kv.Delete(ctx, e.key, jetstream.LastRevision(rev))
+	if err != nil {
+		if r, ok := f.ours(e); ok && r != rev { // a renewal whose answer was lost
+			err = f.kv.Delete(ctx, e.key, jetstream.LastRevision(r))
+		}
+	}
+	if err != nil {
 		f.log.Debug("gateway fleet: release", "device", e.conn.Info().DeviceID, "err", err)
 	}
 }
@@ -497,70 +510,4 @@ func (f *Fleet) registered(ctx context.Context, key string) (bool, error) {
 		return false, nil
 	}
 	return false, err
-}
-
-// renew keeps this instance's claims alive every TTL/3 (and at once after
-// a reconnection). A claim found taken by another connection — this
-// instance was cut off for longer than the TTL and the device registered
-// elsewhere — is given up: its socket is dropped.
-func (f *Fleet) renew() {
-	defer f.wg.Done()
-	t := time.NewTicker(f.opts.TTL / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-f.ctx.Done():
-			return
-		case <-t.C:
-		case <-f.kick:
-		}
-		f.mu.Lock()
-		es := make([]*entry, 0, len(f.local))
-		for _, e := range f.local {
-			if e.claimed() {
-				es = append(es, e)
-			}
-		}
-		f.mu.Unlock()
-		for _, e := range es {
-			if up, _, _ := f.connected(); !up || f.ctx.Err() != nil {
-				break
-			}
-			f.renewOne(e)
-		}
-	}
-}
-
-func (f *Fleet) renewOne(e *entry) {
-	ctx, cancel := context.WithTimeout(f.ctx, f.opts.AttemptTimeout)
-	defer cancel()
-	e.mu.Lock()
-	rev := e.rev
-	e.mu.Unlock()
-	next, err := f.kv.Update(ctx, e.key, e.val, rev)
-	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		// Expired (or taken): claim it again if it is free.
-		next, err = f.kv.Create(ctx, e.key, e.val)
-		if errors.Is(err, jetstream.ErrKeyExists) {
-			id := e.conn.Info().DeviceID
-			f.mu.Lock()
-			mine := f.local[id] == e
-			if mine {
-				delete(f.local, id)
-			}
-			f.mu.Unlock()
-			if mine {
-				e.unsubscribe()
-				e.conn.Drop("its registration expired while this gateway was cut off from NATS and another connection holds the id now")
-			}
-			return
-		}
-	}
-	if err != nil {
-		f.log.Warn("gateway fleet: renew", "device", e.conn.Info().DeviceID, "err", err)
-		return
-	}
-	e.mu.Lock()
-	e.rev = next
-	e.mu.Unlock()
 }

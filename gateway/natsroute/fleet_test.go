@@ -1,6 +1,7 @@
 package natsroute
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -303,4 +304,60 @@ func TestRetryIsDeliveredOnce(t *testing.T) {
 	send(1, 0) // a very late one
 	send(3, 2)
 	expectN(t, hub, 0, 3)
+}
+
+// TestLostAnswerKeepsTheClaim: a renewal (or a claim) that NATS made but
+// whose answer never came back — a slow node, a timeout under load — must
+// not cost the device its registration: the next renewal finds the
+// bucket's revision ahead of the instance's, sees the claim is still its
+// own and keeps it (rather than dropping the socket as if another
+// connection held the id); and a release after such a renewal still
+// deletes the claim at once (rather than leaving the id taken for the
+// TTL). The lost answer is made here by renewing behind the fleet's back.
+func TestLostAnswerKeepsTheClaim(t *testing.T) {
+	cl := startCluster(t, 1)
+	opts := Options{TTL: 10 * time.Minute}
+	a := startInstance(t, "a", cl.URL(0), opts)
+	b := startInstance(t, "b", cl.URL(0), opts)
+	hub, phone := hubAndPhone(t, a, b)
+	a.fleet.mu.Lock()
+	e := a.fleet.local["hub-1"]
+	a.fleet.mu.Unlock()
+	renewBehindTheBack := func() uint64 {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		kve, err := a.fleet.kv.Get(ctx, e.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev, err := a.fleet.kv.Update(ctx, e.key, kve.Value(), kve.Revision())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rev
+	}
+	rev := renewBehindTheBack()
+	a.fleet.kick <- struct{}{}
+	for {
+		a.fleet.mu.Lock()
+		held := a.fleet.local["hub-1"] == e
+		a.fleet.mu.Unlock()
+		e.mu.Lock()
+		adopted := e.rev >= rev
+		e.mu.Unlock()
+		if !held {
+			t.Fatal("the renewal dropped the device over its own lost answer")
+		}
+		if adopted {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sendN(t, phone, "hub-1", 0, 5)
+	expectN(t, hub, 0, 5)
+
+	renewBehindTheBack()
+	hub.Close()
+	waitFree(t, a, "hub-1")
 }
