@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -44,13 +45,30 @@ func (f *Fleet) renew() {
 			}
 		}
 		f.mu.Unlock()
-		for _, e := range es {
-			if up, _, _ := f.connected(); !up || f.ctx.Err() != nil {
-				break
-			}
-			f.renewOne(e)
-		}
+		f.renewAll(es)
 	}
+}
+
+// renewParallel bounds the renewals in flight: a pass over a thousand
+// claims must take a fraction of the TTL even when each waits on a slow
+// node, or the claims would lapse under load.
+const renewParallel = 32
+
+// renewAll renews es, renewParallel at a time, and waits for all of them.
+func (f *Fleet) renewAll(es []*entry) {
+	sem := make(chan struct{}, renewParallel)
+	var wg sync.WaitGroup
+	for _, e := range es {
+		if up, _, _ := f.connected(); !up || f.ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			f.renewOne(e)
+		})
+	}
+	wg.Wait()
 }
 
 func (f *Fleet) renewOne(e *entry) {
