@@ -22,6 +22,7 @@ import (
 	"agenthub/app/window"
 	"agenthub/frontend"
 	"agenthub/gateway"
+	"agenthub/gateway/natsroute"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -71,7 +72,7 @@ func runGateway(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := gateway.Run(ctx, cfg, assets, os.Stdout, log); err != nil {
+	if err := natsroute.Run(ctx, cfg, assets, os.Stdout, log); err != nil {
 		fmt.Fprintf(os.Stderr, "agenthub gateway: %v\n", err)
 		return 1
 	}

@@ -34,10 +34,17 @@ var gatewayLine = regexp.MustCompile(`^gateway: (http://127\.0\.0\.1:\d+)$`)
 // gwTarget is Agent Hub read through a gateway.
 type gwTarget struct {
 	hub     *hubTarget
-	gw      *proc
+	gw      *proc // nil: the gateways are someone else's (the fleet's)
 	url     string
 	hubID   string
 	devices []*gwDevice // paired once, reused by every run
+	// label names the target (default: through the gateway); prefix the
+	// devices' ids (default bench-); spread, when set, are the gateways
+	// the devices connect to in turn instead of url; buffer each device's
+	// frame queue (default 1<<16).
+	label, prefix string
+	spread        []string
+	buffer        int
 }
 
 // gwDevice is one paired reading device.
@@ -60,14 +67,25 @@ func startGatewayTarget(ctx context.Context, bin, upstream, root string, prov *p
 	return &gwTarget{hub: hub, gw: gw, url: m[1]}, nil
 }
 
-func (g *gwTarget) name() string { return "Agent Hub through the gateway (loopback)" }
-func (g *gwTarget) pid() int     { return g.hub.pid() }
+func (g *gwTarget) name() string {
+	if g.label != "" {
+		return g.label
+	}
+	return "Agent Hub through the gateway (loopback)"
+}
+func (g *gwTarget) pid() int { return g.hub.pid() }
 func (g *gwTarget) stop() {
+	g.closeDevices()
+	g.hub.stop()
+	if g.gw != nil {
+		g.gw.stop()
+	}
+}
+
+func (g *gwTarget) closeDevices() {
 	for _, d := range g.devices {
 		d.c.Close()
 	}
-	g.hub.stop()
-	g.gw.stop()
 }
 
 // rpc calls a hub method on its dashboard (the hub's own user).
@@ -100,10 +118,20 @@ func (g *gwTarget) pair(ctx context.Context) error {
 		return err
 	}
 	g.hubID = pv.HubID
-	d := &gwDevice{frames: make(chan wire.RoutedMessage, 1<<16)}
+	buffer, prefix, addr := g.buffer, g.prefix, g.url
+	if buffer == 0 {
+		buffer = 1 << 16
+	}
+	if prefix == "" {
+		prefix = "bench-"
+	}
+	if len(g.spread) > 0 {
+		addr = g.spread[len(g.devices)%len(g.spread)]
+	}
+	d := &gwDevice{frames: make(chan wire.RoutedMessage, buffer)}
 	verified := make(chan struct{}, 4)
-	id := fmt.Sprintf("bench-%03d", len(g.devices))
-	c, err := gwclient.New(gwclient.Options{URL: g.url, DeviceID: id, DeviceType: wire.TypeClient, HubID: pv.HubID, Token: pv.Token,
+	id := fmt.Sprintf("%s%03d", prefix, len(g.devices))
+	c, err := gwclient.New(gwclient.Options{URL: addr, DeviceID: id, DeviceType: wire.TypeClient, HubID: pv.HubID, Token: pv.Token,
 		ReconnectDelay: 50 * time.Millisecond, ConnectTimeout: 2 * time.Second},
 		gwclient.Callbacks{OnMessage: func(m wire.RoutedMessage) { d.frames <- m }, OnVerified: func(gwclient.VerifyResult) { verified <- struct{}{} }})
 	if err != nil {

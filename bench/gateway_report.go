@@ -24,6 +24,7 @@ type gatewayRuns struct {
 	gwBurst          run
 	floorBurst       run
 	many             run
+	fleet            *fleetRuns
 }
 
 // measureGateway runs the gateway section in one run: the local port of
@@ -60,6 +61,9 @@ func measureGateway(ctx context.Context, bin, upstream, root string, prov *provi
 			return nil, err
 		}
 		*s.out = r
+	}
+	if g.fleet, err = measureFleet(ctx, bin, upstream, root, prov, quick); err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	g.ended = time.Now()
 	return g, nil
@@ -119,5 +123,8 @@ func (g *gatewayRuns) write(dir string, quick bool) error {
 	}
 	p("")
 	p("Every reader checks that each delta arrives once and in log order (a duplicate fails the run).")
+	if g.fleet != nil {
+		g.fleet.write(&w)
+	}
 	return os.WriteFile(filepath.Join(dir, "benchmarks-gateway.md"), []byte(w.String()), 0o644)
 }

@@ -15,6 +15,10 @@ var ErrDeviceInUse = errors.New("device id already in use")
 // ErrDeviceNotFound: no connection holds the device id.
 var ErrDeviceNotFound = errors.New("device not found")
 
+// ErrUnreachable: the device may be connected elsewhere in the fleet, but
+// the fleet cannot be reached to deliver to it (or to tell).
+var ErrUnreachable = errors.New("device not reachable")
+
 // Conn is one device's socket on this gateway instance, as the registry
 // and the router see it.
 type Conn interface {
@@ -25,6 +29,14 @@ type Conn interface {
 	// Deliver emits `receive` with msg to the device. It does not block on
 	// the network (the socket buffers) and fails only once the socket closed.
 	Deliver(msg wire.RoutedMessage) error
+	// SendFailed tells the device that a message it sent was not delivered
+	// (send_error; ErrDeviceNotFound and ErrUnreachable map to
+	// DEVICE_NOT_FOUND): a Router that delivers after Route returned reports
+	// a late failure here.
+	SendFailed(msg wire.RoutedMessage, err error)
+	// Drop disconnects the device (its registration was lost to another
+	// connection); it reconnects and registers again.
+	Drop(reason string)
 }
 
 // Registry holds which device ids are taken. One id has at most one
@@ -43,9 +55,12 @@ type Registry interface {
 // Router delivers a message to the connection holding its `to` device id,
 // wherever that connection is: ErrDeviceNotFound when none does. It keeps
 // nothing: a message for a device that is not connected is refused, never
-// queued.
+// queued for later. Messages of one sender to one recipient arrive in the
+// order Route was called. A Router may deliver after Route returned nil
+// (another gateway instance holds the recipient); a failure found then is
+// reported through from.SendFailed.
 type Router interface {
-	Route(ctx context.Context, msg wire.RoutedMessage) error
+	Route(ctx context.Context, from Conn, msg wire.RoutedMessage) error
 }
 
 // Local is the in-memory Registry and Router of one gateway process.
@@ -96,8 +111,8 @@ func (l *Local) Devices(context.Context) ([]wire.DeviceInfo, error) {
 	return out, nil
 }
 
-// Route implements Router.
-func (l *Local) Route(_ context.Context, msg wire.RoutedMessage) error {
+// Route implements Router: delivery is done (or refused) when it returns.
+func (l *Local) Route(_ context.Context, _ Conn, msg wire.RoutedMessage) error {
 	l.mu.RLock()
 	c, ok := l.conns[msg.To]
 	l.mu.RUnlock()

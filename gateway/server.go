@@ -23,7 +23,9 @@ import (
 
 	"agenthub/gateway/wire"
 
+	"github.com/zishang520/socket.io/servers/engine/v3/transports"
 	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
 )
 
 // Defaults of Options.
@@ -54,6 +56,9 @@ type Options struct {
 	MaxMessageBytes int
 	// PingInterval and PingTimeout are Engine.IO's heartbeat (0: defaults).
 	PingInterval, PingTimeout time.Duration
+	// WebSocketOnly refuses HTTP long-polling: every Engine.IO session is
+	// one WebSocket, so a load balancer needs no sticky sessions.
+	WebSocketOnly bool
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -104,6 +109,9 @@ func New(opts Options) *Server {
 	so.SetMaxHttpBufferSize(int64(maxBytes))
 	so.SetPingInterval(ping)
 	so.SetPingTimeout(pingTimeout)
+	if opts.WebSocketOnly {
+		so.SetTransports(types.NewSet[transports.TransportCtor](&transports.WebSocketBuilder{}))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{io: socket.NewServer(nil, so), reg: reg, router: router, log: log, ctx: ctx, cancel: cancel}
 	_ = s.io.On("connection", func(args ...any) {
@@ -152,6 +160,7 @@ type conn struct {
 	sock *socket.Socket
 	info wire.DeviceInfo
 	id   string
+	log  *slog.Logger
 	gone atomic.Bool
 }
 
@@ -168,6 +177,29 @@ func (c *conn) Deliver(msg wire.RoutedMessage) error {
 		return fmt.Errorf("gateway: encode message %s: %w", msg.ID, err)
 	}
 	return c.sock.Emit(wire.EventReceive, json.RawMessage(b))
+}
+
+// SendFailed implements Conn.
+func (c *conn) SendFailed(msg wire.RoutedMessage, err error) {
+	code, why := sendErrorOf(msg, err)
+	_ = c.sock.Emit(wire.EventSendError, wire.SendError{MessageID: msg.ID, Error: why, Code: code})
+}
+
+// Drop implements Conn.
+func (c *conn) Drop(reason string) {
+	c.log.Warn("gateway: device dropped", "device", c.info.DeviceID, "reason", reason)
+	c.sock.Disconnect(true)
+}
+
+// sendErrorOf is the send_error code and text for a routing failure.
+func sendErrorOf(msg wire.RoutedMessage, err error) (code, why string) {
+	switch {
+	case errors.Is(err, ErrDeviceNotFound):
+		return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not found", msg.To)
+	case errors.Is(err, ErrUnreachable):
+		return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not reachable: %v", msg.To, err)
+	}
+	return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not reachable", msg.To)
 }
 
 // connect registers a new socket under its handshake's deviceId, or tells
@@ -192,7 +224,7 @@ func (s *Server) connect(sock *socket.Socket) {
 		refuse(fmt.Sprintf("invalid deviceType %q: want client, hub or agent", info.DeviceType))
 		return
 	}
-	c := &conn{sock: sock, info: info, id: fmt.Sprintf("%s.%d", sock.Id(), s.nextConn.Add(1))}
+	c := &conn{sock: sock, info: info, id: fmt.Sprintf("%s.%d", sock.Id(), s.nextConn.Add(1)), log: s.log}
 	if err := s.reg.Register(s.ctx, c); err != nil {
 		if errors.Is(err, ErrDeviceInUse) {
 			refuse(wire.ErrTextInUse)
@@ -255,13 +287,11 @@ func (s *Server) send(c *conn, args []any) {
 	}
 	msg.FromConn = c.id
 	s.log.Debug("gateway: route", "id", msg.ID, "from", msg.From, "to", msg.To, "action", msg.Action)
-	switch err := s.router.Route(s.ctx, msg); {
-	case err == nil:
-	case errors.Is(err, ErrDeviceNotFound):
-		fail(wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not found", msg.To))
-	default:
-		s.log.Warn("gateway: route failed", "from", msg.From, "to", msg.To, "err", err)
-		fail(wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not reachable", msg.To))
+	if err := s.router.Route(s.ctx, c, msg); err != nil {
+		if !errors.Is(err, ErrDeviceNotFound) {
+			s.log.Warn("gateway: route failed", "from", msg.From, "to", msg.To, "err", err)
+		}
+		c.SendFailed(msg, err)
 	}
 }
 

@@ -202,9 +202,9 @@ func TestValidateURL(t *testing.T) {
 // the sender's message as it came).
 type unstamped struct{ *gateway.Local }
 
-func (u unstamped) Route(ctx context.Context, m wire.RoutedMessage) error {
+func (u unstamped) Route(ctx context.Context, from gateway.Conn, m wire.RoutedMessage) error {
 	m.FromConn = ""
-	return u.Local.Route(ctx, m)
+	return u.Local.Route(ctx, from, m)
 }
 
 // TestUnstampedGatewayEndsSessionsOfDepartedDevices: behind a gateway that
