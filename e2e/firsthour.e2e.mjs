@@ -45,7 +45,7 @@ async function oneSaveModel(page, shot) {
   await page.locator('.settings-footer button', { hasText: 'Save' }).click();
   await page.locator('.settings-footer', { hasText: 'Saved.' }).waitFor({ timeout: T });
   await block.locator('.mcp-server[data-server="t"][data-status="ready"]:not([data-pending])').waitFor({ timeout: T });
-  await server.locator('.mcp-state', { hasText: 'ready · 7 tools' }).waitFor({ timeout: T });
+  await server.locator('.mcp-state', { hasText: 'ready · 8 tools' }).waitFor({ timeout: T });
   await prices.locator('.rule[data-price="llama3.1"]:not([data-pending])').waitFor({ timeout: T });
   expect((await page.locator('.modal [data-testid="pending"]').count()) === 0, 'something is still marked not saved after Save');
 }

@@ -29,7 +29,7 @@ await runScenario('mcp', async ({ page, step, shot }) => {
   await page.locator('.settings-footer button', { hasText: 'Save' }).click();
   const server = block.locator('.mcp-server[data-server="t"][data-status="ready"]:not([data-pending])');
   await server.waitFor({ timeout: T });
-  await server.locator('.mcp-state', { hasText: 'ready · 7 tools' }).waitFor({ timeout: T });
+  await server.locator('.mcp-state', { hasText: 'ready · 8 tools' }).waitFor({ timeout: T });
   await server.locator('.mcp-tools', { hasText: 't__fast' }).waitFor({ timeout: T });
   await server.locator('.mcp-unsupported', { hasText: 'task_only' }).waitFor({ timeout: T });
   await shot('mcp-settings');

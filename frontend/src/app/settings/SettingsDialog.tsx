@@ -8,7 +8,7 @@
 // saves it with the one Save at the bottom. Closing with changes not saved
 // yet asks first (SettingsFooter).
 
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { sessionRecord } from "../../state";
 import type { AppController } from "../controller";
 import type { HubClient, SettingsView } from "../../transport/hub";
@@ -60,14 +60,20 @@ export function SettingsDialog({ hub, ctl, info, onClose }: SettingsDialogProps)
     };
   }, [hub]);
 
+  // What Escape reads is the state as last rendered, not as of the last
+  // effect: a key pressed between a Save's render and its effects must not
+  // ask about changes that are saved already.
+  const current = useRef({ dirty, confirming });
+  current.current = { dirty, confirming };
+
   /** Closes, or asks first when something is not saved yet. */
-  const requestClose = useCallback(() => (dirty ? setConfirming(true) : onClose()), [dirty, onClose]);
+  const requestClose = useCallback(() => (current.current.dirty ? setConfirming(true) : onClose()), [onClose]);
 
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && (confirming ? setConfirming(false) : requestClose());
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && (current.current.confirming ? setConfirming(false) : requestClose());
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [requestClose, confirming]);
+  }, [requestClose]);
 
   /** Saves what changed; resolves false when the hub refused it. */
   const apply = async (quiet: boolean): Promise<boolean> => {
