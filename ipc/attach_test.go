@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -394,7 +395,10 @@ func TestWorkerVisibility(t *testing.T) {
 }
 
 // §11.1.16 The snapshot/replay seam under concurrent appends: each client's
-// stream is exactly the log after its starting point.
+// stream is exactly the log after its starting point. Every client reads
+// as it goes, as a real one does (one that did not read for --client-stall
+// would rightly be closed: reading the clients one after another, the last
+// ones sat unread for over 5 s under -race at load 16).
 func TestSeamUnderConcurrentAppends(t *testing.T) {
 	b, db := newTestBus(t, Options{ClientQueue: 100000})
 	ctx := context.Background()
@@ -409,29 +413,65 @@ func TestSeamUnderConcurrentAppends(t *testing.T) {
 		}
 	}()
 	type client struct {
-		sub   *Subscription
 		after ulid.ULID
+		got   chan []Event // what it read, up to the "end" delta; nil on error
+		err   chan error
+	}
+	read := func(sub *Subscription, c client) {
+		var evs []Event
+		for {
+			f, err := receive(sub)
+			if err != nil {
+				c.err <- fmt.Errorf("client after %s, %d events read: %w", c.after, len(evs), err)
+				return
+			}
+			var fr struct {
+				Event Event `json:"event"`
+			}
+			if err := json.Unmarshal(f.Data, &fr); err != nil {
+				c.err <- err
+				return
+			}
+			evs = append(evs, fr.Event)
+			if bytes.Contains(fr.Event.Payload, []byte(`"text":"end"`)) {
+				c.got <- evs
+				return
+			}
+		}
 	}
 	var clients []client
 	for i := 0; i < 10; i++ {
+		c := client{got: make(chan []Event, 1), err: make(chan error, 1)}
+		var sub *Subscription
 		if i%2 == 0 {
-			c := first[0].ID.String()
-			clients = append(clients, client{sub: subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &c}), after: first[0].ID})
+			since := first[0].ID.String()
+			sub, c.after = subscribe(t, b, SubscribeRequest{SessionID: "s", Since: &since}), first[0].ID
 		} else {
-			s := subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true})
+			sub = subscribe(t, b, SubscribeRequest{SessionID: "s", Snapshot: true})
 			var snap snapFrame
-			_ = json.Unmarshal(next(t, s).Data, &snap)
-			clients = append(clients, client{sub: s, after: ulid.MustParseStrict(*snap.SnapshotAtEventID)})
+			_ = json.Unmarshal(next(t, sub).Data, &snap)
+			c.after = ulid.MustParseStrict(*snap.SnapshotAtEventID)
 		}
+		go read(sub, c)
+		clients = append(clients, c)
 	}
 	<-done
 	last, _ := b.Commit(ctx, delta("s", "m", "end"))
 	for _, c := range clients {
+		var got []Event
+		select {
+		case got = <-c.got:
+		case err := <-c.err:
+			t.Fatal(err)
+		}
 		var want []ulid.ULID
 		_ = db.SessionEvents("s", c.after, func(r store.EventRecord) error { want = append(want, r.ID); return nil })
+		if len(got) != len(want) {
+			t.Fatalf("client after %s: %d events, the log has %d after it", c.after, len(got), len(want))
+		}
 		for i, id := range want {
-			if ev := nextEvent(t, c.sub); ev.ID != id {
-				t.Fatalf("client after %s: event %d = %s, want %s", c.after, i, ev.ID, id)
+			if got[i].ID != id {
+				t.Fatalf("client after %s: event %d = %s, want %s", c.after, i, got[i].ID, id)
 			}
 		}
 		if want[len(want)-1] != last[0].ID {
