@@ -32,12 +32,16 @@ func TestGetInfoThroughTheGateway(t *testing.T) {
 		b, _ := json.Marshal(resp.Payload)
 		return string(b)
 	}
+	// The data dir as it stands inside the JSON (a Windows path's
+	// backslashes escaped).
+	quoted, _ := json.Marshal(in.Config.DataDir)
+	dataDir := strings.Trim(string(quoted), `"`)
 	local := call("dashboard")
-	if !strings.Contains(local, in.Dashboard.URL()) || !strings.Contains(local, in.Config.DataDir) {
+	if !strings.Contains(local, in.Dashboard.URL()) || !strings.Contains(local, dataDir) {
 		t.Fatalf("local getInfo lacks the dashboard URL or data dir: %s", local)
 	}
 	remote := call("gateway:laptop")
-	if strings.Contains(remote, "token=") || strings.Contains(remote, in.Config.DataDir) {
+	if strings.Contains(remote, "token=") || strings.Contains(remote, dataDir) {
 		t.Fatalf("getInfo through the gateway leaks: %s", remote)
 	}
 }
