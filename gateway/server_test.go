@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"agenthub/app/apptest"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -92,14 +93,7 @@ func (d *device) ready(t *testing.T) {
 
 func recv[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		var zero T
-		t.Fatalf("nothing arrived (%T)", zero)
-		return zero
-	}
+	return apptest.Recv(t, ch, 10*time.Second)
 }
 
 func TestRoutesByDeviceID(t *testing.T) {

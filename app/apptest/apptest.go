@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Env returns this process's environment without the developer's provider
@@ -101,4 +102,18 @@ func ProcKB(pid int, file, field string) int64 {
 		}
 	}
 	return 0
+}
+
+// Recv returns the next value from ch, or fails t when none arrives
+// within the given time.
+func Recv[T any](t testing.TB, ch <-chan T, within time.Duration) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(within):
+		var zero T
+		t.Fatalf("nothing arrived within %s (%T)", within, zero)
+		return zero
+	}
 }

@@ -1,6 +1,7 @@
 package natsroute
 
 import (
+	"agenthub/app/apptest"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -133,14 +134,7 @@ func (d *device) ready(t *testing.T) {
 
 func recv[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(20 * time.Second):
-		var zero T
-		t.Fatalf("nothing arrived (%T)", zero)
-		return zero
-	}
+	return apptest.Recv(t, ch, 20*time.Second)
 }
 
 // devices is list-devices as d's instance answers it.

@@ -1,6 +1,7 @@
 package gatewaylink_test
 
 import (
+	"agenthub/app/apptest"
 	"context"
 	"encoding/json"
 	"errors"
@@ -240,12 +241,5 @@ func (p *peer) next(t *testing.T, action string) wire.RoutedMessage {
 
 func recv[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(20 * time.Second):
-		var zero T
-		t.Fatalf("nothing arrived (%T)", zero)
-		return zero
-	}
+	return apptest.Recv(t, ch, 20*time.Second)
 }
