@@ -232,7 +232,15 @@ func TestNATSUnreachable(t *testing.T) {
 		t.Fatalf("A lists %+v while cut off", devs)
 	}
 	id, _ := far.Send("hub-1", "x", 1)
-	if e := recv(t, far.errs); e.MessageID != id || e.Code != wire.CodeDeviceNotFound || !strings.Contains(e.Error, "not reachable") {
+	// A send_error for one of the five delivered before the cut can come
+	// first: its ack was lost and its retry ran into the cut (a known
+	// false report, issue 38's note); the new message's own must follow.
+	e := recv(t, far.errs)
+	for e.MessageID != id && e.Code == wire.CodeDeviceNotFound {
+		t.Logf("an earlier message's send_error first: %+v", e)
+		e = recv(t, far.errs)
+	}
+	if e.MessageID != id || e.Code != wire.CodeDeviceNotFound || !strings.Contains(e.Error, "not reachable") {
 		t.Fatalf("far → hub while A is cut off: %+v", e)
 	}
 	id, _ = hub.Send("phone-far", "x", 1)
