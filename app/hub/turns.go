@@ -479,6 +479,12 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		}}
 	}
 	d.SessionID, d.TurnID, d.Ops = rec.s.rec.ID, t.ID, []store.Op{store.PutTurn(t)}
+	// The turn stops running in the same critical section that commits its
+	// end: a submission made once a client has seen turn.completed starts at
+	// once instead of flashing through the queue (hub.mu before session.mu,
+	// as in submitBlocks).
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	rec.Commit(d, func(s *store.Session) {
 		s.CurrentTurnID, s.StreamingMessageID = "", ""
 		s.TurnCount++
@@ -486,8 +492,6 @@ func (h *Hub) finishTurn(r *run, rec *recorder, out agent.Outcome) {
 		s.CostSoFarUSD += out.Usage.CostUSD
 	})
 	rec.emitSessionTotals(t.ID)
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	if out.Status == agent.StatusCompleted {
 		h.startTitleLocked(rec.s)
 	}
