@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -18,6 +19,12 @@ var ErrDeviceNotFound = errors.New("device not found")
 // ErrUnreachable: the device may be connected elsewhere in the fleet, but
 // the fleet cannot be reached to deliver to it (or to tell).
 var ErrUnreachable = errors.New("device not reachable")
+
+// ErrUnconfirmed wraps ErrUnreachable for a message that was handed to the
+// fleet but whose delivery was never acknowledged: it may have arrived (the
+// acknowledgement can be what was lost), so a sender must not assume it did
+// not.
+var ErrUnconfirmed = fmt.Errorf("%w: sent, but its delivery was not confirmed (it may have arrived)", ErrUnreachable)
 
 // Conn is one device's socket on this gateway instance, as the registry
 // and the router see it.

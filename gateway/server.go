@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -194,10 +195,10 @@ func (c *conn) Drop(reason string) {
 // sendErrorOf is the send_error code and text for a routing failure.
 func sendErrorOf(msg wire.RoutedMessage, err error) (code, why string) {
 	switch {
-	case errors.Is(err, ErrDeviceNotFound):
+	case errors.Is(err, ErrDeviceNotFound) && !errors.Is(err, ErrUnconfirmed):
 		return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not found", msg.To)
-	case errors.Is(err, ErrUnreachable):
-		return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not reachable: %v", msg.To, err)
+	case errors.Is(err, ErrUnreachable): // ErrUnconfirmed too: it may have arrived, never "not found"
+		return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not reachable: %s", msg.To, strings.TrimPrefix(err.Error(), ErrUnreachable.Error()+": "))
 	}
 	return wire.CodeDeviceNotFound, fmt.Sprintf("Device %s not reachable", msg.To)
 }

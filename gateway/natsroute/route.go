@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"agenthub/gateway"
@@ -132,6 +133,18 @@ func (l *lane) deliver(m wire.RoutedMessage) {
 	nm.Header.Set(hdrLane, l.id)
 	nm.Header.Set(hdrSeq, strconv.FormatUint(l.seq, 10))
 	deadline := time.Now().Add(f.opts.DeliveryTimeout)
+	// sent: an attempt reached NATS and got no answer (a timeout, a lost
+	// connection): the holder may have delivered it and its acknowledgement
+	// been lost, so a failure after that is reported as unconfirmed, never
+	// as certainly undelivered.
+	sent := false
+	fail := func(err error) {
+		if sent {
+			why := strings.TrimPrefix(err.Error(), gateway.ErrUnreachable.Error()+": ")
+			err = fmt.Errorf("%w: %s", gateway.ErrUnconfirmed, why)
+		}
+		l.from.SendFailed(m, err)
+	}
 	for attempt := 0; ; attempt++ {
 		// The recipient may be (or have come) here.
 		f.mu.Lock()
@@ -148,11 +161,11 @@ func (l *lane) deliver(m wire.RoutedMessage) {
 		}
 		up, down, back := f.connected()
 		if !up && down > f.opts.DeliveryTimeout {
-			l.from.SendFailed(m, fmt.Errorf("%w: this gateway has been cut off from NATS for %s", gateway.ErrUnreachable, down.Round(time.Second)))
+			fail(fmt.Errorf("%w: this gateway has been cut off from NATS for %s", gateway.ErrUnreachable, down.Round(time.Second)))
 			return
 		}
 		if time.Now().After(deadline) {
-			l.from.SendFailed(m, fmt.Errorf("%w: not delivered within %s", gateway.ErrUnreachable, f.opts.DeliveryTimeout))
+			fail(fmt.Errorf("%w: not delivered within %s", gateway.ErrUnreachable, f.opts.DeliveryTimeout))
 			return
 		}
 		if !up {
@@ -174,9 +187,11 @@ func (l *lane) deliver(m wire.RoutedMessage) {
 			// it is moving — it is not connected.
 			held, kerr := f.registered(f.ctx, key)
 			if kerr == nil && !held {
-				l.from.SendFailed(m, gateway.ErrDeviceNotFound)
+				fail(gateway.ErrDeviceNotFound)
 				return
 			}
+		default:
+			sent = true
 		}
 		// A timeout, a lost connection, a holder between instances: again.
 		l.wait(nil, deadline, attempt)
