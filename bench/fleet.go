@@ -191,9 +191,9 @@ func (f *fleetRuns) write(w *strings.Builder) {
 	m := f.many
 	p("### %d readers over the three instances (a %d-delta burst)", f.readers, f.readersBurst.n)
 	p("")
-	p("| readers | delivered | streams ended early | elapsed | p50 | p99 |")
-	p("|---|---|---|---|---|---|")
-	p("| %d | %.1f %% (%d of %d) | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
+	p("| readers | delivered | streams ended early | resumed from the cursor | elapsed | p50 | p99 |")
+	p("|---|---|---|---|---|---|---|")
+	p("| %d | %.1f %% (%d of %d) | %d | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.resumed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
 	if m.closeErr != "" {
 		p("")
 		p("First early end: `%s`.", m.closeErr)

@@ -47,11 +47,19 @@ type gwTarget struct {
 	buffer        int
 }
 
-// gwDevice is one paired reading device.
+// gwDevice is one paired reading device. It reads as the protocol tells a
+// device to (docs/protocol.md, "Streams and cursors"): it subscribes with a
+// snapshot, keeps the last event id it processed as its cursor, and when
+// the hub ends its subscription (stream_end, e.g. client_too_slow) it
+// subscribes again from that cursor.
 type gwDevice struct {
-	c      *gwclient.Client
-	frames chan wire.RoutedMessage
-	sub    string
+	c       *gwclient.Client
+	frames  chan wire.RoutedMessage
+	hubID   string
+	session string
+	sub     string
+	cursor  string // the last event id processed (the snapshot's, before any event)
+	resubs  int    // subscriptions the hub ended that the device resumed
 }
 
 func startGatewayTarget(ctx context.Context, bin, upstream, root string, prov *provider) (*gwTarget, error) {
@@ -80,6 +88,16 @@ func (g *gwTarget) stop() {
 	if g.gw != nil {
 		g.gw.stop()
 	}
+}
+
+// resumed is how many subscriptions the hub ended and the devices resumed
+// from their cursors in the last run.
+func (g *gwTarget) resumed() int {
+	n := 0
+	for _, d := range g.devices {
+		n += d.resubs
+	}
+	return n
 }
 
 func (g *gwTarget) closeDevices() {
@@ -186,36 +204,71 @@ func (g *gwTarget) connect(ctx context.Context, n int) ([]*client, error) {
 	g.hub.session = s.ID
 	cls := make([]*client, 0, n)
 	for _, d := range g.devices[:n] {
-		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		raw, err := d.c.Request(rctx, g.hubID, "subscribe", map[string]any{"agentId": s.ID, "filter": "preset:chat", "dialect": "canonical"})
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("subscribe: %w", err)
-		}
-		var ack struct {
-			SubscriptionID string `json:"subscriptionId"`
-		}
-		if err := json.Unmarshal(raw, &ack); err != nil {
+		d.hubID, d.session, d.cursor, d.resubs = g.hubID, s.ID, "", 0
+		if err := d.subscribe(ctx); err != nil {
 			return nil, err
 		}
-		d.sub = ack.SubscriptionID
 		cls = append(cls, &client{frames: &frameSource{next: d.next}})
 	}
 	return cls, nil
 }
 
-// next is the payload of the device's next frame of its subscription.
+// subscribe opens the device's subscription to its session (canonical,
+// preset:chat): from its cursor when it has one, else with a snapshot,
+// whose snapshot_at_event_id becomes the cursor.
+func (d *gwDevice) subscribe(ctx context.Context) error {
+	params := map[string]any{"agentId": d.session, "filter": "preset:chat", "dialect": "canonical"}
+	if d.cursor != "" {
+		params["since"] = d.cursor
+	} else {
+		params["snapshot"] = true
+	}
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	raw, err := d.c.Request(rctx, d.hubID, "subscribe", params)
+	if err != nil {
+		return fmt.Errorf("subscribe: %w", err)
+	}
+	var ack struct {
+		SubscriptionID string `json:"subscriptionId"`
+	}
+	if err := json.Unmarshal(raw, &ack); err != nil {
+		return fmt.Errorf("subscribe's answer: %w", err)
+	}
+	d.sub = ack.SubscriptionID
+	return nil
+}
+
+// next is the payload of the device's next event frame of its
+// subscription. It moves the cursor past every frame it hands on, and
+// resubscribes from the cursor when the hub ends the subscription.
 func (d *gwDevice) next(ctx context.Context) ([]byte, error) {
 	for {
 		select {
 		case m := <-d.frames:
-			if m.Action != wire.ActionStream {
-				continue
-			}
 			var f struct {
 				SubscriptionID string `json:"subscriptionId"`
+				SnapshotAt     string `json:"snapshot_at_event_id"`
+				Code           string `json:"code"`
+				Event          *struct {
+					ID string `json:"id"`
+				} `json:"event"`
 			}
-			if json.Unmarshal(m.Payload, &f) == nil && f.SubscriptionID == d.sub {
+			if json.Unmarshal(m.Payload, &f) != nil || f.SubscriptionID != d.sub || d.sub == "" {
+				continue // another subscription's, or one that already ended
+			}
+			switch m.Action {
+			case wire.ActionSnapshot:
+				d.cursor = f.SnapshotAt
+			case wire.ActionStreamEnd:
+				d.sub, d.resubs = "", d.resubs+1
+				if err := d.subscribe(ctx); err != nil {
+					return nil, fmt.Errorf("resubscribing after stream_end %s: %w", f.Code, err)
+				}
+			case wire.ActionStream:
+				if f.Event != nil && f.Event.ID != "" {
+					d.cursor = f.Event.ID
+				}
 				return m.Payload, nil
 			}
 		case <-ctx.Done():

@@ -114,15 +114,18 @@ func (g *gatewayRuns) write(dir string, quick bool) error {
 	p("## %d remote readers (a %d-delta burst through the gateway)", g.readers, g.readersBurst.n)
 	p("")
 	m := g.many
-	p("| readers | delivered | streams ended early | elapsed | p50 | p99 |")
-	p("|---|---|---|---|---|---|")
-	p("| %d | %.1f %% (%d of %d) | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
+	p("| readers | delivered | streams ended early | resumed from the cursor | elapsed | p50 | p99 |")
+	p("|---|---|---|---|---|---|---|")
+	p("| %d | %.1f %% (%d of %d) | %d | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.resumed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
 	if m.closeErr != "" {
 		p("")
 		p("First early end: `%s`.", m.closeErr)
 	}
 	p("")
-	p("Every reader checks that each delta arrives once and in log order (a duplicate fails the run).")
+	p("Every reader checks that each delta arrives once and in log order (a duplicate fails the run). A reader")
+	p("is a device as the protocol describes one: it subscribes with a snapshot, keeps the last event id it")
+	p("processed, and when the hub ends its subscription (`stream_end`, e.g. `client_too_slow` once its share")
+	p("of the hub's one link socket made no progress for `--client-stall`) it subscribes again from that cursor.")
 	if g.fleet != nil {
 		g.fleet.write(&w)
 	}

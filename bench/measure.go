@@ -21,6 +21,7 @@ type run struct {
 
 	delivered int           // deltas received, summed over clients
 	closed    int           // clients whose stream ended early
+	resumed   int           // streams the hub ended that their reader resumed from its cursor
 	closeErr  string        // the first early end, if any
 	elapsed   time.Duration // first delta sent → last delta received (slowest client)
 	cpu       time.Duration // the target process's CPU over the run
@@ -63,6 +64,9 @@ func measure(ctx context.Context, t target, b burst, n int) (run, error) {
 	}
 	wg.Wait()
 	r := run{target: t.name(), b: b, clients: n, cpu: sampleCPU(t.pid()).since(c0)}
+	if rt, ok := t.(interface{ resumed() int }); ok {
+		r.resumed = rt.resumed()
+	}
 	var first, last time.Time
 	for _, res := range results {
 		if res.repeated > 0 {
