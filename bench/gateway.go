@@ -47,14 +47,21 @@ type gwTarget struct {
 	buffer        int
 }
 
+// actionDisconnected marks, among a device's frames, where its connection
+// to the gateway dropped (the bench's own, never on the wire).
+const actionDisconnected = "bench:disconnected"
+
 // gwDevice is one paired reading device. It reads as the protocol tells a
 // device to (docs/protocol.md, "Streams and cursors"): it subscribes with a
 // snapshot, keeps the last event id it processed as its cursor, and when
-// the hub ends its subscription (stream_end, e.g. client_too_slow) it
-// subscribes again from that cursor.
+// the hub ends its subscription (stream_end, e.g. client_too_slow) or its
+// connection changes (which ends every subscription: what was in flight on
+// the old connection is lost) it subscribes again from that cursor, the
+// latter once it has verified again.
 type gwDevice struct {
-	c       *gwclient.Client
-	frames  chan wire.RoutedMessage
+	c        *gwclient.Client
+	frames   chan wire.RoutedMessage
+	verified chan struct{} // a verify with the hub succeeded (the first, or after a reconnect)
 	hubID   string
 	session string
 	sub     string
@@ -146,12 +153,27 @@ func (g *gwTarget) pair(ctx context.Context) error {
 	if len(g.spread) > 0 {
 		addr = g.spread[len(g.devices)%len(g.spread)]
 	}
-	d := &gwDevice{frames: make(chan wire.RoutedMessage, buffer)}
-	verified := make(chan struct{}, 4)
+	verified := make(chan struct{}, 1)
+	d := &gwDevice{frames: make(chan wire.RoutedMessage, buffer), verified: verified}
 	id := fmt.Sprintf("%s%03d", prefix, len(g.devices))
 	c, err := gwclient.New(gwclient.Options{URL: addr, DeviceID: id, DeviceType: wire.TypeClient, HubID: pv.HubID, Token: pv.Token,
 		ReconnectDelay: 50 * time.Millisecond, ConnectTimeout: 2 * time.Second},
-		gwclient.Callbacks{OnMessage: func(m wire.RoutedMessage) { d.frames <- m }, OnVerified: func(gwclient.VerifyResult) { verified <- struct{}{} }})
+		gwclient.Callbacks{
+			OnMessage: func(m wire.RoutedMessage) { d.frames <- m },
+			// In order with the messages: every frame of the old
+			// connection is before it, every frame of the next after.
+			OnStateChange: func(st gwclient.State) {
+				if st == gwclient.Disconnected {
+					d.frames <- wire.RoutedMessage{Action: actionDisconnected}
+				}
+			},
+			OnVerified: func(gwclient.VerifyResult) {
+				select {
+				case verified <- struct{}{}:
+				default:
+				}
+			},
+		})
 	if err != nil {
 		return err
 	}
@@ -253,6 +275,27 @@ func (d *gwDevice) next(ctx context.Context) ([]byte, error) {
 				Event          *struct {
 					ID string `json:"id"`
 				} `json:"event"`
+			}
+			if m.Action == actionDisconnected {
+				if d.sub == "" {
+					continue
+				}
+				d.sub, d.resubs = "", d.resubs+1
+				// Once verified on a next connection (which may drop too;
+				// two drops can share one verified signal, so a refused
+				// subscribe also tries again shortly).
+				for {
+					if err := d.subscribe(ctx); err == nil {
+						break
+					}
+					select {
+					case <-d.verified:
+					case <-time.After(100 * time.Millisecond):
+					case <-ctx.Done():
+						return nil, fmt.Errorf("resubscribing after a reconnect: %w", ctx.Err())
+					}
+				}
+				continue
 			}
 			if json.Unmarshal(m.Payload, &f) != nil || f.SubscriptionID != d.sub || d.sub == "" {
 				continue // another subscription's, or one that already ended

@@ -143,6 +143,7 @@ func (l *lane) deliver(m wire.RoutedMessage) {
 			why := strings.TrimPrefix(err.Error(), gateway.ErrUnreachable.Error()+": ")
 			err = fmt.Errorf("%w: %s", gateway.ErrUnconfirmed, why)
 		}
+		f.log.Warn("gateway fleet: message not delivered", "from", m.From, "to", m.To, "id", m.ID, "err", err)
 		l.from.SendFailed(m, err)
 	}
 	for attempt := 0; ; attempt++ {
