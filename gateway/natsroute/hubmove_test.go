@@ -1,8 +1,6 @@
 package natsroute
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -142,17 +140,7 @@ func subscribe(t *testing.T, d *device, hubID, sid string, since *string) string
 
 func call(t *testing.T, d *device, hubID, method string, params, out any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	raw, err := d.Request(ctx, hubID, method, params)
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s: %v in %s", method, err, raw)
-		}
-	}
+	clienttest.Must(t, d.Client, hubID, method, params, out)
 }
 
 // TestInstanceKilledHubMovesStreamResumes: a hub reaches the fleet through

@@ -212,15 +212,7 @@ func (p *peer) call(t *testing.T, hubID, method string, params any) (json.RawMes
 // must is call expecting success.
 func (p *peer) must(t *testing.T, hubID, method string, params any, out any) {
 	t.Helper()
-	raw, rerr := p.call(t, hubID, method, params)
-	if rerr != nil {
-		t.Fatalf("%s: %v", method, rerr)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s: %v in %s", method, err, raw)
-		}
-	}
+	clienttest.Must(t, p.Client, hubID, method, params, out)
 }
 
 // next returns the next message of action.

@@ -1,11 +1,13 @@
 // Package clienttest is what the tests that drive the gateway share
 // (gateway, gateway/natsroute, ipc/gatewaylink, e2e): a client.Client
-// connected for the length of a test, a bare Socket.io socket for the
-// handshakes a client.Client never sends, and the decoding of a stream
-// frame a subscription delivers. Only tests import it.
+// connected for the length of a test and its RPC requests that must
+// succeed, a bare Socket.io socket for the handshakes a client.Client
+// never sends, and the decoding of a stream frame a subscription delivers.
+// Only tests import it.
 package clienttest
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/url"
@@ -31,6 +33,24 @@ func Connect(t testing.TB, opts client.Options, cb client.Callbacks) *client.Cli
 	t.Cleanup(c.Close)
 	c.Connect()
 	return c
+}
+
+// Must sends c's RPC request method to device to, which must answer with
+// success within 20 s; the answer is decoded into out unless out is nil.
+// Any error fails t.
+func Must(t testing.TB, c *client.Client, to, method string, params, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	raw, err := c.Request(ctx, to, method, params)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s: %v in %s", method, err, raw)
+		}
+	}
 }
 
 // Log is a logger that writes records from level up into t's output.
