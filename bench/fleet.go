@@ -188,14 +188,7 @@ func (f *fleetRuns) write(w *strings.Builder) {
 	p("Cross-instance minus same-instance: p50 %+.2f ms, p99 %+.2f ms.",
 		float64(pct(f.cross.latencies, 50)-pct(f.same.latencies, 50))/1e6, float64(pct(f.cross.latencies, 99)-pct(f.same.latencies, 99))/1e6)
 	p("")
-	m := f.many
 	p("### %d readers over the three instances (a %d-delta burst)", f.readers, f.readersBurst.n)
 	p("")
-	p("| readers | delivered | streams ended early | resumed from the cursor | elapsed | p50 | p99 |")
-	p("|---|---|---|---|---|---|---|")
-	p("| %d | %.1f %% (%d of %d) | %d | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.resumed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
-	if m.closeErr != "" {
-		p("")
-		p("First early end: `%s`.", m.closeErr)
-	}
+	writeReaders(w, f.many)
 }

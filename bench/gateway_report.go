@@ -113,14 +113,7 @@ func (g *gatewayRuns) write(dir string, quick bool) error {
 	p("")
 	p("## %d remote readers (a %d-delta burst through the gateway)", g.readers, g.readersBurst.n)
 	p("")
-	m := g.many
-	p("| readers | delivered | streams ended early | resumed from the cursor | elapsed | p50 | p99 |")
-	p("|---|---|---|---|---|---|---|")
-	p("| %d | %.1f %% (%d of %d) | %d | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.resumed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
-	if m.closeErr != "" {
-		p("")
-		p("First early end: `%s`.", m.closeErr)
-	}
+	writeReaders(&w, g.many)
 	p("")
 	p("Every reader checks that each delta arrives once and in log order (a duplicate fails the run). A reader")
 	p("is a device as the protocol describes one: it subscribes with a snapshot, keeps the last event id it")
@@ -130,4 +123,17 @@ func (g *gatewayRuns) write(dir string, quick bool) error {
 		g.fleet.write(&w)
 	}
 	return os.WriteFile(filepath.Join(dir, "benchmarks-gateway.md"), []byte(w.String()), 0o644)
+}
+
+// writeReaders writes the table of a run of many readers and its first
+// early end, if any.
+func writeReaders(w *strings.Builder, m run) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	p("| readers | delivered | streams ended early | resumed from the cursor | elapsed | p50 | p99 |")
+	p("|---|---|---|---|---|---|---|")
+	p("| %d | %.1f %% (%d of %d) | %d | %d | %s | %s | %s |", m.clients, m.deliveredPct(), m.delivered, m.b.n*m.clients, m.closed, m.resumed, m.elapsed.Round(time.Millisecond), ms(pct(m.latencies, 50)), ms(pct(m.latencies, 99)))
+	if m.closeErr != "" {
+		p("")
+		p("First early end: `%s`.", m.closeErr)
+	}
 }

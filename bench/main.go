@@ -240,6 +240,40 @@ func scratch() (root string, prov *provider, upstream string, stop func(), err e
 // number of clients and prints each run's rate, CPU and latency; nothing is
 // written.
 func profileRuns(ctx context.Context, bin string, b burst, reps, clients int, sameSession bool) error {
+	return withHub(ctx, bin, func(_ string, _ *provider, _ string, hub *hubTarget) error {
+		hub.sameSession = sameSession
+		fmt.Printf("hub pid %d\n", hub.pid())
+		for i := range reps {
+			r, err := measure(ctx, hub, b, clients)
+			if err != nil {
+				return err
+			}
+			if reps <= 20 || i%(reps/20) == 0 || i == reps-1 {
+				fmt.Printf("run %d: %d deltas (%d delivered), %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, max %s, RSS %s\n", i, b.n, r.delivered, r.rate(), ms(r.cpuPer1k()),
+					ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), ms(pct(r.latencies, 100)), mb(rss(hub.pid())))
+			}
+		}
+		return nil
+	})
+}
+
+// driveGateway runs the gateway section alone (its own provider and local hub).
+func driveGateway(ctx context.Context, bin, out string, quick bool) error {
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("the binary to measure: %w (make headless builds it)", err)
+	}
+	return withHub(ctx, bin, func(root string, prov *provider, upstream string, hub *hubTarget) error {
+		gw, err := measureGateway(ctx, bin, upstream, root, prov, hub, quick)
+		if err != nil {
+			return err
+		}
+		return gw.write(out, quick)
+	})
+}
+
+// withHub runs f in a scratch() with Agent Hub (bin) started in root/hub on
+// its provider; both are stopped when f returns.
+func withHub(ctx context.Context, bin string, f func(root string, prov *provider, upstream string, hub *hubTarget) error) error {
 	root, prov, upstream, stop, err := scratch()
 	if err != nil {
 		return err
@@ -250,44 +284,5 @@ func profileRuns(ctx context.Context, bin string, b burst, reps, clients int, sa
 		return err
 	}
 	defer hub.stop()
-	hub.sameSession = sameSession
-	fmt.Printf("hub pid %d\n", hub.pid())
-	for i := range reps {
-		r, err := measure(ctx, hub, b, clients)
-		if err != nil {
-			return err
-		}
-		if reps <= 20 || i%(reps/20) == 0 || i == reps-1 {
-			fmt.Printf("run %d: %d deltas (%d delivered), %.0f deltas/s, %s CPU per 1k, p50 %s, p99 %s, max %s, RSS %s\n", i, b.n, r.delivered, r.rate(), ms(r.cpuPer1k()),
-				ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), ms(pct(r.latencies, 100)), mb(rss(hub.pid())))
-		}
-	}
-	return nil
-}
-
-// driveGateway runs the gateway section alone (its own provider and local hub).
-func driveGateway(ctx context.Context, bin, out string, quick bool) error {
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("the binary to measure: %w (make headless builds it)", err)
-	}
-	root, err := os.MkdirTemp("", "agenthub-bench-gw-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(root)
-	prov, upstream, stop, err := serveProvider()
-	if err != nil {
-		return err
-	}
-	defer stop()
-	hub, err := startHub(ctx, bin, upstream, filepath.Join(root, "hub"), prov)
-	if err != nil {
-		return err
-	}
-	defer hub.stop()
-	gw, err := measureGateway(ctx, bin, upstream, root, prov, hub, quick)
-	if err != nil {
-		return err
-	}
-	return gw.write(out, quick)
+	return f(root, prov, upstream, hub)
 }

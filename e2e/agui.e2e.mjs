@@ -8,35 +8,16 @@
 // each time; a delegation on a thread that is a session id; an abort
 // mid-text that cancels the turn; a provider error; a stream that breaks
 // twice and is retried.
-import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline";
+import { closeInput, expect, fail, frontendRequire, sync } from "./nodeclient.mjs";
 
-const require = createRequire(process.env.E2E_FRONTEND + "/package.json");
-const { HttpAgent } = require("@ag-ui/client");
-const { EventSchemas } = require("@ag-ui/core/schemas");
+const { HttpAgent } = frontendRequire("@ag-ui/client");
+const { EventSchemas } = frontendRequire("@ag-ui/core/schemas");
 
 const page = new URL(process.env.E2E_URL);
 const token = page.searchParams.get("token");
 const base = page.origin;
 const auth = { Authorization: `Bearer ${token}` };
-const stdin = createInterface({ input: process.stdin });
-const lines = stdin[Symbol.asyncIterator]();
-
-function fail(msg) {
-  console.error("FAIL: " + msg);
-  process.exit(1);
-}
-function expect(cond, msg) {
-  if (!cond) fail(msg);
-}
-
-/** Asks the Go side to do name (it answers with one line) and returns the answer. */
-async function sync(name) {
-  console.log("SYNC " + name);
-  const { value } = await lines.next();
-  return value;
-}
 
 /** Runs one AG-UI run; returns the events (each schema-checked), the agent, newMessages and the ids it held before. */
 async function run(name, threadId, text, { abortOn, agent } = {}) {
@@ -207,5 +188,5 @@ expect(bad.status === 400, `empty messages: ${bad.status}`);
 const noAuth = await fetch(`${base}/ag-ui`, { method: "POST", headers: { Accept: "text/event-stream" }, body: "{}" });
 expect(noAuth.status === 401 || noAuth.status === 403, `no token: ${noAuth.status}`);
 
-stdin.close(); // lets node exit
+closeInput(); // lets node exit
 console.log("E2E OK");

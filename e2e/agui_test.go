@@ -3,9 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,16 +17,7 @@ import (
 // abort; a provider error; a stream that breaks twice and is retried. No
 // browser: the client runs in node.
 func TestAGUIClient(t *testing.T) {
-	root := repoRoot(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("e2e: node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(root, "frontend/node_modules/@ag-ui/client/package.json")); err != nil {
-		t.Skip("e2e: frontend/node_modules/@ag-ui/client is missing (cd frontend && npm ci)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
+	root, node, ctx := nodeTest(t, "@ag-ui/client", 3*time.Minute)
 	srv := llmtest.NewServer(t)
 	srv.AnswerTitles("AG-UI thread")
 	usage := llmtest.AnthropicUsage{Input: 500, Output: 20}

@@ -5,17 +5,11 @@
 // switched to auto-approve all, the next call runs without a prompt; Settings
 // edits the workspace's rules and shows the sandbox and key storage.
 
-import { T, runScenario } from './scenario.mjs';
+import { T, runScenario, sendAndBlur } from './scenario.mjs';
 
 await runScenario('approvals', async ({ page, step, shot }) => {
   const composer = page.locator('textarea[aria-label="Message"]');
-  /** Sends a message, then moves focus out of the composer so the shortcuts apply. */
-  const send = async (text) => {
-    await composer.fill(text);
-    await composer.press('Enter');
-    await page.locator('.msg-user', { hasText: text }).waitFor({ timeout: T });
-    await composer.evaluate((el) => el.blur());
-  };
+  const send = (text) => sendAndBlur(page, text);
 
   step('new session in ask mode');
   await page.locator('.sidebar').waitFor({ timeout: T });

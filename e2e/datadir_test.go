@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +19,7 @@ import (
 // Each call is denied, the data dir is unchanged and the token never
 // reaches the model.
 func TestDataDirInHomeWorkspace(t *testing.T) {
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	root, ctx := repoContext(t, 2*time.Minute)
 	home := t.TempDir()
 	data := filepath.Join(home, ".local", "share", "agenthub")
 	if err := os.MkdirAll(data, 0o700); err != nil {

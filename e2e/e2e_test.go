@@ -38,26 +38,6 @@ func repoRoot(t *testing.T) string {
 	return filepath.Dir(wd)
 }
 
-// prerequisites skips the test when the browser tooling is missing and
-// fails when the frontend has not been built (the binary would embed nothing).
-func prerequisites(t *testing.T, root string) string {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("e2e: %s is missing (apt-get install chromium); skipping the browser test", chromiumPath)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("e2e: node is not installed; skipping the browser test")
-	}
-	if _, err := os.Stat(filepath.Join(root, "frontend/node_modules/playwright-core/package.json")); err != nil {
-		t.Skip("e2e: frontend/node_modules/playwright-core is missing (cd frontend && npm ci); skipping the browser test")
-	}
-	if _, err := os.Stat(filepath.Join(root, "frontend/dist/index.html")); err != nil {
-		t.Fatal("e2e: frontend/dist/index.html is missing: build the frontend first (make frontend)")
-	}
-	return node
-}
-
 // gates are the stalls of a scenario, released when it prints
 // "SYNC <name>".
 type gates map[string]*llmtest.Gate
@@ -381,11 +361,40 @@ func TestMCPInBrowser(t *testing.T) {
 // and a context that ends after limit.
 func browserTest(t *testing.T, limit time.Duration) (root, node string, ctx context.Context) {
 	t.Helper()
-	root = repoRoot(t)
-	node = prerequisites(t, root)
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("e2e: %s is missing (apt-get install chromium); skipping the browser test", chromiumPath)
+	}
+	root, node, ctx = nodeTest(t, "playwright-core", limit)
+	if _, err := os.Stat(filepath.Join(root, "frontend/dist/index.html")); err != nil {
+		t.Fatal("e2e: frontend/dist/index.html is missing: build the frontend first (make frontend)")
+	}
+	return root, node, ctx
+}
+
+// nodeTest starts a test of a client that runs in node: it skips the test
+// when node or frontend/node_modules/<module> (npm ci installs it) is
+// missing, and returns the repository's root, node's path and a context
+// that ends after limit.
+func nodeTest(t *testing.T, module string, limit time.Duration) (root, node string, ctx context.Context) {
+	t.Helper()
+	root, ctx = repoContext(t, limit)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("e2e: node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(root, "frontend/node_modules", module, "package.json")); err != nil {
+		t.Skipf("e2e: frontend/node_modules/%s is missing (cd frontend && npm ci)", module)
+	}
+	return root, node, ctx
+}
+
+// repoContext is the repository's root and a context that ends after
+// limit, or with the test.
+func repoContext(t *testing.T, limit time.Duration) (string, context.Context) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
-	return root, node, ctx
+	return repoRoot(t), ctx
 }
 
 func TestChatInBrowser(t *testing.T) {

@@ -8,7 +8,7 @@
 //
 // Env besides scenario.mjs's: E2E_HUB_URL, the hub's dashboard URL.
 
-import { T, runScenario } from './scenario.mjs';
+import { T, runScenario, sendAndBlur } from './scenario.mjs';
 
 await runScenario('gateway', async ({ page, browser, step, shot }) => {
   step('the pairing link: the page leaves it out of the address bar and waits for the hub');
@@ -29,12 +29,7 @@ await runScenario('gateway', async ({ page, browser, step, shot }) => {
   step('the gateway page is the app, over the gateway');
   await page.locator('.ah-app[data-backend="gateway"][data-ready="true"]').waitFor({ timeout: 60_000 });
   const composer = page.locator('textarea[aria-label="Message"]');
-  const send = async (text) => {
-    await composer.fill(text);
-    await composer.press('Enter');
-    await page.locator('.msg-user', { hasText: text }).waitFor({ timeout: T });
-    await composer.evaluate((el) => el.blur());
-  };
+  const send = (text) => sendAndBlur(page, text);
 
   step('a session: a streamed answer');
   await page.locator('.sidebar .btn-primary').click();

@@ -32,9 +32,7 @@ type gatewayRun struct {
 
 func newGatewayRun(t *testing.T) *gatewayRun {
 	t.Helper()
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	root, ctx := repoContext(t, 2*time.Minute)
 	r := &gatewayRun{t: t, ctx: ctx, bin: headlessBin(t, ctx, root), srv: llmtest.NewServer(t), gate: llmtest.NewGate()}
 	t.Cleanup(r.gate.Release)
 	r.srv.AnswerTitles("over the gateway")

@@ -16,6 +16,7 @@ import (
 
 	"agenthub/app/apptest"
 	"agenthub/gateway/client"
+	"agenthub/gateway/client/clienttest"
 	"agenthub/gateway/wire"
 )
 
@@ -186,18 +187,12 @@ func awaitPending(t *testing.T, ctx context.Context, info dashboardInfo, id stri
 func connectDevice(t *testing.T, gatewayURL, id, hubID, token string) *device {
 	t.Helper()
 	d := &device{t: t, hubID: hubID, token: token, msgs: make(chan wire.RoutedMessage, 1<<16), verified: make(chan client.VerifyResult, 16)}
-	c, err := client.New(client.Options{URL: gatewayURL, DeviceID: id, DeviceType: wire.TypeClient, HubID: hubID, Token: token,
+	d.Client = clienttest.Connect(t, client.Options{URL: gatewayURL, DeviceID: id, DeviceType: wire.TypeClient, HubID: hubID, Token: token,
 		ReconnectDelay: 50 * time.Millisecond, ReconnectDelayMax: 500 * time.Millisecond, ConnectTimeout: 2 * time.Second},
 		client.Callbacks{
 			OnMessage:  func(m wire.RoutedMessage) { d.msgs <- m },
 			OnVerified: func(r client.VerifyResult) { d.verified <- r },
 		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Client = c
-	t.Cleanup(c.Close)
-	c.Connect()
 	return d
 }
 
@@ -270,24 +265,14 @@ func (d *device) next(ctx context.Context, sub string) (gwEvent, error) {
 				}
 				continue
 			}
-			var f struct {
-				SubscriptionID string `json:"subscriptionId"`
-				Type           string `json:"type"`
-				Event          struct {
-					ID      string `json:"id"`
-					Type    string `json:"type"`
-					Payload struct {
-						Text string `json:"text"`
-					} `json:"payload"`
-				} `json:"event"`
-			}
-			if err := json.Unmarshal(m.Payload, &f); err != nil {
+			f, err := clienttest.DecodeFrame(m)
+			if err != nil {
 				return gwEvent{}, err
 			}
-			if f.SubscriptionID != sub || f.Type != "event" {
+			if f.Sub != sub || f.Type != "event" {
 				continue
 			}
-			return gwEvent{Sub: sub, ID: f.Event.ID, Type: f.Event.Type, Text: f.Event.Payload.Text}, nil
+			return gwEvent{Sub: sub, ID: f.ID, Type: f.EventType, Text: f.Text}, nil
 		case <-ctx.Done():
 			return gwEvent{}, errors.New("no frame before the deadline")
 		}

@@ -31,9 +31,7 @@ func TestSandboxedBashGetsNoTokenNoKey(t *testing.T) {
 	if !sandbox.Probe().Files() {
 		t.Skip(sandbox.Probe().String())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	root := repoRoot(t)
+	root, ctx := repoContext(t, 2*time.Minute)
 	bin := headlessBin(t, ctx, root)
 	dataDir, _ := apptest.Dirs(t)
 	home := filepath.Dir(dataDir) // the workspace holds the data dir

@@ -39,6 +39,15 @@ export async function clickNewSession(page) {
   await page.locator('.sidebar .btn-primary').click();
 }
 
+/** Sends text from the composer, waits for its bubble and moves focus out of the composer so the keyboard shortcuts apply. */
+export async function sendAndBlur(page, text) {
+  const composer = page.locator('textarea[aria-label="Message"]');
+  await composer.fill(text);
+  await composer.press('Enter');
+  await page.locator('.msg-user', { hasText: text }).waitFor({ timeout: T });
+  await composer.evaluate((el) => el.blur());
+}
+
 /**
  * Runs body({ page, browser, step, sync, shot }) on a fresh chromium profile
  * opened at E2E_URL, then exits the process: 0 when body returned and the

@@ -18,32 +18,14 @@
 //     unknown to (send_error), a second socket on a registered id
 //     (registered success:false), an unverified device and a wrong token
 //     (UNAUTHORIZED), a read-only device's submit (FORBIDDEN).
-import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
-import { createInterface } from "node:readline";
+import { expect, fail, frontendRequire, sync } from "./nodeclient.mjs";
 
-const require = createRequire(process.env.E2E_FRONTEND + "/package.json");
-const { io } = require("socket.io-client");
+const { io } = frontendRequire("socket.io-client");
 
 const gatewayURL = process.env.E2E_GATEWAY;
 const hubId = process.env.E2E_HUB_ID;
 const laptopToken = process.env.E2E_TOKEN;
-const stdin = createInterface({ input: process.stdin });
-const lines = stdin[Symbol.asyncIterator]();
-
-function fail(msg) {
-  console.error("FAIL: " + msg);
-  process.exit(1);
-}
-function expect(cond, msg) {
-  if (!cond) fail(msg);
-}
-/** Asks the Go side to do name (it answers with one line) and returns the answer. */
-async function sync(name) {
-  console.log("SYNC " + name);
-  const { value } = await lines.next();
-  return value;
-}
 
 /** A UUIDv7 (RFC 9562): the ids the SDK gives messages and requests. */
 function uuidv7() {

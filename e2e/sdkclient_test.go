@@ -30,16 +30,7 @@ import (
 // through SSL_CERT_FILE and the Node client through NODE_EXTRA_CA_CERTS, as
 // docs/gateway.md tells a user with a private CA to do.
 func TestGatewaySDKProtocolClient(t *testing.T) {
-	root := repoRoot(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("e2e: node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(root, "frontend/node_modules/socket.io-client/package.json")); err != nil {
-		t.Skip("e2e: frontend/node_modules/socket.io-client is missing (cd frontend && npm ci)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	root, node, ctx := nodeTest(t, "socket.io-client", 2*time.Minute)
 	srv := llmtest.NewServer(t)
 	srv.AnswerTitles("SDK protocol")
 	srv.Enqueue(llmtest.NewAnthropicStream(model, llmtest.AnthropicUsage{Input: 100, Output: 10}).BeginText().

@@ -108,9 +108,7 @@ func (r *seed000Run) finish(name string, also ...*seed000Client) {
 // (401), a retried stream (midfail), compaction, and a reconnect inside a
 // message (from the cursor, and a second client joining with a snapshot).
 func TestSeed000ReferenceClient(t *testing.T) {
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
+	root, ctx := repoContext(t, 4*time.Minute)
 	srv := llmtest.NewServer(t)
 	srv.AnswerTitles("seed 000")
 	info := startHeadless(t, ctx, root, srv, "--approval-mode", "auto-all", "--client-stall", "1m")

@@ -71,9 +71,7 @@ func (c *seed002Client) apply(m map[string]any) string {
 // streamed message, resumes with its cursor and ends with the same message
 // as the hub stored; a later snapshot in seed002 shows the same records.
 func TestSeed002Client(t *testing.T) {
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	root, ctx := repoContext(t, 2*time.Minute)
 	srv := llmtest.NewServer(t)
 	srv.AnswerTitles("seed 002")
 	stall := llmtest.NewGate()

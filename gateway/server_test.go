@@ -14,10 +14,10 @@ import (
 
 	"agenthub/gateway"
 	"agenthub/gateway/client"
+	"agenthub/gateway/client/clienttest"
 	"agenthub/gateway/wire"
 
 	sio "github.com/zishang520/socket.io/clients/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
 )
 
 // device is a client.Client with its messages, errors and states on channels.
@@ -44,19 +44,13 @@ func connect(t *testing.T, url, id, typ string) *device {
 	// Reconnecting, as every real device does: the Socket.io client library
 	// sometimes loses a connection's "open" (docs/gateway.md) and the
 	// client's loop then tries again.
-	c, err := client.New(client.Options{URL: url, DeviceID: id, DeviceType: typ, ReconnectDelay: 20 * time.Millisecond, ConnectTimeout: time.Second, Logger: testLog(t).With("url", url)},
+	d.Client = clienttest.Connect(t, client.Options{URL: url, DeviceID: id, DeviceType: typ, ReconnectDelay: 20 * time.Millisecond, ConnectTimeout: time.Second, Logger: testLog(t).With("url", url)},
 		client.Callbacks{
 			OnMessage:     func(m wire.RoutedMessage) { d.msgs <- m },
 			OnSendError:   func(e wire.SendError) { d.errs <- e },
 			OnError:       func(err error) { d.fails <- err },
 			OnStateChange: func(s client.State) { d.states <- s },
 		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Client = c
-	t.Cleanup(c.Close)
-	c.Connect()
 	return d
 }
 
@@ -267,16 +261,7 @@ func TestDevicesReconnectAfterRestart(t *testing.T) {
 func rawSocket(t *testing.T, base string, q url.Values, on func(*sio.Socket)) (*sio.Socket, wire.Registered) {
 	t.Helper()
 	for try := 0; try < 10; try++ {
-		opts := sio.DefaultOptions()
-		opts.SetPath(wire.Path)
-		opts.SetQuery(q)
-		opts.SetTransports(types.NewSet(sio.WebSocket))
-		opts.SetReconnection(false)
-		opts.SetCloseOnBeforeunload(false)
-		opts.SetAutoConnect(false)
-		opts.SetTimeout(time.Second)
-		m := sio.NewManager(base, opts)
-		s := m.Socket("/", opts)
+		s := clienttest.NewRawSocket(base, q)
 		reg := make(chan wire.Registered, 1)
 		failed := make(chan struct{}, 1)
 		_ = s.On(wire.EventRegistered, func(args ...any) {
@@ -287,18 +272,15 @@ func rawSocket(t *testing.T, base string, q url.Values, on func(*sio.Socket)) (*
 		})
 		_ = s.On("connect_error", func(...any) { failed <- struct{}{} })
 		if on != nil {
-			on(s)
+			on(s.Socket)
 		}
 		s.Connect()
 		select {
 		case r := <-reg:
 			t.Cleanup(func() { s.Disconnect() })
-			return s, r
+			return s.Socket, r
 		case <-failed:
-			s.Disconnect()
-			if e := m.Engine(); e != nil {
-				e.Close() // a slow attempt may have registered after all
-			}
+			s.Close() // a slow attempt may have registered after all
 		case <-time.After(10 * time.Second):
 			t.Fatal("no registered")
 		}
@@ -309,5 +291,5 @@ func rawSocket(t *testing.T, base string, q url.Values, on func(*sio.Socket)) (*
 
 // testLog logs the clients' connection steps into the test's output.
 func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return clienttest.Log(t, slog.LevelDebug)
 }

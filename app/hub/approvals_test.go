@@ -258,9 +258,7 @@ func TestApprovalModesAndPrecedence(t *testing.T) {
 	if !deniedByRule(t, w.got, "tu_2", `bash "rm": deny`) {
 		t.Fatal("the rm call was not refused by the deny rule")
 	}
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, string(permission.ModeAutoEdits)); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, string(permission.ModeAutoEdits))
 	h.srv.Enqueue(toolReply([3]string{"tu_3", "write_file", `{"path":"b.txt","content":"b"}`}, bashCall("tu_4", "true")), textReply("done"))
 	h.submit(s.ID, "again")
 	if req := w.approvalRequest(); req.ToolUseID != "tu_4" {

@@ -311,6 +311,14 @@ func (h *harness) submit(sid, text string) ipc.SubmitResult {
 	return r
 }
 
+// setMode sets the session's approval mode or fails the test.
+func (h *harness) setMode(sid, mode string) {
+	h.t.Helper()
+	if _, err := h.hub.SetApprovalMode(context.Background(), sid, mode); err != nil {
+		h.t.Fatalf("SetApprovalMode %s: %v", mode, err)
+	}
+}
+
 // messages is the session's current path, as every reader sees it.
 func (h *harness) messages(sid string) []store.Message {
 	h.t.Helper()

@@ -80,9 +80,7 @@ func TestPlanModeRefusesEditsAndWritingBash(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := h.session()
-	if _, err := h.hub.SetApprovalMode(context.Background(), s.ID, "plan"); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, "plan")
 	w := h.watch(s.ID, false)
 	script := h.scripted(
 		llmtest.Reply{Blocks: []llmtest.Block{
@@ -135,9 +133,7 @@ func TestBuildItContinuesTheSameSession(t *testing.T) {
 	h := newHarness(t)
 	s := h.session()
 	ctx := context.Background()
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, "plan")
 	w := h.watch(s.ID, false)
 	script := h.scripted(
 		llmtest.ToolReply("tu_plan", "present_plan", `{"plan":"Write hello.txt"}`),
@@ -207,9 +203,7 @@ func TestPlanModeBashCannotWriteThroughAWrongRule(t *testing.T) {
 	if _, err := h.hub.SetPermissionRules(ctx, s.WorkspacePath, rules); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, "plan")
 	w := h.watch(s.ID, false)
 	h.scripted(
 		llmtest.Reply{Blocks: []llmtest.Block{
@@ -233,9 +227,7 @@ func TestPlanModeBashCannotWriteThroughAWrongRule(t *testing.T) {
 	if _, ran := failures(t, es)["tu_touch"]; !ran && completions(t, es)["tu_touch"].ToolUseID == "" {
 		t.Fatalf("the touch line did not run at all (the rule should let it): %v", types(es))
 	}
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "auto-all"); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, "auto-all")
 	h.submit(s.ID, "Now make it")
 	endOfTurn(w, s.ID)
 	if !fileExists(h.ws, "made.txt") {
@@ -250,9 +242,7 @@ func TestPlanModeWorkerPlansToo(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	s := h.session()
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, "plan")
 	w := h.watch(s.ID, true)
 	h.scripted(
 		llmtest.ToolReply("tu_del", "delegate", `{"task":"Make the change"}`),
@@ -321,9 +311,7 @@ func TestAgentPermissionModeOnlyNarrows(t *testing.T) {
 	if got := workerModes(es); !slices.Equal(got, []string{"plan"}) || fileExists(h.ws, "a.txt") {
 		t.Fatalf("the planner's worker: modes %v, a.txt written %v", got, fileExists(h.ws, "a.txt"))
 	}
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "plan"); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, "plan")
 	h.submit(s.ID, "Write b")
 	req := w.approvalRequest()
 	if err := h.hub.ApproveTool(ctx, ipc.ApproveToolRequest{SessionID: s.ID, ToolUseID: req.ToolUseID, Decision: ipc.DecisionOnce}); err != nil {

@@ -113,9 +113,7 @@ func TestProtectedPathsAskInAutoEdits(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(h.ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.hub.SetApprovalMode(ctx, s.ID, string(permission.ModeAutoEdits)); err != nil {
-		t.Fatal(err)
-	}
+	h.setMode(s.ID, string(permission.ModeAutoEdits))
 	if _, err := h.hub.SetPermissionRules(ctx, s.WorkspacePath, []ipc.PermissionRule{{Tool: "bash", Prefix: "git status", Action: "allow"}, {Tool: "write_file", Action: "allow"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -15,6 +16,16 @@ import (
 	"agenthub/ipc/errclass"
 	"agenthub/store"
 )
+
+// recorded replays the provider capture testdata/name byte for byte.
+func recorded(t *testing.T, name string) llmtest.Response {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return llmtest.RawStream(string(b))
+}
 
 func anthropicProvider(t *testing.T, srv *llmtest.Server, idle time.Duration) llm.Provider {
 	t.Helper()
@@ -124,12 +135,8 @@ func TestAnthropicStreamThinkingTextTool(t *testing.T) {
 }
 
 func TestAnthropicFixtureAndEmptyToolInput(t *testing.T) {
-	fixture, err := os.ReadFile("testdata/anthropic_tool_use.sse")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := llmtest.NewServer(t)
-	srv.Enqueue(llmtest.RawStream(string(fixture)),
+	srv.Enqueue(recorded(t, "anthropic_tool_use.sse"),
 		llmtest.NewAnthropicStream("claude-haiku-4-5", llmtest.AnthropicUsage{Input: 5}).ToolUse("toolu_2", "list_dir").Finish("tool_use", 7).Response())
 	p := anthropicProvider(t, srv, 0)
 	rec := &llmtest.Recorder{}

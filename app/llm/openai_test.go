@@ -3,7 +3,6 @@ package llm_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -67,12 +66,8 @@ func TestOpenAIStreamReasoningTextTools(t *testing.T) {
 }
 
 func TestOpenAIFixtureOllamaStyle(t *testing.T) {
-	fixture, err := os.ReadFile("testdata/openai_tool_calls.sse")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := llmtest.NewServer(t)
-	srv.Enqueue(llmtest.RawStream(string(fixture)),
+	srv.Enqueue(recorded(t, "openai_tool_calls.sse"),
 		// Ollama style: "reasoning" field, tool call in one chunk, finish "stop", no usage details.
 		llmtest.NewOpenAIStream("llama3.1").Reasoning("reasoning", "hmm").
 			ToolCall(0, "call_x", "list_dir", `{"path":"."}`).Finish("stop").Usage(50, 10, 0, 0).Done().Response())

@@ -345,7 +345,7 @@ func TestNothingOutlivesTheCall(t *testing.T) {
 			if err != nil || !strings.Contains(out, "started") {
 				t.Fatalf("%q %v", out, err)
 			}
-			assertNoProcessWithArg(t, tag)
+			sandboxtest.AssertNoProcessWithArg(t, tag)
 			assertNoZombieChildren(t)
 		})
 	}

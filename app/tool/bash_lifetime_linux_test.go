@@ -7,6 +7,7 @@ import (
 	"time"
 
 	sbx "agenthub/app/sandbox"
+	"agenthub/app/sandbox/sandboxtest"
 	"agenthub/ipc/errclass"
 )
 
@@ -63,7 +64,7 @@ func TestSandboxedBashNothingOutlivesTheCall(t *testing.T) {
 					!c.cancel && c.timeout == 0 && err != nil:
 					t.Fatalf("err %v", err)
 				}
-				assertNoProcessWithArg(t, c.arg)
+				sandboxtest.AssertNoProcessWithArg(t, c.arg)
 				assertNoZombieChildren(t)
 			})
 		}
@@ -86,7 +87,7 @@ func TestSandboxOrphansOfADeadSupervisorAreSwept(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	assertGone(t, pids[1:])
-	assertNoProcessWithArg(t, "100.320")
+	sandboxtest.AssertNoProcessWithArg(t, "100.320")
 	assertNoZombieChildren(t)
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"agenthub/app/sandbox/sandboxtest"
 	"agenthub/ipc/errclass"
 )
 
@@ -28,23 +28,6 @@ func assertNoZombieChildren(t *testing.T) {
 		if st, ok := readProcStat(pid); ok && st.ppid == self && st.state == 'Z' {
 			t.Errorf("zombie child %d left unreaped", pid)
 			reapPid(pid)
-		}
-	}
-}
-
-// assertNoProcessWithArg fails if a live process has arg in its command line.
-func assertNoProcessWithArg(t *testing.T, arg string) {
-	t.Helper()
-	names, _ := os.ReadDir("/proc")
-	for _, n := range names {
-		pid, err := strconv.Atoi(n.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + n.Name() + "/cmdline")
-		if strings.Contains(string(cmdline), arg) {
-			t.Errorf("process %d (%q) outlived the command", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
-			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }
@@ -84,7 +67,7 @@ func TestBashEscapedProcessesDie(t *testing.T) {
 			}
 			assertGone(t, pids)
 			if c.arg != "" {
-				assertNoProcessWithArg(t, c.arg)
+				sandboxtest.AssertNoProcessWithArg(t, c.arg)
 			}
 			assertNoZombieChildren(t)
 		})
@@ -123,6 +106,6 @@ func TestBashGroupReaperNotWedgedBySetsid(t *testing.T) {
 			t.Fatalf("run %d: the command never ended (group reaper wedged)", i)
 		}
 	}
-	assertNoProcessWithArg(t, "100.200")
+	sandboxtest.AssertNoProcessWithArg(t, "100.200")
 	assertNoZombieChildren(t)
 }

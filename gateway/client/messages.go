@@ -85,29 +85,22 @@ func (c *Client) Request(ctx context.Context, to, method string, params any) (js
 }
 
 func (c *Client) request(ctx context.Context, gen uint64, to, method string, params any, verifying bool) (json.RawMessage, error) {
-	reqID := NewMessageID()
+	reqID, msgID := NewMessageID(), NewMessageID()
 	ch := make(chan response, 1)
 	c.mu.Lock()
 	c.pending[reqID] = ch
+	c.sentAs[msgID] = reqID
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		delete(c.pending, reqID)
+		delete(c.sentAs, msgID)
 		c.mu.Unlock()
 	}()
 	payload := map[string]any{"requestId": reqID, "method": method}
 	if params != nil {
 		payload["params"] = params
 	}
-	msgID := NewMessageID()
-	c.mu.Lock()
-	c.sentAs[msgID] = reqID
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.sentAs, msgID)
-		c.mu.Unlock()
-	}()
 	if _, err := c.send(gen, msgID, to, wire.ActionRequest, payload, verifying); err != nil {
 		return nil, err
 	}

@@ -285,20 +285,29 @@ func TestNATSUnreachable(t *testing.T) {
 	}
 }
 
-// TestRetryIsDeliveredOnce: a lane retries a message whose acknowledgement
-// was lost (the holder delivered it, the reply never came back); the
-// holder acknowledges the retry without delivering it again. Here the
-// retries are sent by hand on the device's subject, as a lane would.
-func TestRetryIsDeliveredOnce(t *testing.T) {
+// hubBesideNATS starts one instance (opts) on a one-node cluster with
+// hub-1 ready on it, and a plain NATS connection to the cluster, closed
+// when the test ends, to play the part of another instance by hand.
+func hubBesideNATS(t *testing.T, opts Options) (*instance, *device, *nats.Conn) {
+	t.Helper()
 	cl := startCluster(t, 1)
-	a := startInstance(t, "a", cl.URL(0), Options{})
+	a := startInstance(t, "a", cl.URL(0), opts)
 	hub := dial(t, a.url, "hub-1", wire.TypeHub)
 	hub.ready(t)
 	nc, err := nats.Connect(cl.URL(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
+	return a, hub, nc
+}
+
+// TestRetryIsDeliveredOnce: a lane retries a message whose acknowledgement
+// was lost (the holder delivered it, the reply never came back); the
+// holder acknowledges the retry without delivering it again. Here the
+// retries are sent by hand on the device's subject, as a lane would.
+func TestRetryIsDeliveredOnce(t *testing.T) {
+	a, hub, nc := hubBesideNATS(t, Options{})
 	send := func(seq, n int) {
 		t.Helper()
 		data, _ := json.Marshal(wire.RoutedMessage{ID: fmt.Sprint("m", n), From: "phone-1", To: "hub-1", Action: "count", Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))})
@@ -380,15 +389,7 @@ func TestLostAnswerKeepsTheClaim(t *testing.T) {
 // delivered it: the sender's send_error must say the delivery is
 // unconfirmed, never that it did not happen.
 func TestLostAcknowledgementIsUnconfirmed(t *testing.T) {
-	cl := startCluster(t, 1)
-	a := startInstance(t, "a", cl.URL(0), Options{DeliveryTimeout: time.Second, AttemptTimeout: 200 * time.Millisecond})
-	hub := dial(t, a.url, "hub-1", wire.TypeHub)
-	hub.ready(t)
-	nc, err := nats.Connect(cl.URL(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	a, hub, nc := hubBesideNATS(t, Options{DeliveryTimeout: time.Second, AttemptTimeout: 200 * time.Millisecond})
 	got := make(chan *nats.Msg, 64)
 	sub, err := nc.ChanSubscribe(a.fleet.subject(keyOf("phone-mute")), got)
 	if err != nil {

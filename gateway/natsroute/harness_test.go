@@ -12,11 +12,9 @@ import (
 
 	"agenthub/gateway"
 	"agenthub/gateway/client"
+	"agenthub/gateway/client/clienttest"
 	"agenthub/gateway/natsroute/natstest"
 	"agenthub/gateway/wire"
-
-	sio "github.com/zishang520/socket.io/clients/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
 )
 
 // startCluster runs n embedded nats-server nodes for the test.
@@ -91,22 +89,27 @@ type device struct {
 
 func dial(t *testing.T, url, id, typ string) *device {
 	t.Helper()
+	return dialAs(t, client.Options{URL: url, DeviceID: id, DeviceType: typ}, nil)
+}
+
+// dialAs connects a device with opts plus the harness's reconnect timings
+// and logger; adjust, if not nil, changes its callbacks first.
+func dialAs(t *testing.T, opts client.Options, adjust func(*device, *client.Callbacks)) *device {
+	t.Helper()
 	d := &device{msgs: make(chan wire.RoutedMessage, 8192), errs: make(chan wire.SendError, 256),
 		fails: make(chan error, 64), states: make(chan client.State, 256)}
-	c, err := client.New(client.Options{URL: url, DeviceID: id, DeviceType: typ, ReconnectDelay: 20 * time.Millisecond,
-		ReconnectDelayMax: 200 * time.Millisecond, ConnectTimeout: time.Second, Logger: testLog(t).With("device", id)},
-		client.Callbacks{
-			OnMessage:     func(m wire.RoutedMessage) { d.msgs <- m },
-			OnSendError:   func(e wire.SendError) { d.errs <- e },
-			OnError:       func(err error) { nonBlocking(d.fails, err) },
-			OnStateChange: func(s client.State) { nonBlocking(d.states, s) },
-		})
-	if err != nil {
-		t.Fatal(err)
+	opts.ReconnectDelay, opts.ReconnectDelayMax, opts.ConnectTimeout = 20*time.Millisecond, 200*time.Millisecond, time.Second
+	opts.Logger = testLog(t).With("device", opts.DeviceID)
+	cb := client.Callbacks{
+		OnMessage:     func(m wire.RoutedMessage) { d.msgs <- m },
+		OnSendError:   func(e wire.SendError) { d.errs <- e },
+		OnError:       func(err error) { nonBlocking(d.fails, err) },
+		OnStateChange: func(s client.State) { nonBlocking(d.states, s) },
 	}
-	d.Client = c
-	t.Cleanup(c.Close)
-	c.Connect()
+	if adjust != nil {
+		adjust(d, &cb)
+	}
+	d.Client = clienttest.Connect(t, opts, cb)
 	return d
 }
 
@@ -150,7 +153,7 @@ func (d *device) devices(t *testing.T) []wire.DeviceInfo {
 }
 
 func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return clienttest.Log(t, slog.LevelInfo)
 }
 
 // rawResult is one bare socket's registration.
@@ -164,15 +167,7 @@ type rawResult struct {
 // `registered` (an attempt the client library lost is tried again).
 func rawRegister(t *testing.T, base, id string) *rawResult {
 	for try := 0; try < 10; try++ {
-		opts := sio.DefaultOptions()
-		opts.SetPath(wire.Path)
-		opts.SetQuery(url.Values{wire.QueryDeviceID: {id}, wire.QueryDeviceType: {wire.TypeClient}})
-		opts.SetTransports(types.NewSet(sio.WebSocket))
-		opts.SetReconnection(false)
-		opts.SetCloseOnBeforeunload(false)
-		opts.SetTimeout(time.Second)
-		m := sio.NewManager(base, opts)
-		s := m.Socket("/", opts)
+		s := clienttest.NewRawSocket(base, url.Values{wire.QueryDeviceID: {id}, wire.QueryDeviceType: {wire.TypeClient}})
 		reg := make(chan wire.Registered, 1)
 		failed := make(chan struct{}, 1)
 		_ = s.On(wire.EventRegistered, func(args ...any) {
@@ -184,21 +179,15 @@ func rawRegister(t *testing.T, base, id string) *rawResult {
 			nonBlocking(reg, r)
 		})
 		_ = s.On("connect_error", func(...any) { nonBlocking(failed, struct{}{}) })
-		closeAll := func() {
-			s.Disconnect()
-			if e := m.Engine(); e != nil {
-				e.Close()
-			}
-		}
 		s.Connect()
 		select {
 		case r := <-reg:
-			t.Cleanup(closeAll)
-			return &rawResult{ok: r.Success, err: r.Error, close: closeAll}
+			t.Cleanup(s.Close)
+			return &rawResult{ok: r.Success, err: r.Error, close: s.Close}
 		case <-failed:
 		case <-time.After(5 * time.Second):
 		}
-		closeAll()
+		s.Close()
 	}
 	t.Error("could not connect")
 	return &rawResult{err: "could not connect", close: func() {}}

@@ -1,8 +1,6 @@
 package natsroute
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"agenthub/gateway/client"
+	"agenthub/gateway/client/clienttest"
 	"agenthub/gateway/natsroute/natstest"
 	"agenthub/gateway/wire"
 	"agenthub/ipc"
@@ -75,23 +74,11 @@ func (hs *hubSide) pair(t *testing.T, url, id string) (*device, string) {
 		t.Fatal(err)
 	}
 	verified := make(chan client.VerifyResult, 8)
-	d := &device{msgs: make(chan wire.RoutedMessage, 8192), errs: make(chan wire.SendError, 256),
-		fails: make(chan error, 64), states: make(chan client.State, 256)}
-	c, err := client.New(client.Options{URL: url, DeviceID: id, DeviceType: wire.TypeClient, HubID: hs.hubID, Token: pv.Token,
-		ReconnectDelay: 20 * time.Millisecond, ReconnectDelayMax: 200 * time.Millisecond, ConnectTimeout: time.Second,
-		Logger: testLog(t).With("device", id)},
-		client.Callbacks{
-			OnMessage:     func(m wire.RoutedMessage) { d.msgs <- m },
-			OnSendError:   func(e wire.SendError) { nonBlocking(d.errs, e) },
-			OnVerified:    func(r client.VerifyResult) { nonBlocking(verified, r) },
-			OnStateChange: func(s client.State) { nonBlocking(d.states, s) },
+	d := dialAs(t, client.Options{URL: url, DeviceID: id, DeviceType: wire.TypeClient, HubID: hs.hubID, Token: pv.Token},
+		func(d *device, cb *client.Callbacks) {
+			cb.OnSendError = func(e wire.SendError) { nonBlocking(d.errs, e) }
+			cb.OnVerified = func(r client.VerifyResult) { nonBlocking(verified, r) }
 		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Client = c
-	t.Cleanup(c.Close)
-	c.Connect()
 	for p := recv(t, hs.asked); len(p) != 1 || p[0].DeviceID != id; p = recv(t, hs.asked) {
 	}
 	if err := hs.mgr.Answer(id, true, ""); err != nil {
@@ -125,21 +112,12 @@ func nextFrame(t *testing.T, d *device, sub string) frame {
 		if m.Action != wire.ActionStream {
 			continue
 		}
-		var f struct {
-			SubscriptionID string `json:"subscriptionId"`
-			Event          struct {
-				ID      string `json:"id"`
-				Type    string `json:"type"`
-				Payload struct {
-					Text string `json:"text"`
-				} `json:"payload"`
-			} `json:"event"`
-		}
-		if err := json.Unmarshal(m.Payload, &f); err != nil {
+		f, err := clienttest.DecodeFrame(m)
+		if err != nil {
 			t.Fatalf("frame %s: %v", m.Payload, err)
 		}
-		if f.SubscriptionID == sub {
-			return frame{sub: sub, id: f.Event.ID, typ: f.Event.Type, text: f.Event.Payload.Text}
+		if f.Sub == sub {
+			return frame{sub: sub, id: f.ID, typ: f.EventType, text: f.Text}
 		}
 	}
 }
@@ -162,17 +140,7 @@ func subscribe(t *testing.T, d *device, hubID, sid string, since *string) string
 
 func call(t *testing.T, d *device, hubID, method string, params, out any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	raw, err := d.Request(ctx, hubID, method, params)
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s: %v in %s", method, err, raw)
-		}
-	}
+	clienttest.Must(t, d.Client, hubID, method, params, out)
 }
 
 // TestInstanceKilledHubMovesStreamResumes: a hub reaches the fleet through

@@ -1,7 +1,6 @@
 package dashboard_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"agenthub/app/apptest"
 	"agenthub/ipc"
 	"agenthub/ipc/dashboard"
 	"agenthub/ipc/dialect"
@@ -26,24 +26,6 @@ import (
 // synchronises anything.
 const guard = 20 * time.Second
 
-// syncBuffer collects log output from concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type fixture struct {
 	t    testing.TB
 	srv  *dashboard.Server
@@ -52,7 +34,7 @@ type fixture struct {
 	hub  *hubtest.Hub
 	base string
 	tok  string
-	logs *syncBuffer
+	logs *apptest.Buffer // log output from concurrent handlers
 	mu   sync.Mutex
 	skew time.Duration
 }
@@ -72,7 +54,7 @@ func newFixture(t testing.TB, opts ipc.Options) *fixture {
 // Addr, Logger and Assets are the fixture's).
 func newFixtureWith(t testing.TB, opts ipc.Options, apiOpts dashboard.APIOptions, srvOpts dashboard.Options) *fixture {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &apptest.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := &fixture{t: t, logs: logs}
 	// Registered before the hub's cleanup, so it runs after the hub, the bus

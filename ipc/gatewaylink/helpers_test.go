@@ -14,6 +14,7 @@ import (
 
 	"agenthub/gateway"
 	"agenthub/gateway/client"
+	"agenthub/gateway/client/clienttest"
 	"agenthub/gateway/wire"
 	"agenthub/ipc"
 	"agenthub/ipc/devices"
@@ -104,8 +105,8 @@ func (e *env) dial(t *testing.T, id, hubID, token string) *peer {
 	opts := fast
 	opts.URL, opts.DeviceID, opts.DeviceType, opts.HubID, opts.Token = e.url, id, wire.TypeClient, hubID, token
 	opts.Meta = map[string]string{"userAgent": "gatewaylink test"}
-	opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := client.New(opts, client.Callbacks{
+	opts.Logger = clienttest.Log(t, slog.LevelDebug)
+	p.Client = clienttest.Connect(t, opts, client.Callbacks{
 		OnMessage:    func(m wire.RoutedMessage) { p.msgs <- m },
 		OnVerified:   func(r client.VerifyResult) { p.verified <- r },
 		OnRegistered: func(id string) { p.regs <- id },
@@ -119,12 +120,6 @@ func (e *env) dial(t *testing.T, id, hubID, token string) *peer {
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Client = c
-	t.Cleanup(c.Close)
-	c.Connect()
 	return p
 }
 
@@ -217,15 +212,7 @@ func (p *peer) call(t *testing.T, hubID, method string, params any) (json.RawMes
 // must is call expecting success.
 func (p *peer) must(t *testing.T, hubID, method string, params any, out any) {
 	t.Helper()
-	raw, rerr := p.call(t, hubID, method, params)
-	if rerr != nil {
-		t.Fatalf("%s: %v", method, rerr)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s: %v in %s", method, err, raw)
-		}
-	}
+	clienttest.Must(t, p.Client, hubID, method, params, out)
 }
 
 // next returns the next message of action.
