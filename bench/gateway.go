@@ -62,11 +62,11 @@ type gwDevice struct {
 	c        *gwclient.Client
 	frames   chan wire.RoutedMessage
 	verified chan struct{} // a verify with the hub succeeded (the first, or after a reconnect)
-	hubID   string
-	session string
-	sub     string
-	cursor  string // the last event id processed (the snapshot's, before any event)
-	resubs  int    // subscriptions the hub ended that the device resumed
+	hubID    string
+	session  string
+	sub      string
+	cursor   string // the last event id processed (the snapshot's, before any event)
+	resubs   int    // subscriptions the hub ended that the device resumed
 }
 
 func startGatewayTarget(ctx context.Context, bin, upstream, root string, prov *provider) (*gwTarget, error) {
@@ -261,6 +261,14 @@ func (d *gwDevice) subscribe(ctx context.Context) error {
 	return nil
 }
 
+// unsubscribe ends the device's subscription (best effort: a closed or
+// changed connection already ended it).
+func (d *gwDevice) unsubscribe(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, _ = d.c.Request(ctx, d.hubID, "unsubscribe", map[string]any{"subscriptionId": d.sub})
+}
+
 // next is the payload of the device's next event frame of its
 // subscription. It moves the cursor past every frame it hands on, and
 // resubscribes from the cursor when the hub ends the subscription.
@@ -280,6 +288,11 @@ func (d *gwDevice) next(ctx context.Context) ([]byte, error) {
 				if d.sub == "" {
 					continue
 				}
+				// The connection that dropped may be the one before the
+				// subscription (a marker can be stale): end the
+				// subscription in case it still runs, or its frames would
+				// come twice (best effort: a changed connection ended it).
+				d.unsubscribe(ctx)
 				d.sub, d.resubs = "", d.resubs+1
 				// Once verified on a next connection (which may drop too;
 				// two drops can share one verified signal, so a refused
