@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 // FileName is the rules file in the data dir.
