@@ -157,11 +157,11 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodListFiles, h.listFiles)
 	d.Register(MethodGetTurnChanges, h.getTurnChanges)
 	d.Register(MethodUndoTurn, h.undoTurn)
-	d.Register(MethodRegenerate, h.regenerate)
-	d.Register(MethodRetryTurn, h.retryTurn)
+	d.Register(MethodRegenerate, onMessage(h, ipc.Brancher.Regenerate))
+	d.Register(MethodRetryTurn, onMessage(h, ipc.Brancher.RetryTurn))
 	d.Register(MethodEditMessage, h.editMessage)
-	d.Register(MethodSwitchBranch, h.switchBranch)
-	d.Register(MethodForkSession, h.forkSession)
+	d.Register(MethodSwitchBranch, onMessage(h, ipc.Brancher.SwitchBranch))
+	d.Register(MethodForkSession, onMessage(h, ipc.Brancher.ForkSession))
 	h.registerWorkflows(d)
 }
 
