@@ -213,6 +213,18 @@ func decodeSession[P interface{ id() (string, error) }](raw json.RawMessage) (P,
 	return p, id, err
 }
 
+// decodeFor is decodeSession for a method the hub serves through an
+// optional interface I: it also returns the hub as an I, or missing when
+// the hub does not implement it.
+func decodeFor[P interface{ id() (string, error) }, I any](h hubMethods, raw json.RawMessage, missing error) (P, string, I, error) {
+	p, id, err := decodeSession[P](raw)
+	i, ok := h.hub.(I)
+	if err == nil && !ok {
+		err = missing
+	}
+	return p, id, i, err
+}
+
 // sessionAction is a method that applies act to the session its params
 // name and answers {"ok": true}.
 func sessionAction(act func(ctx context.Context, sessionID string) error) Handler {
