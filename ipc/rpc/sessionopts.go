@@ -139,10 +139,7 @@ func (h hubMethods) getInstructions(ctx context.Context, raw json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	if files == nil {
-		files = []ipc.InstructionFile{}
-	}
-	return InstructionsResult{Files: files}, nil
+	return InstructionsResult{Files: nonNil(files)}, nil
 }
 
 // MethodListFiles completes @-mentions: workspace paths matching a query.
@@ -173,10 +170,7 @@ func (h hubMethods) listFiles(ctx context.Context, raw json.RawMessage) (any, er
 		if err != nil {
 			return nil, err
 		}
-		if files == nil {
-			files = []string{}
-		}
-		return FilesResult{Files: files}, nil
+		return FilesResult{Files: nonNil(files)}, nil
 	}
 	p, id, err := decodeSession[filesParams](raw)
 	if err != nil {
@@ -190,8 +184,5 @@ func (h hubMethods) listFiles(ctx context.Context, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if files == nil {
-		files = []string{}
-	}
-	return FilesResult{Files: files}, nil
+	return FilesResult{Files: nonNil(files)}, nil
 }
