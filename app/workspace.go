@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 // lastWorkspaceFile keeps, in the data dir, the folder of the last session

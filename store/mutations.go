@@ -58,11 +58,17 @@ func deleteSession(tx *bolt.Tx, id string) error {
 	return nil
 }
 
-func putMessage(tx *bolt.Tx, m Message) error {
-	if tx.Bucket(bucketSessions).Get([]byte(m.SessionID)) == nil {
-		return fmt.Errorf("session %s: %w", m.SessionID, ErrNotFound)
+// sessionBucket returns the bucket of session under root (bucketMessages,
+// bucketTurns), created if needed; the session must exist (ErrNotFound).
+func sessionBucket(tx *bolt.Tx, root []byte, session string) (*bolt.Bucket, error) {
+	if tx.Bucket(bucketSessions).Get([]byte(session)) == nil {
+		return nil, fmt.Errorf("session %s: %w", session, ErrNotFound)
 	}
-	sb, err := tx.Bucket(bucketMessages).CreateBucketIfNotExists([]byte(m.SessionID))
+	return tx.Bucket(root).CreateBucketIfNotExists([]byte(session))
+}
+
+func putMessage(tx *bolt.Tx, m Message) error {
+	sb, err := sessionBucket(tx, bucketMessages, m.SessionID)
 	if err != nil {
 		return err
 	}
@@ -99,10 +105,7 @@ func putMessage(tx *bolt.Tx, m Message) error {
 }
 
 func putTurn(tx *bolt.Tx, t Turn) error {
-	if tx.Bucket(bucketSessions).Get([]byte(t.SessionID)) == nil {
-		return fmt.Errorf("session %s: %w", t.SessionID, ErrNotFound)
-	}
-	sb, err := tx.Bucket(bucketTurns).CreateBucketIfNotExists([]byte(t.SessionID))
+	sb, err := sessionBucket(tx, bucketTurns, t.SessionID)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"agenthub/app/atomicfile"
 	"agenthub/app/confine"
+	"agenthub/atomicfile"
 )
 
 // Bounds.

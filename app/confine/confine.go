@@ -262,11 +262,7 @@ var tmpSeq atomic.Uint64
 // directory. The directory must exist. On error name is unchanged and no
 // temp file is left.
 func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode) error {
-	parent, base := filepath.Split(filepath.Clean(name))
-	if base == "" || base == "." || base == ".." {
-		return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
-	}
-	sub, err := d.openDirRoot("write", parentOf(parent))
+	sub, base, err := d.openParent("write", name, syscall.EISDIR)
 	if err != nil {
 		return err
 	}
@@ -305,11 +301,7 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode) error {
 // Remove removes the file (or empty directory) name from its directory as
 // opened and checked; a final symlink is removed, not followed.
 func (d *Dir) Remove(name string) error {
-	parent, base := filepath.Split(filepath.Clean(name))
-	if base == "" || base == "." || base == ".." {
-		return &fs.PathError{Op: "remove", Path: name, Err: syscall.EINVAL}
-	}
-	sub, err := d.openDirRoot("remove", parentOf(parent))
+	sub, base, err := d.openParent("remove", name, syscall.EINVAL)
 	if err != nil {
 		return err
 	}
@@ -366,12 +358,22 @@ func (d *Dir) verify(f *os.File, op, name string) error {
 	return nil
 }
 
-// parentOf is a filepath.Split directory as a name ("." for none).
-func parentOf(dir string) string {
-	if dir == "" {
-		return "."
+// openParent opens and checks the directory that holds name and returns
+// it with name's last element; a name without one ("", ".", "..", "a/..")
+// fails as op's *fs.PathError with noBase. The caller closes the Root.
+func (d *Dir) openParent(op, name string, noBase error) (*os.Root, string, error) {
+	parent, base := filepath.Split(filepath.Clean(name))
+	if base == "" || base == "." || base == ".." {
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: noBase}
 	}
-	return filepath.Clean(dir)
+	if parent == "" {
+		parent = "."
+	}
+	sub, err := d.openDirRoot(op, filepath.Clean(parent))
+	if err != nil {
+		return nil, "", err
+	}
+	return sub, base, nil
 }
 
 // asDir is name with a final "." component: os.Root opens every

@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 // TrustFileName is the file in the data dir that remembers which

@@ -52,9 +52,7 @@ func bashCall(id, cmd string) [3]string {
 // An asked call waits; approving it once runs it; answering it again is
 // refused; the session's record counts the wait.
 func TestApprovalOnceRunsTheCall(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "echo approved > out.txt")), textReply("done"))
 	h.submit(s.ID, "write it")
 	req := w.approvalRequest()
@@ -109,9 +107,7 @@ func storedApproval(t *testing.T, h *harness, sid, toolUseID string) *store.Tool
 
 // A denial with a message reaches the model as the call's result.
 func TestApprovalDenyWithMessageReachesTheModel(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "rm -rf ./src")), textReply("ok, I won't"))
 	h.submit(s.ID, "clean up")
 	w.approvalRequest()
@@ -135,9 +131,7 @@ func TestApprovalDenyWithMessageReachesTheModel(t *testing.T) {
 // "Always" stores an allow rule for the workspace: the next matching call
 // runs without asking, a different command still asks.
 func TestApprovalAlwaysPersistsPerWorkspace(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "ls -la")), toolReply(bashCall("tu_2", "ls src")), toolReply(bashCall("tu_3", "cat x")), textReply("done"))
 	h.submit(s.ID, "look")
 	w.approvalRequest()
@@ -161,9 +155,7 @@ func TestApprovalAlwaysPersistsPerWorkspace(t *testing.T) {
 // Cancelling while a call waits: the tool never ran (tool.failed
 // cancelled), the request resolves cancelled by cancel.
 func TestApprovalCancelWhileWaiting(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "echo ran > out.txt")))
 	r := h.submit(s.ID, "go")
 	w.approvalRequest()
@@ -205,9 +197,7 @@ func TestApprovalWaitPausesTheTurnTimeout(t *testing.T) {
 	}
 	timeout := 300*time.Millisecond + 10*time.Since(start)
 
-	h := newHarness(t, asking, func(c *hub.Config) { c.TurnTimeout = timeout })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking, func(c *hub.Config) { c.TurnTimeout = timeout })
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "true")), textReply("done"))
 	h.submit(s.ID, "go")
 	w.approvalRequest()
@@ -229,9 +219,7 @@ func TestApprovalWaitPausesTheTurnTimeout(t *testing.T) {
 // Modes and precedence through the hub: auto-all runs bash at once, a deny
 // rule wins over it, auto-edits runs write_file and still asks for bash.
 func TestApprovalModesAndPrecedence(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	ctx := context.Background()
 	if _, err := h.hub.SetApprovalMode(ctx, s.ID, "yolo"); !errors.Is(err, ipc.ErrInvalidInput) {
 		t.Fatalf("a bad mode: %v", err)
@@ -275,9 +263,7 @@ func TestApprovalModesAndPrecedence(t *testing.T) {
 // log has an unanswered request): the request resolves cancelled by
 // restart, and after the restart nothing waits.
 func TestApprovalInterruptedByRestart(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "true")))
 	h.submit(s.ID, "go")
 	w.approvalRequest()
@@ -405,9 +391,7 @@ func (nopEmitter) Emit(string, ...any) {}
 // The window's path with the real hub: the page answers over the bound
 // Bridge's one RPC method, and the resolution says the window answered.
 func TestApprovalOverTheWailsBridge(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	svc, err := wailsipc.NewService(wailsipc.Options{Bus: h.bus, Hub: h.hub, Emitter: nopEmitter{}})
 	if err != nil {
 		t.Fatal(err)

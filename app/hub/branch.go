@@ -148,18 +148,7 @@ func (h *Hub) EditAndResend(ctx context.Context, sessionID, messageID, content s
 	if strings.TrimSpace(content) == "" {
 		return ipc.SubmitResult{}, fmt.Errorf("empty message: %w", ipc.ErrInvalidInput)
 	}
-	s, t, path, pos, err := h.at(sessionID, messageID)
-	if err != nil {
-		return ipc.SubmitResult{}, err
-	}
-	if t.Messages[path[pos]].Role != store.RoleUser {
-		return ipc.SubmitResult{}, fmt.Errorf("message %q is not a user message: %w", messageID, ipc.ErrInvalidInput)
-	}
-	parent := store.RootParent
-	if pos > 0 {
-		parent = t.Messages[path[pos-1]].ID
-	}
-	if _, err := h.setHead(ctx, s, parent, pos, ipc.BranchEdit, messageID, messagesAt(t, path[pos:])); err != nil {
+	if _, _, err := h.branchBeforeUser(ctx, sessionID, messageID, ipc.BranchEdit); err != nil {
 		return ipc.SubmitResult{}, err
 	}
 	return h.SubmitTurn(ctx, sessionID, content)
@@ -172,22 +161,34 @@ func (h *Hub) EditAndResend(ctx context.Context, sessionID, messageID, content s
 // and its outcome stay one click away (‹ n/m ›) instead of a second copy of
 // the question following it.
 func (h *Hub) RetryTurn(ctx context.Context, sessionID, messageID string) (ipc.SubmitResult, error) {
-	s, t, path, pos, err := h.at(sessionID, messageID)
+	s, user, err := h.branchBeforeUser(ctx, sessionID, messageID, ipc.BranchRetry)
 	if err != nil {
 		return ipc.SubmitResult{}, err
 	}
+	return h.submitBlocks(ctx, s, "", userText(user.Content), slices.Clone(user.Content), h.turnOptionsOf(sessionID, user.ID))
+}
+
+// branchBeforeUser takes the user message messageID and all after it off
+// the session's path, so that the message before it (or none) is the head
+// and the next user message becomes its sibling; reason is the
+// session.branched reason. It returns the session and the user message.
+func (h *Hub) branchBeforeUser(ctx context.Context, sessionID, messageID, reason string) (*session, store.Message, error) {
+	s, t, path, pos, err := h.at(sessionID, messageID)
+	if err != nil {
+		return nil, store.Message{}, err
+	}
 	user := t.Messages[path[pos]]
 	if user.Role != store.RoleUser {
-		return ipc.SubmitResult{}, fmt.Errorf("message %q is not a user message: %w", messageID, ipc.ErrInvalidInput)
+		return nil, store.Message{}, fmt.Errorf("message %q is not a user message: %w", messageID, ipc.ErrInvalidInput)
 	}
 	parent := store.RootParent
 	if pos > 0 {
 		parent = t.Messages[path[pos-1]].ID
 	}
-	if _, err := h.setHead(ctx, s, parent, pos, ipc.BranchRetry, messageID, messagesAt(t, path[pos:])); err != nil {
-		return ipc.SubmitResult{}, err
+	if _, err := h.setHead(ctx, s, parent, pos, reason, messageID, messagesAt(t, path[pos:])); err != nil {
+		return nil, store.Message{}, err
 	}
-	return h.submitBlocks(ctx, s, "", userText(user.Content), slices.Clone(user.Content), h.turnOptionsOf(sessionID, user.ID))
+	return s, user, nil
 }
 
 // userText is the text a user message was typed with (its first text block).

@@ -27,9 +27,7 @@ func noType(t *testing.T, es []ev, typ string) {
 
 // §6.2.1
 func TestCancelMidLLM(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	g := llmtest.NewGate()
 	h.srv.Enqueue(stalledText(g, "I'll start by"))
 	r := h.submit(s.ID, "go")
@@ -158,9 +156,7 @@ func TestCancelAtSeam(t *testing.T) {
 }
 
 func TestCancelDuringFollowUpCall(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	g := llmtest.NewGate()
 	h.srv.Enqueue(toolReply([3]string{"tu_1", "list_dir", `{"path":"."}`}), stalledText(g, "Looking"))
 	r := h.submit(s.ID, "go")
@@ -177,9 +173,7 @@ func TestCancelDuringFollowUpCall(t *testing.T) {
 }
 
 func TestTurnTimeoutCancelsWithReasonTimeout(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.TurnTimeout = 300 * time.Millisecond })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, func(c *hub.Config) { c.TurnTimeout = 300 * time.Millisecond })
 	g := llmtest.NewGate()
 	h.srv.Enqueue(stalledText(g, "slow"))
 	h.submit(s.ID, "go")

@@ -16,9 +16,7 @@ import (
 
 // §6.2.2 with real processes: a plain sleep and a SIGTERM-ignoring child.
 func TestCancelMidToolKillsProcesses(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	cmd := `bash -c 'trap "" TERM; sleep 100' & echo pid:$!; sleep 100 & echo pid:$!; wait`
 	h.srv.Enqueue(toolReply([3]string{"tu_sh", "bash", mustJSON(map[string]string{"command": cmd})}))
 	r := h.submit(s.ID, "run it")

@@ -15,9 +15,7 @@ import (
 // its turn starts; an id the session already has is a conflict that
 // overwrites nothing; a malformed id is refused.
 func TestSubmitTurnWithClientID(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	gate := llmtest.NewGate()
 	defer gate.Release()
 	h.srv.Enqueue(stalledReply(gate, "first"), textReply("second"))

@@ -118,6 +118,15 @@ func (h *harness) close() {
 	h.hub = nil
 }
 
+// watchedSession is the start of most tests: a harness (with opts), one
+// session and a watch of it (its workers left out).
+func watchedSession(t *testing.T, opts ...harnessOpt) (*harness, store.Session, *watcher) {
+	t.Helper()
+	h := newHarness(t, opts...)
+	s := h.session()
+	return h, s, h.watch(s.ID, false)
+}
+
 // session creates a session with the default workspace and model.
 func (h *harness) session() store.Session {
 	h.t.Helper()

@@ -84,9 +84,7 @@ func mcpCall(id, name, input string) [3]string { return [3]string{id, name, inpu
 func TestMCPToolsEndToEnd(t *testing.T) {
 	web := mcptest.NewHTTP()
 	t.Cleanup(web.Close)
-	h := newHarness(t, withMCP(t, web.URL, &mcpLink{}), asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, withMCP(t, web.URL, &mcpLink{}), asking)
 	h.srv.Enqueue(
 		toolReply(mcpCall("tu_slow", "t__slow", `{"steps":3}`)),
 		toolReply(mcpCall("tu_fail", "t__fail", `{}`), mcpCall("tu_web", "web__fast", `{"text":"hello"}`)),

@@ -13,9 +13,7 @@ import (
 // them before any call's result, however the parallel calls are scheduled.
 // Two and five calls, fifty turns each.
 func TestToolCalledFollowsTheModelsOrder(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	for _, n := range []int{2, 5} {
 		for run := range 50 {
 			var calls [][3]string

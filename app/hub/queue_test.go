@@ -13,9 +13,7 @@ import (
 // when its turn starts, so offsets follow the conversation: the first turn's
 // user message and answer, then the queued user message and its answer.
 func TestQueuedTurnMessageOrder(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	gate := llmtest.NewGate()
 	script := h.scripted(llmtest.Reply{Blocks: []llmtest.Block{{Text: "first"}}, Stall: gate}, llmtest.TextReply("second"))
 	r1 := h.submit(s.ID, "one")
@@ -86,9 +84,7 @@ func TestQueuedTurnMessageOrder(t *testing.T) {
 // the session record, runs after the restart, and its user message follows
 // the interrupted turn's messages.
 func TestQueuedTurnSurvivesRestart(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	gate := llmtest.NewGate()
 	h.srv.Enqueue(stalledReply(gate, "partial"))
 	h.submit(s.ID, "one")

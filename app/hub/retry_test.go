@@ -20,9 +20,7 @@ import (
 // message.complete — stored once, with the retries on its record, and the
 // partials never reach the model's history.
 func TestRetriedStreamIsOneMessage(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 2, "Partial answer", "The retried answer.")...)
 	h.srv.Enqueue(textReply("second turn"))
 	h.submit(s.ID, "hi")
@@ -83,9 +81,7 @@ func TestRetriedStreamIsOneMessage(t *testing.T) {
 // breaks, the call is still one message, stored with status error and the
 // content clients last saw.
 func TestRetriesExhaustedMidStreamIsOneErrorMessage(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.MaxAttempts = 2 })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, func(c *hub.Config) { c.MaxAttempts = 2 })
 	fails := llmtest.MidFail("claude-sonnet-4-6", 2, "Partial answer", "unused")
 	h.srv.Enqueue(fails[:2]...)
 	h.submit(s.ID, "hi")
@@ -143,9 +139,7 @@ func TestCancelWhileWaitingToRetry(t *testing.T) {
 // while the second attempt streams gets the in-flight message with that
 // attempt's content only (and the retry on it), in canonical and seed000.
 func TestSnapshotMidRetryShowsOnlyTheCurrentAttempt(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	gate := llmtest.NewGate()
 	defer gate.Release()
 	h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 1, "Partial answer", "unused")[0])
@@ -223,9 +217,7 @@ func nextFrame(t *testing.T, sub *ipc.Subscription) []byte {
 // delegate call (tool.output_delta with reset), so the card shows the
 // partial once, then only the retry.
 func TestRetriedWorkerStreamResetsTheDelegateOutput(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(toolReply(delegateCall("tu_d", "answer it")))
 	h.srv.Enqueue(llmtest.MidFail("claude-sonnet-4-6", 1, "Partial answer", "The retried answer.")...)
 	h.srv.Enqueue(textReply("The worker answered."))

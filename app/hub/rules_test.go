@@ -14,9 +14,7 @@ import (
 // Row 6 through the hub: the request carries the rule "always" stores,
 // exactly that rule is stored, and it is narrow (python3 -c … asks next).
 func TestAlwaysStoresTheRuleShown(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "python3 build.py")), toolReply(bashCall("tu_2", "python3 -c 'print(1)'")), textReply("done"))
 	h.submit(s.ID, "build")
 	req := w.approvalRequest()
@@ -43,9 +41,7 @@ func TestAlwaysStoresTheRuleShown(t *testing.T) {
 // call; otherwise approveTool answers INVALID_PARAMS and the call still
 // waits.
 func TestAlwaysStoresAnEditedRule(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	ctx := context.Background()
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "git status -s")), toolReply(bashCall("tu_2", "git log -1")), textReply("done"))
 	h.submit(s.ID, "look")
@@ -81,9 +77,7 @@ func TestAlwaysStoresAnEditedRule(t *testing.T) {
 // Without a safe rule the request says so (no always_rule), and "always"
 // without a rule is refused instead of counting as once.
 func TestAlwaysNotAvailable(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	ctx := context.Background()
 	h.srv.Enqueue(toolReply(bashCall("tu_1", "echo hi > out.txt && git status")), textReply("done"))
 	h.submit(s.ID, "go")
@@ -106,9 +100,7 @@ func TestAlwaysNotAvailable(t *testing.T) {
 // edit of a hook in a nested repository and a write into the data dir;
 // an ordinary write still runs at once.
 func TestProtectedPathsAskInAutoEdits(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	ctx := context.Background()
 	if err := os.MkdirAll(filepath.Join(h.ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -140,9 +132,7 @@ func TestProtectedPathsAskInAutoEdits(t *testing.T) {
 // does not smuggle rm past the deny rule (a.txt survives), and one that
 // hides touch asks instead of running.
 func TestRowOneThroughTheGate(t *testing.T) {
-	h := newHarness(t, asking)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, asking)
 	ctx := context.Background()
 	if err := os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)

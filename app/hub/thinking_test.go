@@ -16,9 +16,7 @@ import (
 // the thinking block with its signature; and the next request of the tool
 // loop sends that signed thinking block back.
 func TestThinkingEndToEnd(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.ThinkingBudget = 2048 })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, func(c *hub.Config) { c.ThinkingBudget = 2048 })
 	h.srv.Enqueue(
 		llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 10}).
 			Thinking("sig-Zm9v", "Let me ", "look first.").
@@ -99,9 +97,7 @@ func TestThinkingEndToEnd(t *testing.T) {
 
 // TestThinkingOffByDefault: without a budget the request has no thinking.
 func TestThinkingOffByDefault(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(textReply("hi"))
 	h.submit(s.ID, "hi")
 	w.turnEnd(s.ID)

@@ -64,9 +64,7 @@ func TestToolOutputs(t *testing.T) {
 // is created 0600 in a 0700 directory, and the files and directories an
 // older build left 0644/0755 are made so when the hub starts.
 func TestToolOutputsArePrivate(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(toolReply([3]string{"tu_bash", "bash", `{"command":"echo private"}`}), textReply("done"))
 	h.submit(s.ID, "go")
 	w.turnEnd(s.ID)

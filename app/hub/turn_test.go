@@ -17,9 +17,7 @@ import (
 )
 
 func TestPlainTurnCanonicalOrderAndCost(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(textReply("Hello", ", ", "world"))
 	res := h.submit(s.ID, "hi")
 	if res.TurnID == "" || res.Queued {
@@ -79,9 +77,7 @@ func TestPlainTurnCanonicalOrderAndCost(t *testing.T) {
 }
 
 func TestToolLoopWriteThenReadThenAnswer(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(
 		toolReply([3]string{"tu_1", "write_file", `{"path":"notes.md","content":"alpha\nbeta\n"}`}),
 		toolReply([3]string{"tu_2", "read_file", `{"path":"notes.md"}`}),
@@ -161,9 +157,7 @@ func indexOf(s, sub string) int {
 }
 
 func TestRetryAfter429ThenSuccess(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	h.srv.Enqueue(
 		llmtest.HTTPError(429, llmtest.AnthropicErrorBody("rate_limit_error", "slow down")),
 		textReply("ok"),
@@ -199,9 +193,7 @@ func TestRetryAfter429ThenSuccess(t *testing.T) {
 }
 
 func TestFinalFailureMidStreamStoresErrorMessage(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.MaxAttempts = 1 })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, func(c *hub.Config) { c.MaxAttempts = 1 })
 	h.srv.Enqueue(llmtest.NewAnthropicStream("claude-sonnet-4-6", llmtest.AnthropicUsage{Input: 5}).
 		BeginText().TextDelta("partial").Error("overloaded_error", "busy").Response())
 	h.submit(s.ID, "hi")
@@ -229,9 +221,7 @@ func TestFinalFailureMidStreamStoresErrorMessage(t *testing.T) {
 // leaves the outcome on its user message with the attempt count, in the
 // messages every client reads after a reload.
 func TestFailedTurnOutcomeAfterRetries(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.MaxAttempts = 3 })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, func(c *hub.Config) { c.MaxAttempts = 3 })
 	for range 3 {
 		h.srv.Enqueue(llmtest.HTTPError(429, llmtest.AnthropicErrorBody("rate_limit_error", "slow down")))
 	}
@@ -264,9 +254,7 @@ func TestNotConfigured(t *testing.T) {
 }
 
 func TestQueuedTurnRunsNextAndQueuedCancel(t *testing.T) {
-	h := newHarness(t)
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t)
 	gate := llmtest.NewGate()
 	h.srv.Enqueue(
 		stalledReply(gate, "first"),
@@ -314,9 +302,7 @@ func TestQueuedTurnRunsNextAndQueuedCancel(t *testing.T) {
 // growing idle_ms, and none after the stream resumes and the turn ends.
 func TestStalledStreamReportsIdle(t *testing.T) {
 	const notice = 40 * time.Millisecond
-	h := newHarness(t, func(c *hub.Config) { c.StallNotice = notice })
-	s := h.session()
-	w := h.watch(s.ID, false)
+	h, s, w := watchedSession(t, func(c *hub.Config) { c.StallNotice = notice })
 	g := llmtest.NewGate()
 	h.srv.Enqueue(stalledReply(g, "thinking about it"))
 	h.submit(s.ID, "hi")

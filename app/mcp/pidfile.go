@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 // pidFiles records the running stdio servers in DIR (one file per process

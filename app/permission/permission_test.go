@@ -125,13 +125,21 @@ func TestParseModeAndRuleCheck(t *testing.T) {
 	}
 }
 
-func TestStorePersistsPerWorkspace(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, permission.FileName)
+// newStore opens a store on a fresh file in a fresh folder and returns it
+// with the file's path.
+func newStore(t *testing.T) (*permission.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), permission.FileName)
 	s, err := permission.OpenStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, path
+}
+
+func TestStorePersistsPerWorkspace(t *testing.T) {
+	s, path := newStore(t)
+	dir := filepath.Dir(path)
 	ws := filepath.Join(dir, "project")
 	r := permission.Rule{Tool: "bash", Prefix: "go test", Action: permission.Allow}
 	if err := s.Add(ws+"/", r); err != nil {
@@ -168,11 +176,7 @@ func TestStorePersistsPerWorkspace(t *testing.T) {
 // The per-workspace git-writes setting is off by default, kept beside the
 // rules and read back.
 func TestStoreKeepsGitWrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), permission.FileName)
-	s, err := permission.OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, path := newStore(t)
 	ws := "/home/u/project"
 	if s.GitWrites(ws) {
 		t.Fatal("git writes are on by default")
@@ -189,5 +193,41 @@ func TestStoreKeepsGitWrites(t *testing.T) {
 	}
 	if third, _ := permission.OpenStore(path); third.GitWrites(ws) {
 		t.Fatal("turned off, still on after reopening")
+	}
+}
+
+// A change the file cannot take is undone in memory too: what the store
+// answers stays what the file holds.
+func TestStoreUndoesAChangeItCouldNotSave(t *testing.T) {
+	s, path := newStore(t)
+	ws := "/home/u/project"
+	r := permission.Rule{Tool: "bash", Prefix: "go test", Action: permission.Allow}
+	if err := s.Add(ws, r); err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the file goes: the rename over it fails (even as root).
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ws, nil); err == nil {
+		t.Fatal("clearing the rules saved over a directory")
+	}
+	if err := s.Add("/home/u/other", r); err == nil {
+		t.Fatal("a new workspace's rule saved over a directory")
+	}
+	if err := s.SetGitWrites(ws, true); err == nil {
+		t.Fatal("git writes saved over a directory")
+	}
+	if got := fmt.Sprint(s.Rules(ws)); got != fmt.Sprint([]permission.Rule{r}) {
+		t.Errorf("rules after a failed clear: %s", got)
+	}
+	if got := s.Rules("/home/u/other"); len(got) != 0 {
+		t.Errorf("rules after a failed add: %v", got)
+	}
+	if s.GitWrites(ws) {
+		t.Error("git writes on after a failed save")
 	}
 }

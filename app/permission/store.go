@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 // FileName is the rules file in the data dir.
@@ -65,22 +65,7 @@ func (s *Store) GitWrites(workspace string) bool {
 func (s *Store) SetGitWrites(workspace string, allow bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := filepath.Clean(workspace)
-	was := s.git[key]
-	if allow {
-		s.git[key] = true
-	} else {
-		delete(s.git, key)
-	}
-	if err := s.save(); err != nil {
-		if was {
-			s.git[key] = true
-		} else {
-			delete(s.git, key)
-		}
-		return err
-	}
-	return nil
+	return saveEntry(s, s.git, filepath.Clean(workspace), true, allow)
 }
 
 // Rules returns a copy of a workspace's rules, in the order they were added.
@@ -99,22 +84,7 @@ func (s *Store) Set(workspace string, rules []Rule) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := filepath.Clean(workspace)
-	old, had := s.ws[key]
-	if len(rules) == 0 {
-		delete(s.ws, key)
-	} else {
-		s.ws[key] = slices.Clone(rules)
-	}
-	if err := s.save(); err != nil {
-		if had {
-			s.ws[key] = old
-		} else {
-			delete(s.ws, key)
-		}
-		return err
-	}
-	return nil
+	return saveEntry(s, s.ws, filepath.Clean(workspace), slices.Clone(rules), len(rules) > 0)
 }
 
 // Add appends a rule to a workspace's rules unless an equal one is there
@@ -125,6 +95,26 @@ func (s *Store) Add(workspace string, r Rule) error {
 		return nil
 	}
 	return s.Set(workspace, append(rules, r))
+}
+
+// saveEntry sets m[key] to v (keep) or deletes it (!keep), one of s's maps,
+// and saves; when the save fails m[key] is back as it was. The caller holds
+// mu.
+func saveEntry[V any](s *Store, m map[string]V, key string, v V, keep bool) error {
+	old, had := m[key]
+	put := func(v V, keep bool) {
+		if keep {
+			m[key] = v
+		} else {
+			delete(m, key)
+		}
+	}
+	put(v, keep)
+	if err := s.save(); err != nil {
+		put(old, had)
+		return err
+	}
+	return nil
 }
 
 // save writes the file; the caller holds mu.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 // Service is the keyring service the keys are stored under.

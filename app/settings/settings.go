@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"agenthub/app/atomicfile"
 	"agenthub/app/llm"
 	"agenthub/app/mcp"
+	"agenthub/atomicfile"
 )
 
 // File is the settings file's name inside the data dir.

@@ -39,6 +39,8 @@ type editInput struct {
 	New  *string `json:"new"`
 }
 
+func (in editInput) pathArg() string { return in.Path }
+
 func (editFileTool) Describe(input json.RawMessage) (string, string) {
 	var in editInput
 	if err := json.Unmarshal(input, &in); err != nil || in.Path == "" || in.Old == nil || in.New == nil {
@@ -66,12 +68,10 @@ func diffBlock(old, new string) string {
 }
 
 func (editFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-	in, res, err := decodeRunInput[editInput]("edit_file", input)
+	in, disp, failed, err := decodePathInput[editInput]("edit_file", "edit", env, input)
 	if err != nil {
-		return res, err
+		return failed, err
 	}
-	disp := displayPath(env.Workspace, in.Path)
-	failed := Result{StatusText: "Could not edit " + disp}
 	switch {
 	case in.Old == nil || *in.Old == "":
 		return failed, errorf(errclass.ToolInvalidInput, "edit_file: old is required and must not be empty")

@@ -37,6 +37,8 @@ type listInput struct {
 	Path string `json:"path"`
 }
 
+func (in listInput) pathArg() string { return in.Path }
+
 func (listDirTool) Describe(input json.RawMessage) (string, string) {
 	var in listInput
 	if err := json.Unmarshal(input, &in); err != nil {
@@ -50,12 +52,10 @@ func (listDirTool) Describe(input json.RawMessage) (string, string) {
 }
 
 func (listDirTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-	in, res, err := decodeRunInput[listInput]("list_dir", input)
+	in, disp, failed, err := decodePathInput[listInput]("list_dir", "list", env, input)
 	if err != nil {
-		return res, err
+		return failed, err
 	}
-	disp := displayPath(env.Workspace, in.Path)
-	failed := Result{StatusText: "Could not list " + disp}
 	t, err := resolveTarget(ctx, "list_dir", env, in.Path)
 	if err != nil {
 		return failed, err

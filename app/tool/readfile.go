@@ -45,6 +45,8 @@ type readInput struct {
 	Limit  *int   `json:"limit,omitempty"`
 }
 
+func (in readInput) pathArg() string { return in.Path }
+
 // bounds returns the first line (1-based) and the number of lines asked
 // for, with their defaults, or an error naming the one out of range.
 func (in readInput) bounds() (offset, limit int, err error) {
@@ -82,12 +84,10 @@ func (readFileTool) Describe(input json.RawMessage) (string, string) {
 }
 
 func (readFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-	in, res, err := decodeRunInput[readInput]("read_file", input)
+	in, disp, failed, err := decodePathInput[readInput]("read_file", "read", env, input)
 	if err != nil {
-		return res, err
+		return failed, err
 	}
-	disp := displayPath(env.Workspace, in.Path)
-	failed := Result{StatusText: "Could not read " + disp}
 	offset, limit, err := in.bounds()
 	if err != nil {
 		return failed, err

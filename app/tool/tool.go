@@ -337,6 +337,23 @@ func decodeRunInput[T any](tool string, input json.RawMessage) (T, Result, error
 	return in, Result{}, nil
 }
 
+// pathInput is the input of a tool that acts on one workspace path.
+type pathInput interface{ pathArg() string }
+
+// decodePathInput is decodeRunInput for the tools that act on one workspace
+// path (read_file, write_file, edit_file, list_dir): it also names the path
+// as the user sees it (disp) and the Result every later failure returns,
+// "Could not <verb> <disp>". When the input does not decode, failed is the
+// invalid-input Result and err an errclass.ToolInvalidInput *Error.
+func decodePathInput[T pathInput](tool, verb string, env Env, input json.RawMessage) (in T, disp string, failed Result, err error) {
+	in, failed, err = decodeRunInput[T](tool, input)
+	if err != nil {
+		return in, "", failed, err
+	}
+	disp = displayPath(env.Workspace, in.pathArg())
+	return in, disp, Result{StatusText: "Could not " + verb + " " + disp}, nil
+}
+
 // checkCtx returns an errclass.ToolCancelled/ToolTimeout error once ctx is done.
 func checkCtx(ctx context.Context, tool string) error {
 	if err := ctx.Err(); err != nil {

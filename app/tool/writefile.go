@@ -33,6 +33,8 @@ type writeInput struct {
 	Content *string `json:"content"`
 }
 
+func (in writeInput) pathArg() string { return in.Path }
+
 func (writeFileTool) Describe(input json.RawMessage) (string, string) {
 	var in writeInput
 	if err := json.Unmarshal(input, &in); err != nil || in.Path == "" || in.Content == nil {
@@ -43,12 +45,10 @@ func (writeFileTool) Describe(input json.RawMessage) (string, string) {
 }
 
 func (writeFileTool) Run(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-	in, res, err := decodeRunInput[writeInput]("write_file", input)
+	in, disp, failed, err := decodePathInput[writeInput]("write_file", "write", env, input)
 	if err != nil {
-		return res, err
+		return failed, err
 	}
-	disp := displayPath(env.Workspace, in.Path)
-	failed := Result{StatusText: "Could not write " + disp}
 	if in.Path == "" {
 		return failed, errorf(errclass.ToolInvalidInput, "write_file: path is required")
 	}

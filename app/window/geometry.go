@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/runtime"

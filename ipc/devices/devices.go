@@ -27,6 +27,8 @@ import (
 	"sync"
 	"time"
 
+	"agenthub/atomicfile"
+
 	"github.com/google/uuid"
 )
 
@@ -303,36 +305,8 @@ func (s *Store) update(change func(*state) (bool, error)) error {
 		}
 	}
 	st.Pairing = live
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("devices: encode: %w", err)
-	}
-	return replaceFile(s.path, append(b, '\n'))
-}
-
-// replaceFile writes data to a temporary file beside path (mode 0600 before
-// any byte), syncs it and renames it over path: never torn, never readable
-// by others.
-func replaceFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.WriteJSON(s.path, st, 0o600); err != nil {
 		return fmt.Errorf("devices: %w", err)
-	}
-	name := f.Name()
-	if err = f.Chmod(0o600); err == nil {
-		if _, err = f.Write(data); err == nil {
-			err = f.Sync()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("devices: replace %s: %w", path, err)
 	}
 	return nil
 }

@@ -82,10 +82,7 @@ func (h hubMethods) rulesResult(ctx context.Context, ws string, rules []ipc.Perm
 	if err != nil {
 		return nil, err
 	}
-	if rules == nil {
-		rules = []ipc.PermissionRule{}
-	}
-	res := RulesResult{Workspace: ws, Rules: rules}
+	res := RulesResult{Workspace: ws, Rules: nonNil(rules)}
 	if g, ok := h.hub.(ipc.GitWritesAPI); ok {
 		on, err := g.GitWrites(ctx, ws)
 		if err != nil {

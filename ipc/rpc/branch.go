@@ -44,14 +44,6 @@ func (h hubMethods) branch(raw json.RawMessage) (branchParams, string, ipc.Branc
 	return p, id, b, nil
 }
 
-func (h hubMethods) regenerate(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, b, err := h.branch(raw)
-	if err != nil {
-		return nil, err
-	}
-	return b.Regenerate(ctx, id, p.MessageID)
-}
-
 func (h hubMethods) editMessage(ctx context.Context, raw json.RawMessage) (any, error) {
 	p, id, b, err := h.branch(raw)
 	if err != nil {
@@ -63,26 +55,15 @@ func (h hubMethods) editMessage(ctx context.Context, raw json.RawMessage) (any, 
 	return b.EditAndResend(ctx, id, p.MessageID, *p.Content)
 }
 
-func (h hubMethods) retryTurn(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, b, err := h.branch(raw)
-	if err != nil {
-		return nil, err
+// onMessage is a branch method that takes {session_id, message_id} and
+// answers with call's result (Regenerate, RetryTurn, SwitchBranch,
+// ForkSession).
+func onMessage[R any](h hubMethods, call func(ipc.Brancher, context.Context, string, string) (R, error)) Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		p, id, b, err := h.branch(raw)
+		if err != nil {
+			return nil, err
+		}
+		return call(b, ctx, id, p.MessageID)
 	}
-	return b.RetryTurn(ctx, id, p.MessageID)
-}
-
-func (h hubMethods) switchBranch(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, b, err := h.branch(raw)
-	if err != nil {
-		return nil, err
-	}
-	return b.SwitchBranch(ctx, id, p.MessageID)
-}
-
-func (h hubMethods) forkSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, b, err := h.branch(raw)
-	if err != nil {
-		return nil, err
-	}
-	return b.ForkSession(ctx, id, p.MessageID)
 }

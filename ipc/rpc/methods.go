@@ -157,11 +157,11 @@ func RegisterHub(d *Dispatcher, hub ipc.HubAPI, msgs MessageStore) {
 	d.Register(MethodListFiles, h.listFiles)
 	d.Register(MethodGetTurnChanges, h.getTurnChanges)
 	d.Register(MethodUndoTurn, h.undoTurn)
-	d.Register(MethodRegenerate, h.regenerate)
-	d.Register(MethodRetryTurn, h.retryTurn)
+	d.Register(MethodRegenerate, onMessage(h, ipc.Brancher.Regenerate))
+	d.Register(MethodRetryTurn, onMessage(h, ipc.Brancher.RetryTurn))
 	d.Register(MethodEditMessage, h.editMessage)
-	d.Register(MethodSwitchBranch, h.switchBranch)
-	d.Register(MethodForkSession, h.forkSession)
+	d.Register(MethodSwitchBranch, onMessage(h, ipc.Brancher.SwitchBranch))
+	d.Register(MethodForkSession, onMessage(h, ipc.Brancher.ForkSession))
 	h.registerWorkflows(d)
 }
 
@@ -213,6 +213,27 @@ func decodeSession[P interface{ id() (string, error) }](raw json.RawMessage) (P,
 	return p, id, err
 }
 
+// nonNil is s, or an empty slice for nil: a list in an answer is [],
+// never null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// decodeFor is decodeSession for a method the hub serves through an
+// optional interface I: it also returns the hub as an I, or missing when
+// the hub does not implement it.
+func decodeFor[P interface{ id() (string, error) }, I any](h hubMethods, raw json.RawMessage, missing error) (P, string, I, error) {
+	p, id, err := decodeSession[P](raw)
+	i, ok := h.hub.(I)
+	if err == nil && !ok {
+		err = missing
+	}
+	return p, id, i, err
+}
+
 // sessionAction is a method that applies act to the session its params
 // name and answers {"ok": true}.
 func sessionAction(act func(ctx context.Context, sessionID string) error) Handler {
@@ -256,10 +277,7 @@ func FetchMessagesBefore(ctx context.Context, hub ipc.HubAPI, msgs MessageStore,
 		}
 		return MessagesBeforePage{}, fmt.Errorf("read messages of %s: %w", sessionID, err)
 	}
-	if ms == nil {
-		ms = []store.Message{}
-	}
-	return MessagesBeforePage{Messages: ms, HasMore: more}, nil
+	return MessagesBeforePage{Messages: nonNil(ms), HasMore: more}, nil
 }
 
 func checkLimit(limit int) (int, error) {
@@ -328,10 +346,7 @@ func (h hubMethods) getAgentMessages(ctx context.Context, raw json.RawMessage) (
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}
-	if ms == nil {
-		ms = []store.Message{}
-	}
-	return seed003Shapes(ctx, MessagesPage{Messages: ms, Total: total, Offset: offset, Limit: limit}), nil
+	return seed003Shapes(ctx, MessagesPage{Messages: nonNil(ms), Total: total, Offset: offset, Limit: limit}), nil
 }
 
 func (h hubMethods) listSessions(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -339,10 +354,7 @@ func (h hubMethods) listSessions(ctx context.Context, _ json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if ss == nil {
-		ss = []store.Session{}
-	}
-	return map[string]any{"sessions": ss}, nil
+	return map[string]any{"sessions": nonNil(ss)}, nil
 }
 
 func (h hubMethods) getSession(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -503,8 +515,5 @@ func (h hubMethods) listModels(ctx context.Context, _ json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if ms == nil {
-		ms = []ipc.ModelInfo{}
-	}
-	return map[string]any{"models": ms}, nil
+	return map[string]any{"models": nonNil(ms)}, nil
 }

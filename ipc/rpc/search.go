@@ -30,10 +30,7 @@ func Search(ctx context.Context, hub ipc.HubAPI, query string, limit int) (Searc
 	if err != nil {
 		return SearchResult{}, err
 	}
-	if hits == nil {
-		hits = []ipc.SearchHit{}
-	}
-	return SearchResult{Hits: hits}, nil
+	return SearchResult{Hits: nonNil(hits)}, nil
 }
 
 // searchParams are the params of RPC search: {"query", "limit"?}; "q" is

@@ -28,13 +28,9 @@ type updateParams struct {
 }
 
 func (h hubMethods) updateSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, err := decodeSession[updateParams](raw)
+	p, id, u, err := decodeFor[updateParams, ipc.SessionUpdater](h, raw, ErrNoSessionUpdates)
 	if err != nil {
 		return nil, err
-	}
-	u, ok := h.hub.(ipc.SessionUpdater)
-	if !ok {
-		return nil, ErrNoSessionUpdates
 	}
 	if p.Model == nil && p.WorkspacePath == nil {
 		return nil, Errorf(CodeInvalidParams, "nothing to change: give model or workspace_path")
@@ -70,13 +66,9 @@ type ToolOutputChunk struct {
 // /sessions/{id}/tools/{tool_use_id}/output for clients without the
 // dashboard port (the window): one chunk of at most 1 MiB per call.
 func (h hubMethods) readToolOutput(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, err := decodeSession[toolOutputParams](raw)
+	p, id, src, err := decodeFor[toolOutputParams, ipc.ToolOutputs](h, raw, fmt.Errorf("this hub keeps no tool outputs: %w", ipc.ErrToolCallNotFound))
 	if err != nil {
 		return nil, err
-	}
-	src, ok := h.hub.(ipc.ToolOutputs)
-	if !ok {
-		return nil, fmt.Errorf("this hub keeps no tool outputs: %w", ipc.ErrToolCallNotFound)
 	}
 	if p.Offset < 0 || p.Length < 0 || p.Length > MaxToolOutputChunk {
 		return nil, Errorf(CodeInvalidParams, "offset must be ≥ 0 and length 0–%d", MaxToolOutputChunk)
@@ -147,10 +139,7 @@ func (h hubMethods) getInstructions(ctx context.Context, raw json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	if files == nil {
-		files = []ipc.InstructionFile{}
-	}
-	return InstructionsResult{Files: files}, nil
+	return InstructionsResult{Files: nonNil(files)}, nil
 }
 
 // MethodListFiles completes @-mentions: workspace paths matching a query.
@@ -181,10 +170,7 @@ func (h hubMethods) listFiles(ctx context.Context, raw json.RawMessage) (any, er
 		if err != nil {
 			return nil, err
 		}
-		if files == nil {
-			files = []string{}
-		}
-		return FilesResult{Files: files}, nil
+		return FilesResult{Files: nonNil(files)}, nil
 	}
 	p, id, err := decodeSession[filesParams](raw)
 	if err != nil {
@@ -198,8 +184,5 @@ func (h hubMethods) listFiles(ctx context.Context, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if files == nil {
-		files = []string{}
-	}
-	return FilesResult{Files: files}, nil
+	return FilesResult{Files: nonNil(files)}, nil
 }

@@ -39,31 +39,23 @@ func unsupported(what string) error {
 }
 
 func (h hubMethods) setTodos(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, err := decodeSession[struct {
+	p, id, e, err := decodeFor[struct {
 		sessionParams
 		Todos []store.Todo `json:"todos"`
-	}](raw)
+	}, ipc.TodoEditor](h, raw, unsupported("todo lists"))
 	if err != nil {
 		return nil, err
-	}
-	e, ok := h.hub.(ipc.TodoEditor)
-	if !ok {
-		return nil, unsupported("todo lists")
 	}
 	return e.SetTodos(ctx, id, p.Todos)
 }
 
 func (h hubMethods) buildPlan(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, id, err := decodeSession[struct {
+	p, id, b, err := decodeFor[struct {
 		sessionParams
 		ipc.BuildPlanRequest
-	}](raw)
+	}, ipc.PlanBuilder](h, raw, unsupported("plan mode"))
 	if err != nil {
 		return nil, err
-	}
-	b, ok := h.hub.(ipc.PlanBuilder)
-	if !ok {
-		return nil, unsupported("plan mode")
 	}
 	return b.BuildPlan(ctx, id, p.BuildPlanRequest)
 }

@@ -1,7 +1,8 @@
 // Package atomicfile writes a file so that a crash never leaves it torn:
 // the data goes to a temporary file beside it, is synced, and is renamed
-// over it. The settings, the permission rules and the secrets file use it;
-// ReadJSON and WriteJSON are the JSON file stores' load and save.
+// over it. The settings, the permission rules, the secrets file and the
+// devices' trust file use it; ReadJSON and WriteJSON are the JSON file
+// stores' load and save. It imports nothing of the app, so ipc may use it.
 package atomicfile
 
 import (

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"agenthub/app/atomicfile"
+	"agenthub/atomicfile"
 )
 
 func TestWriteReplacesWithMode(t *testing.T) {
