@@ -178,8 +178,9 @@ func rawRegister(t *testing.T, base, id string) *rawResult {
 			}
 			nonBlocking(reg, r)
 		})
-		_ = s.On("connect_error", func(...any) { nonBlocking(failed, struct{}{}) })
-		s.Connect()
+		fail := func() { nonBlocking(failed, struct{}{}) }
+		_ = s.On("connect_error", func(...any) { fail() })
+		s.Open(fail)
 		select {
 		case r := <-reg:
 			t.Cleanup(s.Close)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func Log(t testing.TB, level slog.Level) *slog.Logger {
 
 // RawSocket is one bare Socket.io socket to the gateway at base with
 // handshake query q: WebSocket only, no reconnection, not connected until
-// the caller (having added its listeners) calls Connect. Close ends it.
+// the caller (having added its listeners) calls Open. Close ends it.
 type RawSocket struct {
 	*sio.Socket
 	m *sio.Manager
@@ -78,6 +79,22 @@ func NewRawSocket(base string, q url.Values) *RawSocket {
 	opts.SetTimeout(time.Second)
 	m := sio.NewManager(base, opts)
 	return &RawSocket{Socket: m.Socket("/", opts), m: m}
+}
+
+// Open connects: the manager opens first and the socket connects once it
+// is open, as gateway/client does (the library's Socket.Connect alone can
+// miss the manager's "open" under load, or send the namespace CONNECT
+// twice). failed is called when the engine could not open. An attempt the
+// library lost anyway reports neither: callers bound their wait and try a
+// fresh RawSocket.
+func (s *RawSocket) Open(failed func()) {
+	var once sync.Once
+	_ = s.m.On("open", func(...any) { once.Do(func() { go s.Socket.Connect() }) })
+	s.m.Open(func(err error) {
+		if err != nil {
+			failed()
+		}
+	})
 }
 
 // Close disconnects the socket and closes its engine, which a slow
