@@ -118,7 +118,8 @@ func (g *gatewayRuns) write(dir string, quick bool) error {
 	p("Every reader checks that each delta arrives once and in log order (a duplicate fails the run). A reader")
 	p("is a device as the protocol describes one: it subscribes with a snapshot, keeps the last event id it")
 	p("processed, and when the hub ends its subscription (`stream_end`, e.g. `client_too_slow` once its share")
-	p("of the hub's one link socket made no progress for `--client-stall`) it subscribes again from that cursor.")
+	p("of the hub's one link socket made no progress for `--client-stall`), or its connection drops (which ends")
+	p("its subscriptions; it verifies again on the next), it subscribes again from that cursor.")
 	if g.fleet != nil {
 		g.fleet.write(&w)
 	}
