@@ -113,6 +113,24 @@ func dialAs(t *testing.T, opts client.Options, adjust func(*device, *client.Call
 	return d
 }
 
+// dropped reports whether d's connection dropped since the last call (it
+// reads the states d reported meanwhile).
+func (d *device) dropped() bool {
+	for {
+		select {
+		case s := <-d.states:
+			if s == client.Disconnected {
+				for len(d.states) > 0 {
+					<-d.states
+				}
+				return true
+			}
+		default:
+			return false
+		}
+	}
+}
+
 func nonBlocking[T any](ch chan T, v T) {
 	select {
 	case ch <- v:
