@@ -140,3 +140,25 @@ func TestQueuedTurnSurvivesRestart(t *testing.T) {
 		t.Fatalf("session after the queue drained: %+v", sess)
 	}
 }
+
+// TestSendAfterTurnEndIsNotQueued: a message sent as soon as a client has
+// seen turn.completed starts at once: the turn stopped running when its end
+// was committed, so the message never passes through the queue (a
+// "queued" flash in the window, a queued_turns entry in session.updated).
+func TestSendAfterTurnEndIsNotQueued(t *testing.T) {
+	h, s, w := watchedSession(t)
+	const turns = 30
+	replies := make([]llmtest.Reply, turns)
+	for i := range replies {
+		replies[i] = llmtest.TextReply("ok")
+	}
+	h.scripted(replies...)
+	h.submit(s.ID, "0")
+	for i := 1; i < turns; i++ {
+		w.turnEnd(s.ID)
+		if r := h.submit(s.ID, "next"); r.Queued {
+			t.Fatalf("message %d, sent once turn.completed was seen, was queued", i)
+		}
+	}
+	w.turnEnd(s.ID)
+}

@@ -153,7 +153,7 @@ func (l *lane) deliver(m wire.RoutedMessage) {
 		f.mu.Unlock()
 		if e != nil && e.claimed() {
 			if err := e.conn.Deliver(m); err != nil {
-				l.from.SendFailed(m, gateway.ErrDeviceNotFound)
+				fail(gateway.ErrDeviceNotFound)
 			}
 			return
 		}
